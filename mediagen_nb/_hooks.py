@@ -1,0 +1,92 @@
+"""Late-bound hooks that let lower layers reach higher ones without importing them.
+
+The client (layer 3) must record every request into the history ledger (layer 4) and must
+fall back to the built-in emulator when no API key is configured, yet it may not import
+either package. ``mediagen_nb/__init__.py`` registers both here at import time (cheaply:
+the factories import their packages only when first called). Stdlib only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+EventKind = Literal["task", "chat", "asset"]
+"""What a ledger event is about: an image/video task, a chat turn, or an asset."""
+
+
+@dataclass(frozen=True)
+class LedgerEvent:
+    """One fact to append to the history ledger, before any UI shows it.
+
+    ``key`` identifies the row the event belongs to: the task id for tasks, a client-made
+    turn id for chat turns, the asset id for assets. ``action`` is one of
+    ``created | status | completed | failed | cancelled | error`` for tasks,
+    ``started | completed | incomplete | failed`` for chat turns and
+    ``uploaded | status | deleted | failed`` for assets. ``data`` holds JSON-able details
+    (request body, status, urls, usage, error text); it never holds the API key.
+    """
+
+    kind: EventKind
+    action: str
+    key: str
+    family: str | None = None
+    model: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    service: str | None = None
+    """Base URL of the service the event happened on (so a resume talks to the same one)."""
+
+
+class Recorder(Protocol):
+    """Where the client reports what happens. The history ledger implements it."""
+
+    def record(self, event: LedgerEvent) -> None:
+        """Append one event durably; must not raise for ordinary I/O trouble."""
+
+    def store_media(self, key: str, data: bytes, suffix: str) -> str:
+        """Keep a result's bytes on disk; return the local file path."""
+
+    def cached_media(self, key: str) -> str | None:
+        """Path of a result already kept for ``key``, or None."""
+
+
+@dataclass(frozen=True)
+class ServiceEndpoint:
+    """Where a default (no-key) client should talk to: the built-in emulator."""
+
+    base_url: str
+    text_base_url: str
+    api_key: str
+
+
+_lock = threading.Lock()
+_recorder_factory: Callable[[], Recorder | None] | None = None
+_fallback_factory: Callable[[], ServiceEndpoint] | None = None
+
+
+def set_recorder_factory(factory: Callable[[], Recorder | None] | None) -> None:
+    """Register how a client gets its default recorder (None: record nothing)."""
+    global _recorder_factory  # noqa: PLW0603 - module-level registry by design
+    with _lock:
+        _recorder_factory = factory
+
+
+def default_recorder() -> Recorder | None:
+    """The registered default recorder, or None when none is registered."""
+    factory = _recorder_factory
+    return factory() if factory is not None else None
+
+
+def set_fallback_service(factory: Callable[[], ServiceEndpoint] | None) -> None:
+    """Register the service to use when no API key is configured (the emulator)."""
+    global _fallback_factory  # noqa: PLW0603 - module-level registry by design
+    with _lock:
+        _fallback_factory = factory
+
+
+def fallback_service() -> ServiceEndpoint | None:
+    """Start (once) and return the fallback service, or None if none is registered."""
+    factory = _fallback_factory
+    return factory() if factory is not None else None
