@@ -1,0 +1,86 @@
+"""Declarative catalog of every model, parameter and limit of the service (no I/O).
+
+One catalog feeds the request validators, the forms and the emulator, so adding a model is
+a change here only.
+"""
+
+from mediagen_nb.catalog._assets import (
+    ASSET_ACTIVE,
+    ASSET_FAILED,
+    ASSET_LIBRARIES,
+    ASSET_PENDING_STATES,
+    AssetLibrary,
+    asset_uri,
+    parse_asset_uri,
+)
+from mediagen_nb.catalog._families import (
+    FAMILIES,
+    REFERENCE_FIELDS,
+    Family,
+    Kind,
+    families,
+    family,
+    family_for_model,
+    family_for_path,
+)
+from mediagen_nb.catalog._params import (
+    PARAMS,
+    TERMINAL_STATUSES,
+    AssetStatus,
+    AssetType,
+    Param,
+    TaskStatus,
+    generic_params,
+    options,
+)
+from mediagen_nb.catalog._text import (
+    TEXT_MODELS,
+    VARIANT_MEANING,
+    VENDOR_TITLE,
+    TextModel,
+    Vendor,
+    text_model,
+    text_vendor_of,
+)
+
+__all__ = [
+    "ASSET_ACTIVE",
+    "ASSET_FAILED",
+    "ASSET_LIBRARIES",
+    "ASSET_PENDING_STATES",
+    "FAMILIES",
+    "PARAMS",
+    "REFERENCE_FIELDS",
+    "TERMINAL_STATUSES",
+    "TEXT_MODELS",
+    "VARIANT_MEANING",
+    "VENDOR_TITLE",
+    "AssetLibrary",
+    "AssetStatus",
+    "AssetType",
+    "Family",
+    "Kind",
+    "Param",
+    "TaskStatus",
+    "TextModel",
+    "Vendor",
+    "asset_uri",
+    "families",
+    "family",
+    "family_for_model",
+    "family_for_path",
+    "generic_params",
+    "options",
+    "params_for",
+    "parse_asset_uri",
+    "text_model",
+    "text_vendor_of",
+]
+
+
+def params_for(family_id: str) -> tuple[Param, ...]:
+    """The parameters a form shows for a family (documented table or generic set)."""
+    fam = family(family_id)
+    if fam.id in PARAMS:
+        return PARAMS[fam.id]
+    return generic_params(fam.duration_range)

@@ -1,0 +1,296 @@
+"""Parameter vocabularies and per-family parameter tables, as the spec states them.
+
+The ``Literal`` aliases are the single source for request models (mediagen_nb.types),
+dropdown options (mediagen_nb.widgets) and the emulator. ``PARAMS`` describes each family's
+parameters for forms: type, options, default, limits and a one-line help text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+# --- banana -------------------------------------------------------------------------------
+BananaModel = Literal[
+    "nano-banana",
+    "nano-banana-2",
+    "nano-banana-pro",
+    "nano-banana-2-stable",
+    "nano-banana-pro-stable",
+]
+BananaResolution = Literal["1k", "2k", "4k"]
+BananaSize = Literal["1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3", "5:4", "4:5", "21:9"]
+BANANA_HIRES_MODELS: tuple[str, ...] = ("nano-banana-pro", "nano-banana-pro-stable")
+"""Only these banana models accept ``2k`` and ``4k``."""
+BANANA_MAX_REFS = 6
+
+# --- image2 -------------------------------------------------------------------------------
+Image2Model = Literal["gpt-image-2", "gpt-image-2-r"]
+Image2Quality = Literal["low", "medium", "high"]
+Image2Ratio = Literal[
+    "1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3", "5:4", "4:5", "2:1", "1:2", "21:9", "9:21"
+]
+Image2Resolution = Literal["1k", "2k", "4k"]
+IMAGE2_4K_RATIOS: tuple[str, ...] = ("16:9", "9:16", "2:1", "1:2", "21:9", "9:21")
+IMAGE2_MAX_REFS: dict[str, int] = {"gpt-image-2": 6, "gpt-image-2-r": 16}
+IMAGE2_HIRES_MODELS: tuple[str, ...] = ("gpt-image-2",)
+IMAGE2_SIZE_MAX_EDGE = 3840
+IMAGE2_SIZE_MULTIPLE = 16
+IMAGE2_SIZE_MAX_ASPECT = 3.0
+IMAGE2_SIZE_MIN_PIXELS = 655_360
+IMAGE2_SIZE_MAX_PIXELS = 8_294_400
+
+# --- sora ---------------------------------------------------------------------------------
+SoraModel = Literal["neutralSora2Plus", "neutralSora2Pro"]
+SoraSize = Literal["720x1280", "1280x720"]
+SoraAspect = Literal["16:9", "9:16"]
+SoraDuration = Literal[4, 8, 12]
+SORA_MAX_REFS = 1
+
+# --- seedance 1.5 -------------------------------------------------------------------------
+SeedanceModel = Literal["seedance_1_5_pro_480p", "seedance_1_5_pro_720p", "seedance_1_5_pro_1080p"]
+SeedanceRatio = Literal["16:9", "4:3", "1:1", "3:4", "9:16", "21:9", "adaptive"]
+SeedanceRole = Literal["first_frame", "last_frame", "reference_image"]
+SeedanceScenario = Literal["text", "first_frame", "first_last_frame", "reference_images"]
+SEEDANCE_DURATION = (2, 12)
+SEEDANCE_AUTO_DURATION = -1
+SEEDANCE_MAX_REFERENCE_IMAGES = 4
+SEEDANCE_MAX_CJK_CHARS = 500
+SEEDANCE_MAX_WORDS = 1000
+SEEDANCE_IMAGE_FORMATS: tuple[str, ...] = (
+    "jpeg",
+    "jpg",
+    "png",
+    "webp",
+    "bmp",
+    "tiff",
+    "tif",
+    "gif",
+    "heic",
+    "heif",
+)
+SEEDANCE_SCENARIO_SLOTS: dict[str, tuple[str, ...]] = {
+    "text": (),
+    "first_frame": ("first_frame",),
+    "first_last_frame": ("first_frame", "last_frame"),
+    "reference_images": ("reference_image",) * SEEDANCE_MAX_REFERENCE_IMAGES,
+}
+"""Image slots each scenario allows (reference_images: 1 to 4)."""
+
+# --- starvideos ---------------------------------------------------------------------------
+StarvideosModel = Literal["starvideos_o3"]
+StarvideosRatio = Literal["9:16", "1:1", "16:9"]
+StarvideosMode = Literal[
+    "text", "image_reference", "first_last_frame", "video_reference", "image_video"
+]
+STARVIDEOS_DURATION = (3, 15)
+STARVIDEOS_MAX_REFS = 7
+STARVIDEOS_MAX_REFS_WITH_VIDEO = 4
+STARVIDEOS_MAX_VIDEOS = 1
+STARVIDEOS_MODE_FIELDS: dict[str, tuple[str, ...]] = {
+    "text": ("duration", "ratio"),
+    "image_reference": ("referenceImages", "duration", "ratio"),
+    "first_last_frame": ("first_image", "last_image", "duration", "ratio"),
+    "video_reference": ("referenceVideos",),
+    "image_video": ("referenceImages", "referenceVideos"),
+}
+"""Fields each of the five modes shows besides model and prompt."""
+
+# --- sd2 ----------------------------------------------------------------------------------
+SD2_MAX_AUDIO_SECONDS = 15.0
+
+# --- assets -------------------------------------------------------------------------------
+AssetType = Literal["Image", "Video", "Audio", "Document"]
+AssetStatus = Literal["submitted", "Processing", "Active", "Failed"]
+ASSET_URI_PREFIX = "asset://"
+
+# --- tasks --------------------------------------------------------------------------------
+TaskStatus = Literal["queued", "processing", "completed", "failed", "cancelled"]
+TERMINAL_STATUSES: tuple[str, ...] = ("completed", "failed", "cancelled")
+
+# --- chat ---------------------------------------------------------------------------------
+ChatRole = Literal["system", "user", "assistant"]
+MessagesRole = Literal["user", "assistant"]
+CHAT_MAX_STOP = 4
+CHAT_TEMPERATURE = (0.0, 2.0)
+
+
+def options(alias: Any) -> tuple[Any, ...]:
+    """The values of a ``Literal`` alias, for dropdowns."""
+    return tuple(get_args(alias))
+
+
+ParamType = Literal["enum", "int", "bool", "text", "str", "url", "url_list", "size", "content"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One request parameter of a family, as a form shows it."""
+
+    name: str
+    type: ParamType
+    help: str
+    required: bool = False
+    options: tuple[Any, ...] = ()
+    default: Any = None
+    """The service's default (None: omitted from the body unless set)."""
+    minimum: int | None = None
+    maximum: int | None = None
+    max_items: int | None = None
+    exclusive_with: str | None = None
+    """Name of a parameter that must not be sent together with this one."""
+
+
+_PROMPT = Param("prompt", "text", "What to generate: subject, style, motion, lighting.", True)
+_REF_IMAGE_HELP = "Image URLs or asset://id of Active assets."
+
+PARAMS: dict[str, tuple[Param, ...]] = {
+    "banana": (
+        _PROMPT,
+        Param(
+            "resolution",
+            "enum",
+            "Output resolution; 2k/4k only on the pro models.",
+            options=options(BananaResolution),
+            default="1k",
+        ),
+        Param(
+            "size",
+            "enum",
+            "Aspect ratio; omitted: the model's default ratio.",
+            options=options(BananaSize),
+        ),
+        Param("image_urls", "url_list", _REF_IMAGE_HELP, max_items=BANANA_MAX_REFS),
+    ),
+    "image2": (
+        _PROMPT,
+        Param(
+            "quality",
+            "enum",
+            "Billing tier; gpt-image-2 only.",
+            options=options(Image2Quality),
+            default="low",
+        ),
+        Param(
+            "ratio",
+            "enum",
+            "Aspect ratio; required when resolution is set.",
+            options=options(Image2Ratio),
+            default="1:1",
+        ),
+        Param(
+            "resolution",
+            "enum",
+            "1k both models; 2k/4k gpt-image-2; 4k only wide/tall ratios.",
+            options=options(Image2Resolution),
+            default="1k",
+        ),
+        Param("size", "size", "Exact WIDTHxHEIGHT in px; overrides resolution and ratio."),
+        Param("image_urls", "url_list", _REF_IMAGE_HELP, max_items=16),
+    ),
+    "sora": (
+        _PROMPT,
+        Param(
+            "size",
+            "enum",
+            "Portrait (default) or landscape.",
+            options=options(SoraSize),
+            default="720x1280",
+            exclusive_with="aspect_ratio",
+        ),
+        Param(
+            "aspect_ratio",
+            "enum",
+            "Alternative to size.",
+            options=options(SoraAspect),
+            exclusive_with="size",
+        ),
+        Param(
+            "duration", "enum", "Seconds.", options=options(SoraDuration), exclusive_with="seconds"
+        ),
+        Param(
+            "seconds",
+            "enum",
+            "Alternative to duration.",
+            options=options(SoraDuration),
+            exclusive_with="duration",
+        ),
+        Param(
+            "input_reference",
+            "url_list",
+            "One reference image matching the orientation.",
+            max_items=SORA_MAX_REFS,
+            exclusive_with="image_urls",
+        ),
+        Param(
+            "image_urls",
+            "url_list",
+            "Alternative to input_reference.",
+            max_items=SORA_MAX_REFS,
+            exclusive_with="input_reference",
+        ),
+    ),
+    "seedance": (
+        Param("content", "content", "One text object plus the scenario's images.", True),
+        Param(
+            "ratio",
+            "enum",
+            "Aspect ratio; adaptive follows the image.",
+            options=options(SeedanceRatio),
+        ),
+        Param(
+            "duration",
+            "int",
+            "Seconds 2-12, or -1 to let the model choose.",
+            default=5,
+            minimum=-1,
+            maximum=12,
+        ),
+        Param("generate_audio", "bool", "Generate a sound track.", default=True),
+    ),
+    "starvideos": (
+        _PROMPT,
+        Param(
+            "duration",
+            "int",
+            "Seconds; ignored with a reference video.",
+            default=3,
+            minimum=3,
+            maximum=15,
+        ),
+        Param(
+            "ratio",
+            "enum",
+            "Ignored with a reference video.",
+            options=options(StarvideosRatio),
+            default="9:16",
+        ),
+        Param("referenceImages", "url_list", _REF_IMAGE_HELP, max_items=STARVIDEOS_MAX_REFS),
+        Param("first_image", "url", "First frame; needs last_image."),
+        Param("last_image", "url", "Last frame; needs first_image."),
+        Param(
+            "referenceVideos",
+            "url_list",
+            "One video of 3-10 s; output follows it.",
+            max_items=STARVIDEOS_MAX_VIDEOS,
+        ),
+    ),
+}
+
+
+def generic_params(duration_range: tuple[int, int] | None) -> tuple[Param, ...]:
+    """Parameters shown for a partly documented family: prompt, duration, references."""
+    params: list[Param] = [Param("prompt", "text", "What to generate.")]
+    if duration_range is not None:
+        low, high = duration_range
+        params.append(
+            Param("duration", "int", f"Seconds, {low} to {high}.", minimum=low, maximum=high)
+        )
+    params += [
+        Param("first_image", "url", "First frame (URL or asset://id)."),
+        Param("last_image", "url", "Last frame (URL or asset://id)."),
+        Param("referenceImages", "url_list", _REF_IMAGE_HELP),
+        Param("referenceVideos", "url_list", "Video URLs or asset://id."),
+        Param("referenceAudios", "url_list", "Audio URLs or asset://id."),
+    ]
+    return tuple(params)
