@@ -119,7 +119,8 @@ def text_model(name: str) -> TextModel | None:
 
 def text_vendor_of(name: str) -> Vendor | None:
     """Vendor by name prefix, also for names newer than the catalog (``gpt-6``...)."""
-    for vendor in ("gpt", "claude", "gemini"):
+    vendors: tuple[Vendor, ...] = ("gpt", "claude", "gemini")
+    for vendor in vendors:
         if name.startswith(vendor + "-"):
-            return vendor  # type: ignore[return-value]
+            return vendor
     return None

@@ -1,0 +1,161 @@
+"""Chat request models (OpenAI-style chat-completions, Anthropic-style messages).
+
+Decisions where the spec is silent: ``top_p`` must lie in 0..1 (nucleus sampling); a
+messages ``temperature`` above 1 is a warning (the Anthropic protocol documents 0..1) and
+below 0 an error. Setting both ``temperature`` and ``top_p`` is advice, so a warning. The
+protocols accept many more options (tools, response_format, thinking, ...): those pass
+through without warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from mediagen_nb.catalog._params import CHAT_MAX_STOP, CHAT_TEMPERATURE, ChatRole, MessagesRole
+from mediagen_nb.catalog._text import TEXT_MODELS, text_model, text_vendor_of
+from mediagen_nb.types._problem import Problem, RequestModel, RuleContext
+
+_VIDEO_PART_TYPES = frozenset({"video_url", "video", "input_video"})
+_IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
+
+
+class ChatMessage(BaseModel):
+    """One conversation entry of a chat-completions request."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    role: ChatRole
+    content: Any
+
+
+class MessagesMessage(BaseModel):
+    """One conversation entry of a messages request (no ``system`` role here)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    role: MessagesRole
+    content: Any
+
+
+def _content_problems(content: Any, field: str) -> Iterator[Problem]:
+    if isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        yield Problem(field, "must be a string or an array of content parts")
+        return
+    for index, part in enumerate(content):
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            yield Problem(f"{field}[{index}]", "must be an object with a string 'type'")
+
+
+def _part_types(messages: list[Any]) -> Iterator[tuple[str, str]]:
+    """(JSON path, part type) of every multimodal part in a conversation."""
+    for m_index, message in enumerate(messages):
+        content = message.content
+        if isinstance(content, list):
+            for p_index, part in enumerate(content):
+                if isinstance(part, dict) and isinstance(part.get("type"), str):
+                    yield f"messages[{m_index}].content[{p_index}]", part["type"]
+
+
+def _text_model_problems(model: str, ctx: RuleContext) -> Iterator[Problem]:
+    if not model.strip():
+        yield Problem("model", "must not be empty")
+    elif model not in TEXT_MODELS and not (ctx.allow_unknown_models and text_vendor_of(model)):
+        yield Problem(
+            "model",
+            f"unknown text model {model!r}; see mediagen_nb.catalog.TEXT_MODELS "
+            "(pass allow_unknown_models=True for models newer than this catalog)",
+        )
+
+
+def _vendor(model: str) -> str | None:
+    entry = text_model(model)
+    return entry.vendor if entry else text_vendor_of(model)
+
+
+class ChatCompletionRequest(RequestModel):
+    """``POST {text_base_url}/v1/chat/completions``."""
+
+    _warn_unknown_fields = False
+
+    model: str
+    messages: list[ChatMessage]
+    temperature: float | None = None
+    top_p: float | None = None
+    stream: bool | None = None
+    max_completion_tokens: int | None = None
+    stop: Any = None
+
+    def rules(self, ctx: RuleContext) -> Iterator[Problem]:
+        yield from _text_model_problems(self.model, ctx)
+        if not self.messages:
+            yield Problem("messages", "must contain at least one message")
+        for index, message in enumerate(self.messages):
+            yield from _content_problems(message.content, f"messages[{index}].content")
+        vendor = _vendor(self.model)
+        for field, part in _part_types(self.messages):
+            if part in _VIDEO_PART_TYPES and vendor in ("gpt", "claude"):
+                yield Problem(
+                    field, "video input on chat-completions is supported by Gemini models only"
+                )
+        low, high = CHAT_TEMPERATURE
+        if self.temperature is not None and not low <= self.temperature <= high:
+            yield Problem("temperature", f"must be between {low:g} and {high:g}")
+        if self.top_p is not None and not 0 <= self.top_p <= 1:
+            yield Problem("top_p", "must be between 0 and 1")
+        if self.temperature is not None and self.top_p is not None:
+            yield Problem("top_p", "adjust temperature or top_p, not both", "warning")
+        if self.max_completion_tokens is not None and self.max_completion_tokens < 1:
+            yield Problem("max_completion_tokens", "must be at least 1")
+        yield from _stop_problems(self.stop)
+
+
+def _stop_problems(stop: Any) -> Iterator[Problem]:
+    if stop is None or isinstance(stop, str):
+        return
+    if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
+        yield Problem("stop", "must be a string or an array of strings")
+    elif len(stop) > CHAT_MAX_STOP:
+        yield Problem("stop", f"takes at most {CHAT_MAX_STOP} sequences, got {len(stop)}")
+
+
+class MessagesRequest(RequestModel):
+    """``POST {text_base_url}/v1/messages``."""
+
+    _warn_unknown_fields = False
+
+    model: str
+    max_tokens: int
+    messages: list[MessagesMessage]
+    system: Any = None
+    stream: bool | None = None
+    temperature: float | None = None
+
+    def rules(self, ctx: RuleContext) -> Iterator[Problem]:
+        yield from _text_model_problems(self.model, ctx)
+        vendor = _vendor(self.model)
+        if vendor == "gemini":
+            yield Problem("model", "the messages endpoint accepts Claude and GPT models only")
+        if self.max_tokens < 1:
+            yield Problem("max_tokens", "must be at least 1")
+        if not self.messages:
+            yield Problem("messages", "must contain at least one message")
+        for index, message in enumerate(self.messages):
+            yield from _content_problems(message.content, f"messages[{index}].content")
+        if vendor == "gpt":
+            for field, part in _part_types(self.messages):
+                if part in _IMAGE_PART_TYPES:
+                    yield Problem(
+                        field,
+                        "image input on the messages endpoint is not supported for GPT models; "
+                        "use chat-completions",
+                    )
+        if self.system is not None and not isinstance(self.system, (str, list)):
+            yield Problem("system", "must be a string (or an array of text blocks)")
+        if self.temperature is not None:
+            if self.temperature < 0:
+                yield Problem("temperature", "must be at least 0")
+            elif self.temperature > 1:
+                yield Problem("temperature", "the messages protocol documents 0 to 1", "warning")

@@ -1,0 +1,275 @@
+"""Request models of the video families with every rule of the spec.
+
+Partly documented families (veo, seedance 2.0, vidu, grok, videos, sd2 manxue) use
+``GenericVideoRequest``: ``model`` is required (checked against known names where the spec
+lists some), ``prompt`` and ``duration`` are checked when present, the five reference inputs
+take URLs or ``asset://id``, and every other parameter passes through unchanged (the spec
+does not show them, so we neither reject nor warn). Conditions that need the media itself
+(sd2 reference audio over 15 s in total, faces) are the service's to report as task failures.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from mediagen_nb.catalog._families import REFERENCE_FIELDS
+from mediagen_nb.catalog._families import family as family_by_id
+from mediagen_nb.catalog._params import (
+    SEEDANCE_AUTO_DURATION,
+    SEEDANCE_DURATION,
+    SEEDANCE_MAX_CJK_CHARS,
+    SEEDANCE_MAX_REFERENCE_IMAGES,
+    SEEDANCE_MAX_WORDS,
+    SORA_MAX_REFS,
+    STARVIDEOS_DURATION,
+    STARVIDEOS_MAX_REFS,
+    STARVIDEOS_MAX_REFS_WITH_VIDEO,
+    STARVIDEOS_MAX_VIDEOS,
+    SeedanceModel,
+    SeedanceRatio,
+    SoraAspect,
+    SoraDuration,
+    SoraModel,
+    SoraSize,
+    StarvideosModel,
+    StarvideosRatio,
+    options,
+)
+from mediagen_nb.types._problem import (
+    Problem,
+    RequestModel,
+    RuleContext,
+    check_model,
+    check_prompt,
+    check_reference,
+    check_references,
+)
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def _exclusive(a: str, b: str, a_value: Any, b_value: Any) -> Iterator[Problem]:
+    if a_value is not None and b_value is not None:
+        yield Problem(b, f"cannot be combined with {a}; they are mutually exclusive")
+
+
+class SoraRequest(RequestModel):
+    """``POST /v1/sora/videos``."""
+
+    model: str
+    prompt: str
+    size: SoraSize | None = None
+    aspect_ratio: SoraAspect | None = None
+    duration: SoraDuration | None = None
+    seconds: SoraDuration | None = None
+    input_reference: list[str] | None = None
+    image_urls: list[str] | None = None
+
+    def rules(self, ctx: RuleContext) -> Iterator[Problem]:
+        yield from check_model(self.model, options(SoraModel), "sora", ctx)
+        yield from check_prompt(self.prompt)
+        yield from _exclusive("size", "aspect_ratio", self.size, self.aspect_ratio)
+        yield from _exclusive("duration", "seconds", self.duration, self.seconds)
+        yield from _exclusive(
+            "input_reference", "image_urls", self.input_reference, self.image_urls
+        )
+        for name in ("input_reference", "image_urls"):
+            yield from check_references(getattr(self, name), name, max_items=SORA_MAX_REFS)
+        yield from self.unknown_field_warnings("sora")
+
+
+class TextContent(BaseModel):
+    """Seedance text object."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    type: str
+    text: str
+
+
+class ImageUrl(BaseModel):
+    """Seedance ``image_url`` object."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    url: str
+
+
+def text_length_problems(text: str, field: str) -> Iterator[Problem]:
+    """At most 500 Chinese characters or 1000 English words."""
+    cjk = len(_CJK.findall(text))
+    words = len(_WORD.findall(text))
+    if cjk > SEEDANCE_MAX_CJK_CHARS:
+        yield Problem(
+            field, f"must be at most {SEEDANCE_MAX_CJK_CHARS} Chinese characters (got {cjk})"
+        )
+    if words > SEEDANCE_MAX_WORDS:
+        yield Problem(field, f"must be at most {SEEDANCE_MAX_WORDS} English words (got {words})")
+
+
+class SeedanceRequest(RequestModel):
+    """``POST /v1/seedance/videos``: content objects, scenarios and their exclusivity."""
+
+    model: str
+    content: list[dict[str, Any]]
+    ratio: SeedanceRatio | None = None
+    duration: int | None = None
+    generate_audio: bool | None = None
+
+    def rules(self, ctx: RuleContext) -> Iterator[Problem]:
+        yield from check_model(self.model, options(SeedanceModel), "seedance", ctx)
+        if self.duration is not None and self.duration != SEEDANCE_AUTO_DURATION:
+            low, high = SEEDANCE_DURATION
+            if not low <= self.duration <= high:
+                yield Problem("duration", f"must be {low} to {high} seconds, or -1 for automatic")
+        yield from self._content_rules()
+        yield from self.unknown_field_warnings("seedance 1.5")
+
+    def _content_rules(self) -> Iterator[Problem]:
+        texts = 0
+        roles: dict[str, list[int]] = {"first_frame": [], "last_frame": [], "reference_image": []}
+        for index, item in enumerate(self.content):
+            field = f"content[{index}]"
+            kind = item.get("type")
+            if kind == "text":
+                texts += 1
+                text = item.get("text")
+                if not isinstance(text, str):
+                    yield Problem(f"{field}.text", "is required and must be a string")
+                else:
+                    yield from check_prompt(text, f"{field}.text")
+                    yield from text_length_problems(text, f"{field}.text")
+            elif kind == "image_url":
+                image = item.get("image_url")
+                url = image.get("url") if isinstance(image, dict) else None
+                if url is None:
+                    yield Problem(f"{field}.image_url.url", "is required")
+                else:
+                    yield from check_reference(url, f"{field}.image_url.url")
+                role = item.get("role", "first_frame")
+                if role is None:
+                    role = "first_frame"
+                if role not in roles:
+                    yield Problem(
+                        f"{field}.role",
+                        "must be one of 'first_frame', 'last_frame', 'reference_image'",
+                    )
+                else:
+                    roles[role].append(index)
+            else:
+                yield Problem(f"{field}.type", "must be 'text' or 'image_url'")
+        if texts == 0:
+            yield Problem("content", "needs at least one text object")
+        first, last, refs = roles["first_frame"], roles["last_frame"], roles["reference_image"]
+        if len(first) > 1:
+            yield Problem(f"content[{first[1]}].role", "only one first_frame image is allowed")
+        if len(last) > 1:
+            yield Problem(f"content[{last[1]}].role", "only one last_frame image is allowed")
+        if last and not first:
+            yield Problem(
+                f"content[{last[0]}].role", "a last_frame image needs a first_frame image"
+            )
+        if refs and (first or last):
+            yield Problem(
+                f"content[{refs[0]}].role",
+                "reference_image cannot be mixed with first_frame/last_frame images "
+                "(the scenarios are mutually exclusive)",
+            )
+        if len(refs) > SEEDANCE_MAX_REFERENCE_IMAGES:
+            yield Problem(
+                f"content[{refs[SEEDANCE_MAX_REFERENCE_IMAGES]}].role",
+                f"at most {SEEDANCE_MAX_REFERENCE_IMAGES} reference_image images are allowed",
+            )
+
+
+class StarvideosRequest(RequestModel):
+    """``POST /v1/starvideos/videos``: the five modes and their combinations."""
+
+    model: str
+    prompt: str
+    duration: int | None = None
+    ratio: StarvideosRatio | None = None
+    referenceImages: list[str] | None = None  # noqa: N815 - the service's field name
+    first_image: str | None = None
+    last_image: str | None = None
+    referenceVideos: list[str] | None = None  # noqa: N815 - the service's field name
+
+    def rules(self, ctx: RuleContext) -> Iterator[Problem]:
+        yield from check_model(self.model, options(StarvideosModel), "starvideos", ctx)
+        yield from check_prompt(self.prompt)
+        low, high = STARVIDEOS_DURATION
+        if self.duration is not None and not low <= self.duration <= high:
+            yield Problem("duration", f"must be {low} to {high} seconds")
+        videos = self.referenceVideos
+        max_refs = STARVIDEOS_MAX_REFS_WITH_VIDEO if videos else STARVIDEOS_MAX_REFS
+        reason = "together with referenceVideos" if videos else ""
+        yield from check_references(
+            self.referenceImages, "referenceImages", max_items=max_refs, limit_reason=reason
+        )
+        yield from check_references(videos, "referenceVideos", max_items=STARVIDEOS_MAX_VIDEOS)
+        if self.first_image is not None and self.last_image is None:
+            yield Problem("last_image", "is required when first_image is set")
+        if self.last_image is not None and self.first_image is None:
+            yield Problem("first_image", "is required when last_image is set")
+        for name in ("first_image", "last_image"):
+            value = getattr(self, name)
+            if value is not None:
+                yield from check_reference(value, name)
+                if self.referenceImages is not None or videos is not None:
+                    yield Problem(
+                        name, "cannot be combined with referenceImages or referenceVideos"
+                    )
+        if videos:
+            for name in ("duration", "ratio"):
+                if getattr(self, name) is not None:
+                    yield Problem(
+                        name,
+                        "is ignored when referenceVideos is used (taken from the video)",
+                        "warning",
+                    )
+        yield from self.unknown_field_warnings("starvideos")
+
+
+class GenericVideoRequest(RequestModel):
+    """A create request of a partly documented video family; unknown parameters pass through."""
+
+    _warn_unknown_fields = False
+
+    model: str
+    prompt: str | None = None
+    duration: int | None = None
+    first_image: str | None = None
+    last_image: str | None = None
+    referenceImages: list[str] | None = None  # noqa: N815 - the service's field name
+    referenceVideos: list[str] | None = None  # noqa: N815 - the service's field name
+    referenceAudios: list[str] | None = None  # noqa: N815 - the service's field name
+
+    def rules(self, ctx: RuleContext) -> Iterator[Problem]:
+        if ctx.family_id is None:
+            return  # constructed directly: the family (and so its rules) is unknown
+        family = family_by_id(ctx.family_id)
+        yield from check_model(self.model, family.models, family.title, ctx)
+        if self.prompt is not None:
+            yield from check_prompt(self.prompt)
+        if self.duration is not None:
+            if family.duration_range is None:
+                yield Problem(
+                    "duration", f"{family.title} has a fixed duration; it is ignored", "warning"
+                )
+            else:
+                low, high = family.duration_range
+                if not low <= self.duration <= high:
+                    yield Problem("duration", f"must be {low} to {high} seconds for {family.title}")
+        for name in REFERENCE_FIELDS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name not in family.reference_fields:
+                yield Problem(name, f"is not accepted by {family.title}")
+            elif isinstance(value, list):
+                yield from check_references(value, name)
+            else:
+                yield from check_reference(value, name)
