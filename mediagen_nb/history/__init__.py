@@ -1,0 +1,59 @@
+"""History: an append-only SQLite ledger of every task, chat turn and asset event, a media
+cache beside it, a pandas view of it, and re-attaching tasks left running by a dead kernel.
+
+pandas is imported only when :func:`history` or :func:`export` is first used. This module
+is itself callable (``mediagen_nb.history(...)`` is :func:`history`): the package
+``mediagen_nb`` exports a function named like this subpackage, and once the subpackage has
+been imported Python binds the *module* to ``mediagen_nb.history``; making the module
+callable keeps ``mediagen_nb.history()`` working either way.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+from mediagen_nb.history._ledger import Ledger, ledger
+from mediagen_nb.history._resume import PendingTask, resume, unfinished
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from mediagen_nb.history._frame import export, history
+
+__all__ = [
+    "Ledger",
+    "PendingTask",
+    "export",
+    "history",
+    "ledger",
+    "resume",
+    "unfinished",
+]
+
+_LAZY = {"export", "history"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from mediagen_nb.history import _frame
+
+        return getattr(_frame, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)
+
+
+class _CallableModule(types.ModuleType):
+    """Module type whose call is :func:`history` (see the module docstring)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> pd.DataFrame:
+        from mediagen_nb.history._frame import history as _history
+
+        return _history(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,243 @@
+"""Fold one ledger event into the ``items`` row it belongs to (a pure function).
+
+Keys of ``LedgerEvent.data`` that are read (all optional; anything else stays in ``events``):
+
+``request``  the JSON body sent (prompt and parameters are taken from it; for chat turns
+             ``prompt`` is the last user message and ``params`` excludes ``messages``)
+``path``     the endpoint path; ``response`` the last service JSON (status, urls, error)
+``status``   service status word; without it the action decides (see ``_ACTION_STATUS``)
+``error``    error text; ``url`` / ``remote_url`` result URL; ``url_expires`` Unix seconds
+``local_file`` cached media path; ``polls`` poll count so far; ``elapsed`` seconds
+``text`` / ``usage``  chat answer (partial for ``incomplete``) and token usage
+
+Decisions: a non-terminal status never overwrites a terminal one (late or duplicated polls
+from two kernels must not resurrect a finished task); ``polls`` takes the client's count
+when given, otherwise each ``status`` event counts one poll; ``elapsed`` is the client's
+figure when given, otherwise seconds from the first event to this one; ``url_expires`` is
+the time the URL was first seen plus the family's ``url_lifetime_s`` from the catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mediagen_nb.history._schema import ITEM_COLUMNS
+
+TERMINAL = frozenset({"completed", "failed", "cancelled", "incomplete", "deleted"})
+"""Statuses after which nothing but another terminal event changes the row."""
+
+UNFINISHED = ("queued", "processing")
+"""Task statuses that a restarted kernel re-attaches to."""
+
+_ACTION_STATUS: dict[tuple[str, str], str | None] = {
+    ("task", "created"): "queued",
+    ("task", "completed"): "completed",
+    ("task", "failed"): "failed",
+    ("task", "cancelled"): "cancelled",
+    ("chat", "started"): "started",
+    ("chat", "completed"): "completed",
+    ("chat", "incomplete"): "incomplete",
+    ("chat", "failed"): "failed",
+    ("asset", "uploaded"): "submitted",
+    ("asset", "deleted"): "deleted",
+    ("asset", "failed"): "failed",
+}
+"""Status an action implies when the event carries none (``None``: keep the current one)."""
+
+_FORCED = frozenset(
+    {
+        ("task", "completed"),
+        ("task", "failed"),
+        ("task", "cancelled"),
+        ("chat", "completed"),
+        ("chat", "incomplete"),
+        ("chat", "failed"),
+        ("asset", "deleted"),
+    }
+)
+"""Actions whose implied status wins over a ``status`` value inside ``data``."""
+
+_CREATING = frozenset({"created", "started", "uploaded", "failed", "status", "completed"})
+"""Actions that may create a row that does not exist yet (``stored`` and ``error`` may not)."""
+
+UrlLifetime = Callable[[str | None], float | None]
+
+
+def text_of(content: Any) -> str | None:
+    """Plain text of a message ``content``: a string, or the text parts of a block array."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+        ]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def prompt_of(body: Mapping[str, Any]) -> str | None:
+    """The human prompt of a request body, whatever the endpoint's shape.
+
+    ``prompt`` (banana, image2, sora, starvideos), the text objects of ``content``
+    (seedance), the last user message (chat), or an asset upload's ``name`` / ``url``.
+    """
+    prompt = body.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    content = body.get("content")
+    if isinstance(content, list):
+        found = text_of([c for c in content if isinstance(c, Mapping) and c.get("type") == "text"])
+        if found is not None:
+            return found
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, Mapping) and message.get("role") == "user":
+                return text_of(message.get("content"))
+    for name in ("name", "url"):
+        value = body.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def params_of(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Request parameters other than model, prompt and the chat history."""
+    return {k: v for k, v in body.items() if k not in {"model", "prompt", "messages"}}
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _first_str(*values: Any) -> str | None:
+    for value in values:
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def empty_item(kind: str, key: str, ts: float) -> dict[str, Any]:
+    """A fresh row: every column present, nothing known yet."""
+    item: dict[str, Any] = dict.fromkeys(ITEM_COLUMNS)
+    item.update(kind=kind, key=key, created=ts, updated=ts, polls=0)
+    return item
+
+
+def apply_event(
+    item: Mapping[str, Any] | None,
+    *,
+    kind: str,
+    action: str,
+    key: str,
+    ts: float,
+    data: Mapping[str, Any],
+    family: str | None = None,
+    model: str | None = None,
+    service: str | None = None,
+    url_lifetime: UrlLifetime | None = None,
+) -> dict[str, Any] | None:
+    """The row after this event, or None when the event does not make a row.
+
+    ``item`` is the current row (JSON columns already decoded) or None; it is not changed.
+    """
+    if item is None:
+        if action not in _CREATING:
+            return None
+        new = empty_item(kind, key, ts)
+    else:
+        new = dict(item)
+    new["updated"] = ts
+    response = data.get("response")
+    response = response if isinstance(response, Mapping) else {}
+
+    for column, value in (("family", family), ("model", model), ("service", service)):
+        if value:
+            new[column] = value
+    if not new.get("model"):
+        new["model"] = _first_str(response.get("model"))
+
+    request = data.get("request")
+    if isinstance(request, Mapping):
+        new["request"] = dict(request)
+        new["params"] = params_of(request)
+        new["prompt"] = prompt_of(request)
+        if not new.get("model"):
+            new["model"] = _first_str(request.get("model"))
+    path = data.get("path")
+    if isinstance(path, str):
+        new["path"] = path
+    if response:
+        new["response"] = dict(response)
+
+    _apply_status(new, kind, action, data, response)
+
+    error = _first_str(data.get("error"), response.get("error"))
+    if error is not None:
+        new["error"] = error
+    elif new["status"] == "completed":
+        new["error"] = None  # a transient poll error before success is not the outcome
+
+    url = _first_str(
+        data.get("url"),
+        data.get("remote_url"),
+        response.get("video_url"),
+        response.get("image_url"),
+        response.get("url"),
+        response.get("originalUrl"),
+    )
+    if url is not None and url != new.get("remote_url"):
+        new["remote_url"] = url
+        lifetime = url_lifetime(new.get("family")) if url_lifetime else None
+        new["url_expires"] = ts + lifetime if lifetime is not None else None
+    expires = _number(data.get("url_expires"))
+    if expires is not None:
+        new["url_expires"] = expires
+
+    local_file = data.get("local_file")
+    if isinstance(local_file, str) and local_file:
+        new["local_file"] = local_file
+
+    polls = data.get("polls", data.get("poll_count"))
+    if isinstance(polls, int) and not isinstance(polls, bool):
+        new["polls"] = max(int(new.get("polls") or 0), polls)
+    elif action == "status" and kind == "task":
+        new["polls"] = int(new.get("polls") or 0) + 1
+
+    elapsed = _number(data.get("elapsed"))
+    if elapsed is None and action != "stored":
+        elapsed = max(0.0, ts - float(new["created"]))
+    if elapsed is not None:
+        new["elapsed"] = elapsed
+
+    text = data.get("text")
+    if isinstance(text, str):
+        new["text"] = text
+    usage = data.get("usage")
+    if isinstance(usage, Mapping):
+        new["usage"] = dict(usage)
+    return new
+
+
+def _apply_status(
+    new: dict[str, Any],
+    kind: str,
+    action: str,
+    data: Mapping[str, Any],
+    response: Mapping[str, Any],
+) -> None:
+    implied = _ACTION_STATUS.get((kind, action))
+    reported = _first_str(data.get("status"), response.get("status"))
+    status = implied if (kind, action) in _FORCED or reported is None else reported
+    if status is None:
+        return
+    current = new.get("status")
+    forced = (kind, action) in _FORCED or status in TERMINAL
+    if current in TERMINAL and not forced:
+        return
+    new["status"] = status

@@ -1,0 +1,82 @@
+"""Where cached media live on disk, and how they are written without ever being half there.
+
+Layout: ``<home>/media/<shard>/<name><suffix>``. ``shard`` is the first two hex digits of
+the SHA-256 of the key (task ids share prefixes such as ``task_``, so a hash spreads files
+evenly). ``name`` is the key with every character outside ``[A-Za-z0-9._-]`` replaced by
+``_`` and leading dots removed; when that changed the key, a short hash of the original is
+appended so that distinct keys never share a file. No key can therefore name a path outside
+the shard folder. Files are written to a temporary name in the same folder, flushed,
+fsynced and renamed over the final name (atomic on POSIX and Windows).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from pathlib import Path
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,12}$")
+_MAX_NAME = 120
+DEFAULT_SUFFIX = ".bin"
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def safe_name(key: str) -> str:
+    """A file name derived from ``key`` that contains no separators and no leading dot."""
+    name = _UNSAFE.sub("_", key).lstrip(".")[:_MAX_NAME]
+    if name != key or not name:
+        name = f"{name}-{_digest(key)[:12]}" if name else _digest(key)[:24]
+    return name
+
+
+def safe_suffix(suffix: str) -> str:
+    """``".png"`` style suffix; ``"png"`` gains its dot, anything odd becomes ``.bin``."""
+    suffix = suffix if suffix.startswith(".") else f".{suffix}"
+    return suffix.lower() if _SUFFIX.match(suffix) else DEFAULT_SUFFIX
+
+
+def shard_dir(media_root: Path, key: str) -> Path:
+    """Folder that holds the files of ``key``."""
+    return media_root / _digest(key)[:2]
+
+
+def media_path(media_root: Path, key: str, suffix: str) -> Path:
+    """Final path of ``key``'s file with ``suffix``; always inside ``media_root``."""
+    return shard_dir(media_root, key) / f"{safe_name(key)}{safe_suffix(suffix)}"
+
+
+def find_media(media_root: Path, key: str) -> Path | None:
+    """An existing file for ``key`` with any suffix, or None."""
+    folder = shard_dir(media_root, key)
+    if not folder.is_dir():
+        return None
+    name = safe_name(key)
+    for entry in sorted(folder.iterdir()):
+        rest = entry.name[len(name) :]
+        if entry.name.startswith(name) and _SUFFIX.match(rest) and entry.is_file():
+            return entry
+    return None
+
+
+def write_atomic(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary file and rename; readers never see a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path

@@ -1,0 +1,139 @@
+"""SQLite schema of the history ledger and the hook that migrates older files.
+
+``events`` is append-only: one row per :class:`~mediagen_nb._hooks.LedgerEvent`, data as JSON.
+``items`` is materialised from it (one row per task, chat turn or asset, keyed by
+``(kind, key)``) in the same transaction as each insert, so the two never disagree.
+Timestamps are Unix seconds (float, UTC). ``schema_version`` holds one row; each entry of
+``MIGRATIONS`` takes the file from version ``n - 1`` to ``n`` inside one transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+ITEM_COLUMNS: tuple[str, ...] = (
+    "kind",
+    "key",
+    "created",
+    "updated",
+    "family",
+    "model",
+    "prompt",
+    "params",
+    "request",
+    "path",
+    "status",
+    "elapsed",
+    "polls",
+    "remote_url",
+    "url_expires",
+    "local_file",
+    "error",
+    "text",
+    "usage",
+    "response",
+    "service",
+)
+"""Columns of ``items`` that the materialiser writes (``id`` is the row's insertion order)."""
+
+JSON_COLUMNS = frozenset({"params", "request", "usage", "response"})
+"""Item columns stored as JSON text."""
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            ts REAL NOT NULL,
+            kind TEXT NOT NULL,
+            action TEXT NOT NULL,
+            key TEXT NOT NULL,
+            family TEXT,
+            model TEXT,
+            service TEXT,
+            data TEXT NOT NULL DEFAULT '{}'
+        )
+        """
+    )
+    conn.execute("CREATE INDEX events_by_key ON events (kind, key)")
+    conn.execute(
+        """
+        CREATE TABLE items (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            family TEXT,
+            model TEXT,
+            prompt TEXT,
+            params TEXT,
+            request TEXT,
+            path TEXT,
+            status TEXT,
+            elapsed REAL,
+            polls INTEGER NOT NULL DEFAULT 0,
+            remote_url TEXT,
+            url_expires REAL,
+            local_file TEXT,
+            error TEXT,
+            text TEXT,
+            usage TEXT,
+            response TEXT,
+            service TEXT,
+            UNIQUE (kind, key)
+        )
+        """
+    )
+    conn.execute("CREATE INDEX items_by_status ON items (status)")
+    conn.execute("CREATE INDEX items_by_created ON items (created)")
+    conn.execute("CREATE INDEX items_by_key ON items (key)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1,)
+"""``MIGRATIONS[n - 1]`` upgrades a file from version ``n - 1`` to ``n``; append, never edit."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """Schema version of an open database (0 for a new, empty file)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if not exists:
+        return 0
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema up to date inside one ``BEGIN IMMEDIATE`` transaction.
+
+    The write lock is taken before the version is read, so two processes opening a new file
+    at once cannot both run a migration. Returns the version now in the file. A file newer
+    than this code is left alone (``RuntimeError``): guessing at a future schema would
+    corrupt it.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = current_version(conn)
+        if version > SCHEMA_VERSION:
+            msg = (
+                f"history database has schema version {version}, newer than this "
+                f"mediagen_nb understands ({SCHEMA_VERSION}); upgrade mediagen_nb"
+            )
+            raise RuntimeError(msg)
+        if version == 0:
+            conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+        for step in range(version, SCHEMA_VERSION):
+            MIGRATIONS[step](conn)
+        conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return SCHEMA_VERSION
