@@ -8,6 +8,8 @@ Timestamps in **UTC** (``datetime64[ns, UTC]``); call ``.dt.tz_convert(None)`` o
 ``tz_convert("Europe/Berlin")`` for local display. ``task_id`` holds the row's key: the
 service's task id for tasks, the client's turn id for chat turns, the asset id for assets.
 ``parameters``, ``usage`` and ``request`` are dicts in the frame and JSON text in exports.
+Other text columns are ``object`` holding ``str`` or ``None`` (not pandas 3's ``str`` dtype,
+whose missing value is NaN), so ``row.error is None`` works in callers.
 """
 
 from __future__ import annotations
@@ -80,9 +82,8 @@ def history(
     records = [{c: row.get(_RENAMED.get(c, c)) for c in COLUMNS} for row in rows]
     frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
     for column in _TIME_COLUMNS:
-        frame[column] = pd.to_datetime(
-            pd.to_numeric(frame[column], errors="coerce"), unit="s", utc=True
-        )
+        seconds = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+        frame[column] = pd.to_datetime(seconds, unit="s", utc=True).astype("datetime64[ns, UTC]")
     frame["elapsed"] = pd.to_numeric(frame["elapsed"], errors="coerce").astype("float64")
     frame["polls"] = pd.to_numeric(frame["polls"], errors="coerce").astype("Int64")
     for column in COLUMNS:
