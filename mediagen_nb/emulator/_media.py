@@ -34,6 +34,7 @@ import os
 import struct
 import tempfile
 import zlib
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -186,7 +187,7 @@ def _shade(img: Image.Image, box: tuple[int, int, int, int], amount: float) -> N
 
 
 def _text_block(
-    img: Image.Image, title: str, lines: list[str], *, top: int, title_px: int, line_px: int
+    img: Image.Image, title: str, lines: Sequence[str], *, top: int, title_px: int, line_px: int
 ) -> int:
     """Draw the wrapped title and the parameter lines on a shaded panel; return its bottom."""
     margin = max(4, min(img.size) // 24)
@@ -212,7 +213,7 @@ def _text_block(
 
 
 def _scene(
-    width: int, height: int, title: str, lines: list[str], *, scale: float = 1.0
+    width: int, height: int, title: str, lines: Sequence[str], *, scale: float = 1.0
 ) -> tuple[Image.Image, int]:
     """Background plus the text panel, text sized to the image (``scale`` > 1 for previews).
 
@@ -257,7 +258,7 @@ def _encode_png(img: Image.Image) -> bytes:
     )
 
 
-def render_png(width: int, height: int, *, title: str, lines: list[str]) -> bytes:
+def render_png(width: int, height: int, *, title: str, lines: Sequence[str]) -> bytes:
     """A PNG of exactly ``width`` x ``height`` showing ``title`` (the prompt) and ``lines``."""
     if width < 1 or height < 1:
         raise ValueError(f"bad image size {width}x{height}")
@@ -283,7 +284,7 @@ def render_mp4(
     *,
     fps: int = 12,
     title: str,
-    lines: list[str],
+    lines: Sequence[str],
 ) -> bytes:
     """A playable H.264 MP4 (yuv420p, faststart) lasting exactly ``seconds``.
 
