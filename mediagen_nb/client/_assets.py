@@ -1,0 +1,182 @@
+"""Asset libraries: seedance 2.0 (upload/get/delete) and sd2 manxue (upload/status).
+
+Every answer is an envelope; ``code`` other than "0" raises :class:`AssetError`. The client
+remembers each asset's last status so that a create referencing an asset known to be not
+``Active`` is refused before sending (see ``ClientContext.check``).
+
+Decisions where the spec is silent: :meth:`Assets.wait_active` polls every 3 s divided by the
+emulator speed (no interval is given for assets) and gives up after 600 s / speed with
+:class:`AssetTimeoutError`; an id this client has not seen is looked up in the seedance 2.0
+library when it has the ``asset-`` prefix of that library's id format, else in sd2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, asset_uri
+from mediagen_nb.types import AssetEnvelope, AssetInfo
+
+from ._context import DELETED, ClientContext
+from ._exceptions import AssetError, AssetNotUsableError, AssetTimeoutError
+
+ASSET_POLL_S = 3.0
+ASSET_DEADLINE_S = 600.0
+_SD2 = ASSET_LIBRARIES["sd2"]
+_SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
+
+
+@dataclass(frozen=True)
+class AssetBatch:
+    """sd2 answer: accepted ``items`` and the ``failed_items`` the service could not take."""
+
+    items: list[AssetInfo]
+    failed_items: list[Any] = field(default_factory=list)
+
+
+class Assets:
+    """The ``assets`` namespace."""
+
+    def __init__(self, context: ClientContext) -> None:
+        self._ctx = context
+
+    @staticmethod
+    def asset_uri(asset_id: str) -> str:
+        """The reference string for generation requests: ``asset://{assetId}``."""
+        return asset_uri(asset_id)
+
+    def known_status(self, asset_id: str) -> str | None:
+        """Last status this client saw for ``asset_id`` (``deleted`` after delete), or None."""
+        return self._ctx.asset_status.get(asset_id)
+
+    def _note(self, info: AssetInfo, library: str, *, action: str = "status") -> None:
+        previous = self._ctx.asset_status.get(info.assetId)
+        self._ctx.asset_library[info.assetId] = library
+        if info.status is not None:
+            self._ctx.asset_status[info.assetId] = info.status
+        if action != "status" or info.status != previous:
+            self._ctx.recorder.event(
+                "asset",
+                action,
+                info.assetId,
+                family=ASSET_LIBRARIES[library].family,
+                library=library,
+                status=info.status,
+                asset=info.model_dump(mode="json"),
+            )
+
+    async def _call(self, method: str, path: str, body: Any | None = None) -> AssetEnvelope:
+        if body is not None:
+            self._ctx.check(path, body)
+        data, _response = await self._ctx.core.request(
+            method, "base", path, body, idempotent=method != "POST" or path == _SD2.status_path
+        )
+        envelope = AssetEnvelope.model_validate(data)
+        if not envelope.ok:
+            self._ctx.recorder.event(
+                "asset", "failed", path, code=envelope.code, msg=envelope.msg, request=body
+            )
+            raise AssetError(envelope.code, envelope.msg, path=path)
+        return envelope
+
+    async def upload(self, url: str, asset_type: str, *, name: str | None = None) -> AssetInfo:
+        """Submit media to the seedance 2.0 library; the answer carries ``assetId``."""
+        body: dict[str, Any] = {"assetType": asset_type, "url": url}
+        if name is not None:
+            body["name"] = name
+        envelope = await self._call("POST", _SEEDANCE2.upload_path, body)
+        data = envelope.data if isinstance(envelope.data, dict) else {}
+        info = AssetInfo.model_validate({"assetType": asset_type, "url": url, "name": name, **data})
+        self._note(info, "seedance2", action="uploaded")
+        return info
+
+    async def get(self, asset_id: str) -> AssetInfo:
+        """Details and review status of a seedance 2.0 asset."""
+        path = (_SEEDANCE2.item_path or "").format(assetId=asset_id)
+        envelope = await self._call("GET", path)
+        info = AssetInfo.model_validate({"assetId": asset_id, **(envelope.data or {})})
+        self._note(info, "seedance2")
+        return info
+
+    async def delete(self, asset_id: str) -> str | None:
+        """Delete a seedance 2.0 asset (its id is invalid for good); returns the service's msg."""
+        path = (_SEEDANCE2.item_path or "").format(assetId=asset_id)
+        envelope = await self._call("DELETE", path)
+        self._note(AssetInfo(assetId=asset_id, status=DELETED), "seedance2", action="deleted")
+        return envelope.msg
+
+    def _batch(self, data: Any, library: str, action: str) -> AssetBatch:
+        payload = data if isinstance(data, dict) else {}
+        items = [AssetInfo.model_validate(item) for item in payload.get("items") or []]
+        for info in items:
+            self._note(info, library, action=action)
+        return AssetBatch(items=items, failed_items=list(payload.get("failedItems") or []))
+
+    async def sd2_upload(
+        self,
+        *,
+        image_urls: Sequence[str] = (),
+        video_urls: Sequence[str] = (),
+        audio_urls: Sequence[str] = (),
+    ) -> AssetBatch:
+        """Submit media to the sd2 library; items start as ``submitted``."""
+        body = {
+            "imageUrls": list(image_urls),
+            "videoUrls": list(video_urls),
+            "audioUrls": list(audio_urls),
+        }
+        envelope = await self._call("POST", _SD2.upload_path, body)
+        return self._batch(envelope.data, "sd2", "uploaded")
+
+    async def sd2_status(self, asset_ids: Iterable[str]) -> AssetBatch:
+        """Review status of sd2 assets (a read-only POST, so it is retried like a GET)."""
+        envelope = await self._call("POST", _SD2.status_path or "", {"assetIds": list(asset_ids)})
+        return self._batch(envelope.data, "sd2", "status")
+
+    def _library_of(self, asset_id: str) -> str:
+        known = self._ctx.asset_library.get(asset_id)
+        if known is not None:
+            return known
+        return "seedance2" if asset_id.startswith("asset-") else "sd2"
+
+    async def wait_active(
+        self,
+        asset_ids: Iterable[str],
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
+    ) -> dict[str, AssetInfo]:
+        """Poll until every asset is ``Active``; raise :class:`AssetNotUsableError` on ``Failed``.
+
+        Returns the last :class:`AssetInfo` per id.
+        """
+        ids = list(dict.fromkeys(asset_ids))
+        speed = self._ctx.core.speed
+        limit = ASSET_DEADLINE_S / speed if timeout is None else timeout
+        deadline = self._ctx.clock() + limit
+        latest: dict[str, AssetInfo] = {}
+        while True:
+            pending = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
+            for asset_id in pending:
+                status = self._ctx.asset_status.get(asset_id)
+                if status in (ASSET_FAILED, DELETED):
+                    raise AssetNotUsableError(asset_id, status or "")
+            sd2 = [i for i in pending if self._library_of(i) == "sd2"]
+            if sd2:
+                for info in (await self.sd2_status(sd2)).items:
+                    latest[info.assetId] = info
+            for asset_id in pending:
+                if self._library_of(asset_id) == "seedance2":
+                    latest[asset_id] = await self.get(asset_id)
+            for asset_id in pending:
+                seen = latest.get(asset_id)
+                if seen is not None and seen.status == ASSET_FAILED:
+                    raise AssetNotUsableError(asset_id, ASSET_FAILED)
+            if all(i in latest and latest[i].status == ASSET_ACTIVE for i in ids):
+                return {i: latest[i] for i in ids}
+            remaining = deadline - self._ctx.clock()
+            if remaining <= 0:
+                waiting = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
+                raise AssetTimeoutError(waiting, limit)
+            await self._ctx.sleep(min(ASSET_POLL_S / self._ctx.core.speed, remaining))

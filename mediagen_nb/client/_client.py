@@ -1,0 +1,196 @@
+"""``AsyncClient``: one connection pool, Bearer auth, and the resource namespaces.
+
+Where requests go: explicit arguments, else ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
+``MEDIAGEN_TEXT_BASE_URL``. With no key anywhere (and no base URL either), the client asks
+``mediagen_nb._hooks.fallback_service()`` for the built-in emulator, sets ``demo_mode`` and
+says so once on stderr. A key without any base URL is a :class:`ConfigurationError` (the spec
+names no public default address).
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from mediagen_nb import _hooks
+
+from ._assets import Assets
+from ._chat import Chat, Messages
+from ._config import Secret, Settings, get_logger, install_log_redaction, resolve_settings
+from ._context import ClientContext
+from ._exceptions import ConfigurationError
+from ._http import HTTPCore
+from ._media import Images, Tasks, Videos
+from ._recording import SafeRecorder
+from ._retry import RetryTransport, Sleep
+
+logger = get_logger("mediagen_nb.client")
+
+
+class _Default(enum.Enum):
+    RECORDER = "default"
+
+
+DEFAULT_RECORDER = _Default.RECORDER
+"""Sentinel: use ``mediagen_nb._hooks.default_recorder()`` (the history ledger, if registered)."""
+
+_notice_lock = threading.Lock()
+_notice_shown = False
+
+
+def _announce_demo(endpoint: _hooks.ServiceEndpoint) -> None:
+    global _notice_shown  # noqa: PLW0603 - one notice per process
+    with _notice_lock:
+        if _notice_shown:
+            return
+        _notice_shown = True
+    print(
+        f"mediagen_nb demo mode: using the built-in emulator at {endpoint.base_url} "
+        "(set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL for the real "
+        "service)",
+        file=sys.stderr,
+    )
+
+
+def _resolve_recorder(recorder: _hooks.Recorder | _Default | None) -> _hooks.Recorder | None:
+    if not isinstance(recorder, _Default):
+        return recorder
+    try:
+        return _hooks.default_recorder()
+    except Exception:
+        logger.exception("the default recorder could not start; history is off for this client")
+        return None
+
+
+class AsyncClient:
+    """Async client for every endpoint of the service (or the built-in emulator).
+
+    Namespaces: ``chat.completions``, ``messages``, ``images``, ``videos``, ``tasks``,
+    ``assets``. ``sleep`` and ``clock`` replace ``asyncio.sleep`` / ``time.monotonic`` for
+    backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
+    ``recorder=None`` records nothing; by default the history ledger records everything.
+    ``allow_unknown_models=True`` accepts model names newer than the catalog.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        text_base_url: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = 3,
+        sleep: Sleep | None = None,
+        clock: Callable[[], float] | None = None,
+        rng: Callable[[], float] | None = None,
+        recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
+        allow_unknown_models: bool = False,
+    ) -> None:
+        install_log_redaction()
+        settings = resolve_settings(api_key, base_url, text_base_url)
+        self.demo_mode = False
+        """True when no key was configured and the built-in emulator is used."""
+        if settings.api_key is None:
+            if settings.base_url or settings.text_base_url:
+                raise ConfigurationError(
+                    "a base URL is set but no API key: pass api_key= or set MEDIAGEN_API_KEY"
+                )
+            endpoint = _hooks.fallback_service()
+            if endpoint is None:
+                raise ConfigurationError(
+                    "no API key: pass api_key= or set MEDIAGEN_API_KEY "
+                    "(or `import mediagen_nb` to use the built-in emulator)"
+                )
+            settings = Settings(
+                api_key=Secret(endpoint.api_key),
+                base_url=endpoint.base_url.rstrip("/"),
+                text_base_url=endpoint.text_base_url.rstrip("/"),
+            )
+            self.demo_mode = True
+            _announce_demo(endpoint)
+        elif settings.base_url is None and settings.text_base_url is None:
+            raise ConfigurationError(
+                "no base URL: pass base_url=/text_base_url= or set MEDIAGEN_BASE_URL and "
+                "MEDIAGEN_TEXT_BASE_URL"
+            )
+        self._settings = settings
+        self._core = HTTPCore(
+            settings,
+            transport=transport,
+            timeout=timeout,
+            max_retries=max_retries,
+            sleep=sleep,
+            rng=rng,
+        )
+        self._ctx = ClientContext(
+            core=self._core,
+            recorder=SafeRecorder(_resolve_recorder(recorder), settings.base_url),
+            sleep=self._core.retry.sleep,
+            clock=clock if clock is not None else time.monotonic,
+            allow_unknown_models=allow_unknown_models,
+        )
+        self.chat = Chat(self._ctx)
+        self.messages = Messages(self._ctx)
+        self.images = Images(self._ctx)
+        self.videos = Videos(self._ctx)
+        self.tasks = Tasks(self._ctx)
+        self.assets = Assets(self._ctx)
+
+    def __repr__(self) -> str:
+        return (
+            f"AsyncClient(base_url={self.base_url!r}, text_base_url={self.text_base_url!r}, "
+            f"demo_mode={self.demo_mode}, api_key={self._settings.api_key!r})"
+        )
+
+    @property
+    def base_url(self) -> str | None:
+        """Base of the image, video, result and asset endpoints."""
+        return self._settings.base_url
+
+    @property
+    def text_base_url(self) -> str | None:
+        """Base of the text gateway."""
+        return self._settings.text_base_url
+
+    @property
+    def retry_transport(self) -> RetryTransport:
+        """The retrying transport (its ``retries`` / ``retry_reasons`` count what it did)."""
+        return self._core.retry
+
+    @property
+    def retries(self) -> int:
+        """Total HTTP retries made so far."""
+        return self._core.retry.retries
+
+    @property
+    def speed(self) -> float:
+        """Clock factor announced by the emulator in its last response (1.0 otherwise)."""
+        return self._core.speed
+
+    @property
+    def recorder(self) -> _hooks.Recorder | None:
+        """Where events go (None: nowhere)."""
+        return self._ctx.recorder.recorder
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._core.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,169 @@
+"""Client settings from arguments and environment, and the API-key redaction machinery.
+
+The key lives in a :class:`Secret` whose ``repr``/``str`` never show it. Every key wrapped in a
+``Secret`` is also remembered (process-wide) so :func:`redact` can scrub it from any text:
+exception messages, logged URLs and headers. :class:`RedactingFilter` applies :func:`redact`
+to log records of the loggers this client and httpx/httpcore use.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+ENV_API_KEY = "MEDIAGEN_API_KEY"
+ENV_BASE_URL = "MEDIAGEN_BASE_URL"
+ENV_TEXT_BASE_URL = "MEDIAGEN_TEXT_BASE_URL"
+
+REDACTED = "[redacted]"
+_MIN_SECRET_LEN = 4
+"""Shorter 'secrets' are not scrubbed from text: replacing every 'ab' would garble messages."""
+
+_secrets_lock = threading.Lock()
+_known_secrets: set[str] = set()
+_BEARER_RE = re.compile(r"(?i)(bearer\s+)[^\s'\",;]+")
+
+
+class Secret:
+    """A string that is never shown: ``repr`` and ``str`` are redacted.
+
+    Use :meth:`get_secret_value` at the single place the raw value is needed (the
+    ``Authorization`` header).
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+        if len(value) >= _MIN_SECRET_LEN:
+            with _secrets_lock:
+                _known_secrets.add(value)
+
+    def get_secret_value(self) -> str:
+        """The raw secret."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Secret('{REDACTED}')"
+
+    def __str__(self) -> str:
+        return REDACTED
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._value))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        raise TypeError("Secret values cannot be pickled")
+
+
+def redact(text: str) -> str:
+    """``text`` with every known API key and any ``Bearer <token>`` replaced by a marker."""
+    with _secrets_lock:
+        secrets = sorted(_known_secrets, key=len, reverse=True)
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return _BEARER_RE.sub(rf"\g<1>{REDACTED}", text)
+
+
+class RedactingFilter(logging.Filter):
+    """Logging filter that scrubs API keys from a record's formatted message and exception."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            return True
+        cleaned = redact(message)
+        if cleaned != message or record.args:
+            record.msg = cleaned
+            record.args = None
+        if record.exc_info and record.exc_info[1] is not None:
+            # Format the traceback now, redacted, so handlers do not re-render the raw one.
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
+
+
+LOGGER_NAMES = (
+    "mediagen_nb",
+    "mediagen_nb.client",
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+)
+"""Loggers that get a :class:`RedactingFilter`. Logger filters do not apply to records
+propagated from child loggers, so each logger that emits records is listed."""
+
+_filter = RedactingFilter()
+
+
+def install_log_redaction() -> None:
+    """Attach the redacting filter to every logger in :data:`LOGGER_NAMES` (idempotent)."""
+    for name in LOGGER_NAMES:
+        logger = logging.getLogger(name)
+        if _filter not in logger.filters:
+            logger.addFilter(_filter)
+
+
+def get_logger(name: str) -> logging.Logger:
+    """A client logger that redacts keys (used by every client module)."""
+    logger = logging.getLogger(name)
+    if _filter not in logger.filters:
+        logger.addFilter(_filter)
+    return logger
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved connection settings; ``api_key`` is None when none was found anywhere."""
+
+    api_key: Secret | None
+    base_url: str | None
+    text_base_url: str | None
+
+    def __repr__(self) -> str:
+        key = "None" if self.api_key is None else repr(self.api_key)
+        return (
+            f"Settings(api_key={key}, base_url={self.base_url!r}, "
+            f"text_base_url={self.text_base_url!r})"
+        )
+
+
+def _clean_url(url: str | None) -> str | None:
+    if url is None:
+        return None
+    url = url.strip().rstrip("/")
+    return url or None
+
+
+def resolve_settings(
+    api_key: str | Secret | None = None,
+    base_url: str | None = None,
+    text_base_url: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Explicit arguments win over ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
+    ``MEDIAGEN_TEXT_BASE_URL``; empty strings count as unset."""
+    environ = os.environ if env is None else env
+    key: Secret | None
+    if isinstance(api_key, Secret):
+        key = api_key
+    else:
+        raw = api_key if api_key else environ.get(ENV_API_KEY, "").strip()
+        key = Secret(raw) if raw else None
+    return Settings(
+        api_key=key,
+        base_url=_clean_url(base_url) or _clean_url(environ.get(ENV_BASE_URL)),
+        text_base_url=_clean_url(text_base_url) or _clean_url(environ.get(ENV_TEXT_BASE_URL)),
+    )

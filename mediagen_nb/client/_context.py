@@ -1,0 +1,65 @@
+"""What every resource namespace shares: HTTP core, recorder, clock, and pre-send checks.
+
+Every create goes through :meth:`ClientContext.check`: the body is validated with the types
+layer (``RequestValidationError``, nothing sent) and every ``asset://id`` in it is compared
+with the asset statuses this client has seen (``AssetNotUsableError`` for an asset known to be
+``submitted``/``Processing``/``Failed``/``deleted``; unknown ids are left to the service).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mediagen_nb.catalog import ASSET_ACTIVE, parse_asset_uri
+from mediagen_nb.types import ensure_valid
+
+from ._config import get_logger
+from ._exceptions import AssetNotUsableError
+from ._http import HTTPCore
+from ._recording import SafeRecorder
+from ._retry import Sleep
+
+logger = get_logger("mediagen_nb.client")
+
+DELETED = "deleted"
+"""Local status of an asset this client deleted (a deleted id is permanently invalid)."""
+
+
+def asset_ids_in(value: Any) -> Iterator[str]:
+    """Every asset id referenced as ``asset://id`` anywhere inside a JSON value."""
+    if isinstance(value, str):
+        asset_id = parse_asset_uri(value)
+        if asset_id is not None:
+            yield asset_id
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from asset_ids_in(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from asset_ids_in(item)
+
+
+@dataclass
+class ClientContext:
+    """Shared state of one client; resources and tasks hold a reference to it."""
+
+    core: HTTPCore
+    recorder: SafeRecorder
+    sleep: Sleep
+    clock: Callable[[], float]
+    allow_unknown_models: bool = False
+    asset_status: dict[str, str] = field(default_factory=dict)
+    """Last status seen per asset id (``deleted`` after a delete by this client)."""
+    asset_library: dict[str, str] = field(default_factory=dict)
+    """Library (``seedance2`` or ``sd2``) of each asset id this client has seen."""
+
+    def check(self, path: str, body: dict[str, Any]) -> None:
+        """Validate ``body`` for ``path`` and refuse unusable assets; log warnings."""
+        for warning in ensure_valid(path, body, allow_unknown_models=self.allow_unknown_models):
+            logger.warning("%s: %s", path, warning)
+        for asset_id in asset_ids_in(body):
+            status = self.asset_status.get(asset_id)
+            if status is not None and status != ASSET_ACTIVE:
+                raise AssetNotUsableError(asset_id, status)

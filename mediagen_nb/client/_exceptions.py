@@ -1,0 +1,296 @@
+"""Every error the client raises, as one tree.
+
+```
+Exception
+├── MediagenError                    anything this client raises on purpose
+│   ├── ConfigurationError           no API key / base URL to talk to (also a ValueError)
+│   ├── APIError                     the service answered with an HTTP error status
+│   │   ├── BadRequestError          400, 405, 409, 413, 415, 422 and other 4xx
+│   │   ├── AuthenticationError      401, 403
+│   │   ├── NotFoundError            404
+│   │   ├── RateLimitError           429 (``retry_after`` seconds, or None)
+│   │   └── ServerError              5xx
+│   ├── APIConnectionError           no HTTP answer at all (refused, reset, DNS)
+│   │   └── APITimeoutError          the request timed out
+│   ├── TaskError                    an image/video task did not give a result
+│   │   ├── TaskFailedError          status ``failed`` (``task_id``, ``error`` text)
+│   │   ├── TaskCancelledError       cancelled locally or by the service (seedance)
+│   │   └── TaskTimeoutError         the wait's deadline passed (also a TimeoutError)
+│   ├── AssetError                   asset endpoint answered a non-"0" ``code`` (``code``, ``msg``)
+│   │   ├── AssetNotUsableError      asset known to be Processing/Failed/deleted; nothing sent
+│   │   └── AssetTimeoutError        wait_active()'s deadline passed (also a TimeoutError)
+│   └── StreamInterruptedError       an SSE stream ended early (``partial_text`` kept)
+└── ValueError
+    └── RequestValidationError       (from ``mediagen_nb.types``) a body breaks a spec rule;
+                                     raised before anything is sent
+```
+
+Messages never contain the API key: every message passes through
+:func:`mediagen_nb.client._config.redact`, and :class:`APIError` keeps only the request method
+and path (no headers, no query string) and a short excerpt of the response body.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from ._config import redact
+
+BODY_EXCERPT_CHARS = 500
+"""How much of an error response body an :class:`APIError` keeps (and shows)."""
+
+
+class MediagenError(Exception):
+    """Base class of every error raised on purpose by the mediagen_nb client."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
+
+    @property
+    def message(self) -> str:
+        """The (redacted) human-readable message."""
+        return str(self.args[0]) if self.args else ""
+
+
+class ConfigurationError(MediagenError, ValueError):
+    """The client cannot tell where to send requests or which key to use."""
+
+
+class APIError(MediagenError):
+    """The service answered with an HTTP error status.
+
+    Built with :meth:`from_response`, which picks the subclass by status code.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        method: str,
+        path: str,
+        body: str = "",
+        error_type: str | None = None,
+        param: str | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.method = method
+        self.path = path
+        self.body = redact(body[:BODY_EXCERPT_CHARS])
+        self.error_type = error_type
+        self.param = param
+        super().__init__(f"{method} {path} -> HTTP {status_code}: {message}")
+
+    @classmethod
+    def from_response(cls, response: httpx.Response) -> APIError:
+        """Build the right subclass from an error response (its body must be read)."""
+        status = response.status_code
+        error_cls = _class_for_status(status)
+        text = _safe_text(response)
+        message, error_type, param = _parse_error_body(text)
+        if not message:
+            message = response.reason_phrase or "error"
+        kwargs: dict[str, Any] = {
+            "status_code": status,
+            "method": response.request.method,
+            "path": response.request.url.path,
+            "body": text,
+            "error_type": error_type,
+            "param": param,
+        }
+        if error_cls is RateLimitError:
+            return RateLimitError(
+                message,
+                retry_after=parse_retry_after(response.headers.get("retry-after")),
+                **kwargs,
+            )
+        return error_cls(message, **kwargs)
+
+
+class BadRequestError(APIError):
+    """The service refused the request as malformed (400 and other 4xx not listed below)."""
+
+
+class AuthenticationError(APIError):
+    """The API key was missing, wrong or not allowed here (401, 403)."""
+
+
+class NotFoundError(APIError):
+    """Unknown path, task id or asset id (404)."""
+
+
+class RateLimitError(APIError):
+    """Too many requests (429); ``retry_after`` is the server's wish in seconds, if given."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, **kwargs)
+
+
+class ServerError(APIError):
+    """The service failed (5xx)."""
+
+
+class APIConnectionError(MediagenError):
+    """No HTTP answer: connection refused or reset, DNS failure, protocol error."""
+
+
+class APITimeoutError(APIConnectionError):
+    """The request did not complete within the client's timeout."""
+
+
+class TaskError(MediagenError):
+    """An image or video task ended (or the wait ended) without a result."""
+
+    def __init__(self, message: str, *, task_id: str) -> None:
+        self.task_id = task_id
+        super().__init__(message)
+
+
+class TaskFailedError(TaskError):
+    """The task's status is ``failed``; ``error`` is the service's free-form text."""
+
+    def __init__(self, task_id: str, error: str | None) -> None:
+        self.error = error or "no error text given"
+        super().__init__(f"task {task_id} failed: {self.error}", task_id=task_id)
+
+
+class TaskCancelledError(TaskError):
+    """The task was cancelled: locally via ``Task.cancel()``, or by the service (seedance)."""
+
+    def __init__(self, task_id: str, *, local: bool) -> None:
+        self.local = local
+        how = "locally (the service may still finish it)" if local else "by the service"
+        super().__init__(f"task {task_id} was cancelled {how}", task_id=task_id)
+
+
+class TaskTimeoutError(TaskError, TimeoutError):
+    """The overall deadline of ``Task.wait()`` passed while the task was still running."""
+
+    def __init__(self, task_id: str, *, timeout: float, status: str) -> None:
+        self.timeout = timeout
+        self.status = status
+        super().__init__(
+            f"task {task_id} still {status} after {timeout:.1f} s; it keeps running on the "
+            "service, call wait() again or tasks.attach() later",
+            task_id=task_id,
+        )
+
+
+class AssetError(MediagenError):
+    """An asset endpoint answered with ``code`` other than "0"; ``msg`` says why."""
+
+    def __init__(self, code: str, msg: str | None, *, path: str = "") -> None:
+        self.code = code
+        self.msg = msg
+        where = f"{path}: " if path else ""
+        super().__init__(f"{where}asset request failed (code {code}): {msg or 'no message'}")
+
+
+class AssetNotUsableError(AssetError):
+    """A request references an asset this client knows is not Active; nothing was sent."""
+
+    def __init__(self, asset_id: str, status: str) -> None:
+        self.asset_id = asset_id
+        self.status = status
+        MediagenError.__init__(
+            self,
+            f"asset://{asset_id} cannot be used: its status is {status!r} "
+            "(only Active assets can be referenced; wait with assets.wait_active())",
+        )
+        self.code = "not_usable"
+        self.msg = f"asset status {status}"
+
+
+class AssetTimeoutError(AssetError, TimeoutError):
+    """``wait_active()`` gave up: ``asset_ids`` were still under review at the deadline."""
+
+    def __init__(self, asset_ids: list[str], timeout: float) -> None:
+        self.asset_ids = asset_ids
+        self.timeout = timeout
+        MediagenError.__init__(
+            self, f"assets still not Active after {timeout:.1f} s: {', '.join(asset_ids)}"
+        )
+        self.code = "timeout"
+        self.msg = "review not finished"
+
+
+class StreamInterruptedError(MediagenError):
+    """A streamed chat reply ended before its terminator; ``partial_text`` is what arrived."""
+
+    def __init__(self, partial_text: str, reason: str) -> None:
+        self.partial_text = partial_text
+        self.reason = reason
+        super().__init__(
+            f"stream interrupted after {len(partial_text)} characters: {reason} "
+            "(the partial text is in .partial_text)"
+        )
+
+
+def _class_for_status(status: int) -> type[APIError]:
+    if status in (401, 403):
+        return AuthenticationError
+    if status == 404:
+        return NotFoundError
+    if status == 429:
+        return RateLimitError
+    if status >= 500:
+        return ServerError
+    return BadRequestError
+
+
+def _safe_text(response: httpx.Response) -> str:
+    try:
+        return response.text
+    except (httpx.ResponseNotRead, UnicodeDecodeError):
+        return ""
+
+
+def _parse_error_body(text: str) -> tuple[str, str | None, str | None]:
+    """Read ``{"error": {"type", "message", "param"}}`` (or a few common variants)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text.strip()[:200], None, None
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, str):
+            return err, None, None
+        if isinstance(err, dict):
+            msg = err.get("message") or err.get("msg") or err.get("detail") or ""
+            etype = err.get("type")
+            param = err.get("param")
+            return (
+                str(msg),
+                str(etype) if etype is not None else None,
+                str(param) if param is not None else None,
+            )
+    return text.strip()[:200], None, None
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value: delta-seconds (fractions allowed) or a date.
+
+    Returns None when absent or unparseable; never negative.
+    """
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        return None if math.isnan(seconds) else max(0.0, seconds)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)

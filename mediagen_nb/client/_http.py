@@ -1,0 +1,171 @@
+"""The shared HTTP core: one connection pool for both base URLs, auth, errors, speed.
+
+Every resource namespace sends through :class:`HTTPCore`. It owns the single
+``httpx.AsyncClient`` (wrapped in :class:`RetryTransport`), adds the Bearer header only to
+requests for the service's own origins (a result URL on a CDN never sees the key), turns
+transport failures and HTTP error statuses into the exception tree, and remembers the
+emulator's ``x-mediagen-emulator-speed`` header (1.0 when absent, i.e. the real service).
+"""
+
+from __future__ import annotations
+
+import json as jsonlib
+from collections.abc import Callable
+from typing import Any, Literal
+
+import httpx
+
+from ._config import Settings, get_logger
+from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
+from ._retry import IDEMPOTENT_EXTENSION, RetryTransport, Sleep
+
+logger = get_logger("mediagen_nb.client")
+
+Base = Literal["base", "text"]
+SPEED_HEADER = "x-mediagen-emulator-speed"
+USER_AGENT = "mediagen_nb/0.1"
+DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+
+def parse_speed(value: str | None) -> float | None:
+    """The emulator speed from its header, None when absent or not a positive number."""
+    if value is None:
+        return None
+    try:
+        speed = float(value)
+    except ValueError:
+        return None
+    return speed if speed > 0 and speed != float("inf") else None
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parsed = httpx.URL(url)
+    return (parsed.scheme, parsed.host, parsed.port)
+
+
+class HTTPCore:
+    """Sends requests for the resource namespaces; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = 3,
+        sleep: Sleep | None = None,
+        rng: Callable[[], float] | None = None,
+    ) -> None:
+        self.settings = settings
+        inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+        self.retry = RetryTransport(inner, max_retries=max_retries, sleep=sleep, rng=rng)
+        self.http = httpx.AsyncClient(
+            transport=self.retry,
+            timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+            headers={"User-Agent": USER_AGENT},
+            follow_redirects=False,
+        )
+        self.speed = 1.0
+        """Clock factor of the last service response (emulator only; 1.0 for the real one)."""
+        self._origins = {
+            _origin(url) for url in (settings.base_url, settings.text_base_url) if url is not None
+        }
+
+    def url(self, base: Base, path: str) -> str:
+        """Absolute URL of ``path`` under the image/video base or the text base."""
+        root = self.settings.base_url if base == "base" else self.settings.text_base_url
+        if root is None:
+            env = "MEDIAGEN_BASE_URL" if base == "base" else "MEDIAGEN_TEXT_BASE_URL"
+            kind = "image/video/asset" if base == "base" else "text"
+            raise ConfigurationError(f"no {kind} base URL configured: pass it or set {env}")
+        return root + path
+
+    def _headers(self, url: str, *, has_body: bool) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        key = self.settings.api_key
+        if key is not None and key.get_secret_value() and _origin(url) in self._origins:
+            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        if has_body:
+            headers["Content-Type"] = "application/json"
+        return headers
+
+    def _note_speed(self, response: httpx.Response) -> float:
+        speed = parse_speed(response.headers.get(SPEED_HEADER))
+        if speed is not None:
+            self.speed = speed
+        return speed if speed is not None else 1.0
+
+    def _build(self, method: str, url: str, body: Any | None, *, idempotent: bool) -> httpx.Request:
+        content = None if body is None else jsonlib.dumps(body).encode()
+        extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
+        return self.http.build_request(
+            method,
+            url,
+            content=content,
+            headers=self._headers(url, has_body=content is not None),
+            extensions=extensions,
+        )
+
+    async def _send(self, request: httpx.Request, *, stream: bool) -> httpx.Response:
+        try:
+            response = await self.http.send(request, stream=stream)
+        except httpx.TimeoutException as exc:
+            raise APITimeoutError(
+                f"{request.method} {request.url.path} timed out ({type(exc).__name__})"
+            ) from exc
+        except httpx.TransportError as exc:
+            raise APIConnectionError(
+                f"{request.method} {request.url.path} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        self._note_speed(response)
+        if response.status_code >= 400:
+            try:
+                await response.aread()
+            except httpx.HTTPError:
+                pass
+            finally:
+                await response.aclose()
+            raise APIError.from_response(response)
+        return response
+
+    async def request(
+        self,
+        method: str,
+        base: Base,
+        path: str,
+        body: Any | None = None,
+        *,
+        idempotent: bool = False,
+    ) -> tuple[Any, httpx.Response]:
+        """Send and return ``(decoded JSON, response)``; raise from the exception tree."""
+        request = self._build(method, self.url(base, path), body, idempotent=idempotent)
+        response = await self._send(request, stream=False)
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise APIError(
+                "response is not JSON",
+                status_code=response.status_code,
+                method=request.method,
+                path=request.url.path,
+                body=response.text,
+            ) from exc
+        return data, response
+
+    async def open_stream(self, base: Base, path: str, body: Any) -> httpx.Response:
+        """POST ``body`` and return the open streaming response (caller must close it)."""
+        request = self._build("POST", self.url(base, path), body, idempotent=False)
+        request.headers["Accept"] = "text/event-stream"
+        return await self._send(request, stream=True)
+
+    async def download(self, url: str) -> bytes:
+        """GET a result URL (auth only if it is on the service's own origin); idempotent."""
+        if url.startswith("/"):
+            url = str(httpx.URL(self.url("base", "")).join(url))  # relative: the service's own
+        request = self._build("GET", url, None, idempotent=True)
+        response = await self._send(request, stream=False)
+        return response.content
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self.http.aclose()

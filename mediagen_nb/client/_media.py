@@ -1,0 +1,146 @@
+"""Image and video resources: ``images.create``, ``videos.create`` and ``tasks``.
+
+The family (and so the create path) comes from the model name via the catalog; families
+whose model names the spec does not show (seedance2, veo, grok, videos) need ``family=``.
+A create the service rejects (HTTP 200, ``status: failed``) still returns a :class:`Task`
+(already failed, recorded as such); ``wait()`` then raises :class:`TaskFailedError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mediagen_nb.catalog import FAMILIES, Family, Kind, family_for_model
+from mediagen_nb.types import Problem, RequestValidationError, TaskCreateResponse, TaskResult
+
+from ._context import ClientContext
+from ._exceptions import APIError, TaskFailedError
+from ._http import SPEED_HEADER, parse_speed
+from ._tasks import Task, normalize_status
+
+
+def resolve_family(kind: Kind, model: str, family: str | None) -> Family:
+    """The family for a create call, or ``RequestValidationError`` naming the fix."""
+    if family is not None:
+        fam = FAMILIES.get(family)
+        if fam is None:
+            known = ", ".join(f.id for f in FAMILIES.values() if f.kind == kind)
+            raise RequestValidationError(
+                [Problem("family", f"unknown family {family!r}; {kind} families: {known}")]
+            )
+    else:
+        found = family_for_model(model)
+        if found is None:
+            known = ", ".join(f.id for f in FAMILIES.values() if f.kind == kind)
+            raise RequestValidationError(
+                [Problem("model", f"unknown model {model!r}: pass family= (one of {known})")]
+            )
+        fam = found
+    if fam.kind != kind:
+        other = "videos" if fam.kind == "video" else "images"
+        raise RequestValidationError(
+            [Problem("model", f"{fam.id} is a {fam.kind} family: use {other}.create()")]
+        )
+    return fam
+
+
+class _TaskResource:
+    _kind: Kind
+
+    def __init__(self, context: ClientContext) -> None:
+        self._ctx = context
+
+    async def create(self, model: str, *, family: str | None = None, **params: Any) -> Task:
+        """Validate and send a create request; return the :class:`Task` handle.
+
+        ``params`` are the family's request fields (``prompt``, ``size``, ``content``, ...).
+        Raises ``RequestValidationError`` (nothing sent) on a body that breaks the spec.
+        """
+        fam = resolve_family(self._kind, model, family)
+        body: dict[str, Any] = {"model": model, **params}
+        self._ctx.check(fam.create_path, body)
+        data, response = await self._ctx.core.request("POST", "base", fam.create_path, body)
+        created = TaskCreateResponse.model_validate(data)
+        status = normalize_status(created.status)
+        if not created.id:
+            if status == "failed":
+                raise TaskFailedError("(no id)", created.error)
+            raise APIError(
+                "create response has no task id",
+                status_code=response.status_code,
+                method="POST",
+                path=response.request.url.path,
+                body=response.text,
+            )
+        result = TaskResult(
+            id=created.id,
+            object=created.object,
+            created=created.created,
+            model=created.model or model,
+            status=created.status,
+            error=created.error,
+        )
+        speed = parse_speed(response.headers.get(SPEED_HEADER)) or 1.0
+        task = Task(
+            self._ctx,
+            id=created.id,
+            family=fam,
+            model=model,
+            status=status,
+            result=result,
+            request=body,
+            speed=speed,
+        )
+        rec = self._ctx.recorder
+        rec.event(
+            "task",
+            "created",
+            task.id,
+            family=fam.id,
+            model=model,
+            service=self._ctx.core.settings.base_url,
+            request=body,
+            status=status,
+            created=created.created,
+        )
+        if status == "failed":
+            rec.event("task", "failed", task.id, family=fam.id, model=model, error=created.error)
+        return task
+
+
+class Images(_TaskResource):
+    """``images.create(model, prompt=..., ...)`` for the banana and image2 families."""
+
+    _kind: Kind = "image"
+
+
+class Videos(_TaskResource):
+    """``videos.create(model, ..., family=None)`` for every video family."""
+
+    _kind: Kind = "video"
+
+
+class Tasks:
+    """Results by id, and re-attaching to tasks made before a restart."""
+
+    def __init__(self, context: ClientContext) -> None:
+        self._ctx = context
+
+    async def get(self, task_id: str) -> TaskResult:
+        """``GET /v1/result/{id}`` once, as a typed result."""
+        data, _response = await self._ctx.core.request(
+            "GET", "base", f"/v1/result/{task_id}", idempotent=True
+        )
+        return TaskResult.model_validate(data)
+
+    def attach(self, task_id: str, family: str, model: str) -> Task:
+        """A handle for an existing task (e.g. after a kernel restart); nothing is sent yet.
+
+        Its status is ``queued`` until the first ``refresh()``; ``wait()`` refreshes at once.
+        """
+        fam = FAMILIES.get(family)
+        if fam is None:
+            raise RequestValidationError(
+                [Problem("family", f"unknown family {family!r}; known: {', '.join(FAMILIES)}")]
+            )
+        return Task(self._ctx, id=task_id, family=fam, model=model, status="queued")

@@ -1,0 +1,127 @@
+"""Incremental Server-Sent Events parser (WHATWG "event stream interpretation").
+
+Bytes arrive in arbitrary chunks: a UTF-8 character, a CRLF pair or a line may be split
+between chunks. The parser keeps the unfinished tail and emits an event at each blank line:
+``data:`` lines are joined with ``\\n``, ``event:`` sets the type (default ``message``),
+``id:`` sets the last event id (ignored when it contains NUL), ``retry:`` is kept when all
+digits, lines starting with ``:`` are comments (servers send them as keep-alives), a line
+without ``:`` is a field with an empty value, and one space after the colon is dropped.
+At end of input an event without its closing blank line is discarded, as the standard says;
+:attr:`SSEDecoder.pending` tells the caller that happened (a cut stream).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import AsyncIterable, AsyncIterator
+from dataclasses import dataclass
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class ServerSentEvent:
+    """One dispatched event."""
+
+    event: str = "message"
+    data: str = ""
+    id: str = ""
+    retry: int | None = None
+
+
+class SSEDecoder:
+    """Feed bytes with :meth:`feed`, get complete events back; call :meth:`close` at EOF."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._buffer = ""
+        self._at_start = True
+        self._data: list[str] = []
+        self._event = ""
+        self._last_id = ""
+        self._retry: int | None = None
+        self.comments = 0
+        """Number of comment lines seen (keep-alives)."""
+        self.pending = False
+        """After :meth:`close`: True when input ended inside an event (it was discarded)."""
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """Parse one chunk; return the events it completed."""
+        return self._feed_text(self._decoder.decode(chunk))
+
+    def close(self) -> list[ServerSentEvent]:
+        """Finish the input: a trailing lone CR still ends its line; any open event is dropped."""
+        events = self._feed_text(self._decoder.decode(b"", final=True), final=True)
+        self.pending = bool(self._buffer or self._data or self._event)
+        self._buffer = ""
+        self._data = []
+        self._event = ""
+        return events
+
+    def _feed_text(self, text: str, *, final: bool = False) -> list[ServerSentEvent]:
+        if self._at_start and text:
+            self._at_start = False
+            text = text.removeprefix("\ufeff")
+        self._buffer += text
+        events: list[ServerSentEvent] = []
+        start = 0
+        buffer = self._buffer
+        while True:
+            match = _EOL.search(buffer, start)
+            if match is None:
+                break
+            if match.group() == "\r" and match.end() == len(buffer) and not final:
+                break  # a CR at the end may be the first half of a CRLF
+            event = self._line(buffer[start : match.start()])
+            if event is not None:
+                events.append(event)
+            start = match.end()
+        self._buffer = buffer[start:]
+        return events
+
+    def _line(self, line: str) -> ServerSentEvent | None:
+        if not line:
+            return self._dispatch()
+        if line.startswith(":"):
+            self.comments += 1
+            return None
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
+        return None
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        if not self._data:
+            self._event = ""
+            return None
+        event = ServerSentEvent(
+            event=self._event or "message",
+            data="\n".join(self._data),
+            id=self._last_id,
+            retry=self._retry,
+        )
+        self._data = []
+        self._event = ""
+        return event
+
+
+async def aiter_sse(
+    chunks: AsyncIterable[bytes], decoder: SSEDecoder | None = None
+) -> AsyncIterator[ServerSentEvent]:
+    """Events from a byte stream. Pass your own ``decoder`` to inspect ``pending`` afterwards."""
+    parser = decoder if decoder is not None else SSEDecoder()
+    async for chunk in chunks:
+        for event in parser.feed(chunk):
+            yield event
+    for event in parser.close():
+        yield event

@@ -1,0 +1,258 @@
+"""Streamed chat replies: typed chunks/events while they arrive, the assembled reply after.
+
+``ChatCompletionStream`` yields :class:`ChatCompletionChunk` and ends at ``data: [DONE]``;
+``MessageStream`` yields Claude-style :class:`StreamEvent` (``message_start``,
+``content_block_start``, ``content_block_delta`` with ``text_delta``, ``content_block_stop``,
+``message_delta``, ``message_stop``, ``ping``) and ends at ``message_stop``. Both expose
+``text`` (assembled so far), ``usage`` and the finish/stop reason, and build the final
+response object with ``get_final_completion()`` / ``get_final_message()``.
+
+A stream that ends without its terminator, breaks at the transport level, or carries an
+``error`` event raises :class:`StreamInterruptedError` with the text received so far.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar
+
+import httpx
+
+from mediagen_nb.types import (
+    ChatChoice,
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatCompletionMessage,
+    CompletionUsage,
+    ContentBlock,
+    Message,
+    MessageUsage,
+    StreamEvent,
+)
+
+from ._exceptions import StreamInterruptedError
+from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
+
+T = TypeVar("T")
+DONE = "[DONE]"
+
+OnComplete = Callable[["BaseStream[Any]"], None]
+OnIncomplete = Callable[["BaseStream[Any]", str], None]
+
+
+def _error_text(payload: Any) -> str | None:
+    if isinstance(payload, dict) and payload.get("error") is not None:
+        err = payload["error"]
+        if isinstance(err, dict):
+            return str(err.get("message") or err.get("type") or err)
+        return str(err)
+    return None
+
+
+class BaseStream(Generic[T]):
+    """An SSE response turned into typed items; iterate once, then read the assembled reply."""
+
+    def __init__(
+        self,
+        response: httpx.Response,
+        *,
+        on_complete: OnComplete | None = None,
+        on_incomplete: OnIncomplete | None = None,
+    ) -> None:
+        self.response = response
+        self.text = ""
+        """All text received so far (the whole reply once the stream is done)."""
+        self.done = False
+        """True once the terminator was seen."""
+        self.error: StreamInterruptedError | None = None
+        self.id: str | None = None
+        self.model: str | None = None
+        self.turn_id: str | None = None
+        """Ledger key of this chat turn (set by the client)."""
+        self.keepalives = 0
+        """Comment lines (keep-alives) seen."""
+        self._decoder = SSEDecoder()
+        self._iterator: AsyncIterator[T] | None = None
+        self._on_complete = on_complete
+        self._on_incomplete = on_incomplete
+        self._finished = False
+
+    def _handle(self, event: ServerSentEvent) -> T | None:
+        """Turn one event into an item (None: nothing to yield); set ``done`` at the end."""
+        raise NotImplementedError
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        if self._iterator is None:
+            self._iterator = self._iterate()
+        return self._iterator
+
+    async def _iterate(self) -> AsyncIterator[T]:
+        try:
+            async for event in aiter_sse(self.response.aiter_bytes(), self._decoder):
+                self.keepalives = self._decoder.comments
+                item = self._handle(event)
+                if item is not None:
+                    yield item
+                if self.done:
+                    break
+        except httpx.TransportError as exc:
+            self._interrupt(f"connection broke ({type(exc).__name__})", exc)
+        except StreamInterruptedError as exc:
+            self._interrupt(exc.reason, exc)
+        finally:
+            await self.response.aclose()
+        if not self.done:
+            self._interrupt("the stream ended without its terminator", None)
+        self._finish()
+
+    def _interrupt(self, reason: str, cause: BaseException | None) -> None:
+        self.error = StreamInterruptedError(self.text, reason)
+        self._finish()
+        raise self.error from cause
+
+    def _finish(self) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        try:
+            if self.done and self._on_complete is not None:
+                self._on_complete(self)
+            elif not self.done and self._on_incomplete is not None:
+                reason = self.error.reason if self.error is not None else "closed before the end"
+                self._on_incomplete(self, reason)
+        except Exception:  # callbacks only record; they must never break the stream
+            pass
+
+    async def until_done(self) -> Self:
+        """Consume the rest of the stream."""
+        async for _item in self:
+            pass
+        return self
+
+    async def aclose(self) -> None:
+        """Stop reading and close the connection (recorded as incomplete if not done)."""
+        if self._iterator is not None and hasattr(self._iterator, "aclose"):
+            await self._iterator.aclose()
+        await self.response.aclose()
+        self._finish()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def _json(self, event: ServerSentEvent) -> Any:
+        try:
+            payload = json.loads(event.data)
+        except ValueError as exc:
+            raise StreamInterruptedError(
+                self.text, f"event is not JSON: {event.data[:80]!r}"
+            ) from exc
+        error = _error_text(payload)
+        if error is not None:
+            raise StreamInterruptedError(self.text, f"the service sent an error: {error}")
+        return payload
+
+
+class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
+    """Streamed ``/v1/chat/completions``; ``finish_reason`` and ``usage`` fill in as they come."""
+
+    def __init__(self, response: httpx.Response, **kwargs: Any) -> None:
+        super().__init__(response, **kwargs)
+        self.finish_reason: str | None = None
+        self.usage: CompletionUsage | None = None
+        self.created: int | None = None
+
+    def _handle(self, event: ServerSentEvent) -> ChatCompletionChunk | None:
+        if event.data.strip() == DONE:
+            self.done = True
+            return None
+        chunk = ChatCompletionChunk.model_validate(self._json(event))
+        self.id = self.id or chunk.id
+        self.model = self.model or chunk.model
+        self.created = self.created or chunk.created
+        for choice in chunk.choices:
+            if choice.index == 0:
+                self.text += choice.delta.content or ""
+                if choice.finish_reason:
+                    self.finish_reason = choice.finish_reason
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        return chunk
+
+    async def get_final_completion(self) -> ChatCompletion:
+        """Consume the stream and return it as one :class:`ChatCompletion`."""
+        await self.until_done()
+        return ChatCompletion(
+            id=self.id or "",
+            created=self.created,
+            model=self.model,
+            choices=[
+                ChatChoice(
+                    index=0,
+                    message=ChatCompletionMessage(role="assistant", content=self.text),
+                    finish_reason=self.finish_reason,
+                )
+            ],
+            usage=self.usage,
+        )
+
+
+class MessageStream(BaseStream[StreamEvent]):
+    """Streamed ``/v1/messages``; ``stop_reason`` and ``usage`` fill in as they come."""
+
+    def __init__(self, response: httpx.Response, **kwargs: Any) -> None:
+        super().__init__(response, **kwargs)
+        self.stop_reason: str | None = None
+        self.usage = MessageUsage()
+
+    def _handle(self, event: ServerSentEvent) -> StreamEvent | None:
+        payload = self._json(event)
+        if isinstance(payload, dict) and "type" not in payload:
+            payload = {**payload, "type": event.event}
+        item = StreamEvent.model_validate(payload)
+        if item.type == "message_start" and item.message:
+            self.id = item.message.get("id")
+            self.model = item.message.get("model")
+            self._usage_from(item.message.get("usage"))
+        elif item.type == "content_block_start" and item.content_block:
+            start_text = item.content_block.get("text")
+            self.text += start_text if isinstance(start_text, str) else ""
+        elif item.type == "content_block_delta":
+            self.text += item.text
+        elif item.type == "message_delta":
+            if item.delta and item.delta.get("stop_reason"):
+                self.stop_reason = str(item.delta["stop_reason"])
+            self._usage_from(item.usage)
+        elif item.type == "message_stop":
+            self.done = True
+        elif item.type == "error":
+            raise StreamInterruptedError(self.text, f"the service sent an error: {item}")
+        return item
+
+    def _usage_from(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        for name in ("input_tokens", "output_tokens"):
+            value = usage.get(name)
+            if isinstance(value, int):
+                setattr(self.usage, name, value)
+
+    async def get_final_message(self) -> Message:
+        """Consume the stream and return it as one :class:`Message`."""
+        await self.until_done()
+        return Message(
+            id=self.id or "",
+            content=[ContentBlock(type="text", text=self.text)],
+            model=self.model,
+            stop_reason=self.stop_reason,
+            usage=self.usage,
+        )

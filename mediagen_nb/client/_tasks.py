@@ -1,0 +1,345 @@
+"""The ``Task`` handle: one image or video task, polled until it ends.
+
+Polling follows the catalog: the interval is ``family.min_poll_interval(model)`` divided by the
+speed the emulator announces in ``x-mediagen-emulator-speed`` (1.0 on the real service, so
+seedance is never polled more often than every 10 s there). A 429 is honoured: the transport
+retries it after ``Retry-After``; if its retries run out, the wait loop sleeps ``retry_after``
+and goes on. Every wait has a deadline; without ``timeout`` it is
+``max(600 s, 3 x the catalog's upper ETA) / speed``.
+
+Decisions where the spec is silent: unknown status words from the service are mapped to the
+nearest known one (``pending`` -> queued, ``running`` -> processing, ``succeeded`` ->
+completed, ``canceled`` -> cancelled) and anything else counts as ``processing`` until the
+deadline. The spec shows no cancel endpoint, so :meth:`Task.cancel` only stops waiting and
+marks the task cancelled in this process; the service may still finish (and bill) it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from io import BytesIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, assert_never
+
+from mediagen_nb.catalog import Family, TaskStatus
+from mediagen_nb.types import TaskResult
+
+from ._config import get_logger
+from ._context import ClientContext
+from ._exceptions import (
+    MediagenError,
+    RateLimitError,
+    TaskCancelledError,
+    TaskFailedError,
+    TaskTimeoutError,
+)
+from ._http import SPEED_HEADER, parse_speed
+from ._recording import media_suffix
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+logger = get_logger("mediagen_nb.client")
+
+OnUpdate = Callable[["Task"], Awaitable[None] | None]
+MIN_DEFAULT_DEADLINE_S = 600.0
+
+_ALIASES: dict[str, TaskStatus] = {
+    "queued": "queued",
+    "pending": "queued",
+    "submitted": "queued",
+    "processing": "processing",
+    "running": "processing",
+    "in_progress": "processing",
+    "completed": "completed",
+    "succeeded": "completed",
+    "success": "completed",
+    "failed": "failed",
+    "error": "failed",
+    "cancelled": "cancelled",
+    "canceled": "cancelled",
+}
+
+
+def normalize_status(raw: object) -> TaskStatus:
+    """The service's status word as one of the five known statuses (see module docstring)."""
+    word = str(raw).strip().lower() if raw is not None else ""
+    return _ALIASES.get(word, "processing")
+
+
+class Task:
+    """Handle on one image/video task: ``await task.wait()``, then read or download the result.
+
+    Attributes: ``id``, ``family`` (family id), ``model``, ``status``, ``result`` (the last
+    :class:`TaskResult`), ``error``, ``url``, ``polls`` (result requests made), ``elapsed``
+    (seconds since this handle was made, frozen at a terminal state), ``created_at`` (Unix
+    seconds, from the service), ``request`` (the create body), ``local_path`` (cached media).
+    """
+
+    def __init__(
+        self,
+        context: ClientContext,
+        *,
+        id: str,
+        family: Family,
+        model: str,
+        status: TaskStatus,
+        result: TaskResult | None = None,
+        request: dict[str, Any] | None = None,
+        speed: float = 1.0,
+    ) -> None:
+        self._ctx = context
+        self.id = id
+        self.family = family.id
+        self.family_info = family
+        self.model = model
+        self.status: TaskStatus = status
+        self.result = result
+        self.request = request
+        self.speed = speed
+        self.polls = 0
+        self.local_path: str | None = None
+        self.created_at = float(result.created) if result and result.created else time.time()
+        self._started = context.clock()
+        self._ended: float | None = None
+        self._bytes: bytes | None = None
+        self._cancel = asyncio.Event()
+        self._cancelled_locally = False
+        self._stale = result is None
+        """True for a re-attached handle: its status is a guess until the first refresh."""
+        if self.done:
+            self._ended = self._started
+
+    def __repr__(self) -> str:
+        return (
+            f"Task(id={self.id!r}, family={self.family!r}, model={self.model!r}, "
+            f"status={self.status!r}, polls={self.polls})"
+        )
+
+    @property
+    def done(self) -> bool:
+        """True in a terminal state (completed, failed, cancelled)."""
+        return self.status in ("completed", "failed", "cancelled")
+
+    @property
+    def error(self) -> str | None:
+        """The service's error text when failed."""
+        return self.result.error if self.result is not None else None
+
+    @property
+    def url(self) -> str | None:
+        """``image_url`` or ``video_url`` once completed."""
+        return self.result.media_url if self.result is not None else None
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds from handle creation until now, or until the terminal state was seen."""
+        end = self._ended if self._ended is not None else self._ctx.clock()
+        return max(0.0, end - self._started)
+
+    @property
+    def poll_interval(self) -> float:
+        """Seconds between result polls: the family's minimum for this model over speed."""
+        return self.family_info.min_poll_interval(self.model) / self.speed
+
+    def default_timeout(self) -> float:
+        """Deadline used by :meth:`wait` without ``timeout`` (see module docstring)."""
+        duration = self.request.get("duration") if self.request else None
+        seconds = float(duration) if isinstance(duration, int | float) and duration > 0 else None
+        _low, high = self.family_info.eta(self.model, seconds)
+        return max(MIN_DEFAULT_DEADLINE_S, 3.0 * high) / self.speed
+
+    async def refresh(self) -> Task:
+        """Fetch ``GET /v1/result/{id}`` once and update this handle."""
+        data, response = await self._ctx.core.request(
+            "GET", "base", f"/v1/result/{self.id}", idempotent=True
+        )
+        self.polls += 1
+        self._stale = False
+        speed = parse_speed(response.headers.get(SPEED_HEADER))
+        self.speed = speed if speed is not None else 1.0
+        self._apply(TaskResult.model_validate(data))
+        return self
+
+    def _apply(self, result: TaskResult) -> None:
+        if self._cancelled_locally:
+            self.result = result
+            return
+        previous = self.status
+        self.result = result
+        self.status = normalize_status(result.status)
+        if self.status == previous:
+            return
+        rec = self._ctx.recorder
+        rec.event(
+            "task", "status", self.id, family=self.family, model=self.model, status=self.status
+        )
+        if self.done:
+            self._ended = self._ctx.clock()
+        if self.status == "completed":
+            rec.event(
+                "task",
+                "completed",
+                self.id,
+                family=self.family,
+                model=self.model,
+                url=self.url,
+                result=result.model_dump(mode="json"),
+            )
+        elif self.status == "failed":
+            rec.event(
+                "task", "failed", self.id, family=self.family, model=self.model, error=self.error
+            )
+        elif self.status == "cancelled":
+            rec.event("task", "cancelled", self.id, family=self.family, model=self.model)
+
+    async def wait(
+        self,
+        timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
+        on_update: OnUpdate | None = None,
+    ) -> Task:
+        """Poll until the task ends; return this handle when completed.
+
+        Raises :class:`TaskFailedError`, :class:`TaskCancelledError` or, when ``timeout``
+        seconds (default :meth:`default_timeout`) pass first, :class:`TaskTimeoutError`.
+        ``on_update(task)`` (sync or async) runs after every poll.
+        """
+        if self._stale:
+            await self.refresh()
+        limit = self.default_timeout() if timeout is None else timeout
+        deadline = self._ctx.clock() + limit
+        while True:
+            status = self.status
+            if self._cancelled_locally:
+                raise TaskCancelledError(self.id, local=True)
+            match status:
+                case "completed":
+                    await self._keep_media()
+                    return self
+                case "failed":
+                    raise TaskFailedError(self.id, self.error)
+                case "cancelled":
+                    raise TaskCancelledError(self.id, local=False)
+                case "queued" | "processing":
+                    if not await self._poll_once(deadline, limit, status):
+                        continue
+                    if on_update is not None:
+                        outcome = on_update(self)
+                        if inspect.isawaitable(outcome):
+                            await outcome
+                case _:
+                    assert_never(status)
+
+    async def _poll_once(self, deadline: float, limit: float, status: TaskStatus) -> bool:
+        """Sleep one interval (less near the deadline) and refresh; False if nothing new."""
+        remaining = deadline - self._ctx.clock()
+        if remaining <= 0:
+            raise TaskTimeoutError(self.id, timeout=limit, status=status)
+        await self._pause(min(self.poll_interval, remaining))
+        if self._cancelled_locally:
+            return False
+        try:
+            await self.refresh()
+        except RateLimitError as exc:
+            wanted = exc.retry_after if exc.retry_after is not None else self.poll_interval
+            await self._pause(min(wanted, max(0.0, deadline - self._ctx.clock())))
+            return False
+        return True
+
+    async def _pause(self, delay: float) -> None:
+        """Sleep ``delay`` seconds, waking early if :meth:`cancel` is called."""
+        if self._cancel.is_set():
+            return
+        sleeper = asyncio.ensure_future(self._ctx.sleep(delay))
+        waker = asyncio.ensure_future(self._cancel.wait())
+        try:
+            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for future in (sleeper, waker):
+                if not future.done():
+                    future.cancel()
+            await asyncio.gather(sleeper, waker, return_exceptions=True)
+
+    def cancel(self) -> bool:
+        """Stop waiting for this task and mark it cancelled here; False if it already ended.
+
+        The spec shows no cancel endpoint, so nothing is sent: the service may still finish the
+        task. A running :meth:`wait` raises :class:`TaskCancelledError` (``local=True``).
+        """
+        if self.done:
+            return False
+        self._cancelled_locally = True
+        self.status = "cancelled"
+        self._ended = self._ctx.clock()
+        self._cancel.set()
+        self._ctx.recorder.event(
+            "task", "cancelled", self.id, family=self.family, model=self.model, local=True
+        )
+        return True
+
+    async def _keep_media(self) -> None:
+        """On completion, download the result once into the recorder's media cache."""
+        rec = self._ctx.recorder
+        if not rec.enabled or self.local_path is not None:
+            return
+        cached = rec.cached_media(self.id)
+        if cached is not None:
+            self.local_path = cached
+            return
+        try:
+            data = await self._fetch()
+        except MediagenError as exc:
+            logger.warning("could not download the result of task %s: %s", self.id, exc)
+            rec.event("task", "error", self.id, family=self.family, error=str(exc))
+            return
+        self.local_path = rec.store_media(self.id, data, media_suffix(data, self.family_info.kind))
+
+    async def _fetch(self) -> bytes:
+        if self._bytes is None:
+            url = self.url
+            if self.status != "completed" or not url:
+                raise MediagenError(
+                    f"task {self.id} has no result yet (status {self.status}); "
+                    "await task.wait() first"
+                )
+            self._bytes = await self._ctx.core.download(url)
+        return self._bytes
+
+    async def read_bytes(self) -> bytes:
+        """The result's bytes: from the media cache if kept there, else downloaded (once)."""
+        if self._bytes is not None:
+            return self._bytes
+        cached = self.local_path or self._ctx.recorder.cached_media(self.id)
+        if cached is not None:
+            try:
+                self._bytes = await asyncio.to_thread(Path(cached).read_bytes)
+                return self._bytes
+            except OSError as exc:
+                logger.warning("cached media %s unreadable (%s); downloading", cached, exc)
+        return await self._fetch()
+
+    async def download(self, path: str | Path) -> Path:
+        """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file."""
+        data = await self.read_bytes()
+        name = f"{self.id}{media_suffix(data, self.family_info.kind)}"
+
+        def write() -> Path:
+            target = Path(path)
+            if target.is_dir():
+                target = target / name
+            target.write_bytes(data)
+            return target
+
+        return await asyncio.to_thread(write)
+
+    async def image(self) -> Image:
+        """The result as a PIL image (image tasks; PIL is imported only here)."""
+        from PIL import Image as PILImage
+
+        data = await self.read_bytes()
+        picture = PILImage.open(BytesIO(data))
+        picture.load()
+        return picture
