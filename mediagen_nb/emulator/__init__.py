@@ -1,0 +1,53 @@
+"""The built-in emulator: a faithful local implementation of the whole service.
+
+It is the embedded default service (no API key: demo mode), the Binder playground's service
+and the peer of the integration tests. ``create_app`` gives the ASGI app (for
+``httpx.ASGITransport``); ``start_emulator`` serves it on loopback in a background thread;
+``mediagen-nb serve`` runs it in the foreground.
+
+URLs: ``base_url = http://HOST:PORT/api`` (images, videos, results, media, assets) and
+``text_base_url = http://HOST:PORT/gateway`` (chat completions, messages). Every response
+carries ``x-mediagen-emulator-speed``; every service duration is divided by that speed.
+
+Conventions a class can use to show each failure path on purpose (details in the modules):
+
+* invalid create body -> create response ``status: failed``, ``error: "field: rule; ..."``;
+* ``[policy]`` in the prompt -> content-policy failure from the first poll;
+* ``[fail]`` in the prompt -> ``queued -> processing -> failed``;
+* a video reference URL whose path has ``face`` or ``portrait`` -> "must be submitted via
+  the asset library" (sora: "real portrait photographs are not supported");
+* ``asset://`` ids that are unknown, deleted, ``Processing`` or ``Failed`` -> failure naming
+  the field; deleting an asset used by a pending task fails that task;
+* sd2 reference audio over 15 s in total (length from ``#t=N`` or ``?duration=N``, else 5 s);
+* asset URLs containing ``reject`` or ``nsfw`` -> review ends ``Failed``; sd2 uploads of
+  local/private hosts -> ``failedItems``;
+* polling a task more often than its family's minimum interval / speed -> 429 + Retry-After;
+* result URLs expire after the family's URL lifetime / speed (410), records after their
+  retention / speed (404); memory is bounded (10,000 tasks, 10,000 assets, 256 MiB media,
+  1 MiB request bodies).
+
+Fault injection (``FaultConfig``): 500/503, 429, dropped connections, latency, stream cuts.
+"""
+
+from mediagen_nb.emulator._app import create_app
+from mediagen_nb.emulator._faults import ConnectionDropped, FaultConfig
+from mediagen_nb.emulator._middleware import MAX_BODY_BYTES
+from mediagen_nb.emulator._server import (
+    EmulatorHandle,
+    default_emulator,
+    fallback_endpoint,
+    start_emulator,
+)
+from mediagen_nb.emulator._state import EmulatorState
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "ConnectionDropped",
+    "EmulatorHandle",
+    "EmulatorState",
+    "FaultConfig",
+    "create_app",
+    "default_emulator",
+    "fallback_endpoint",
+    "start_emulator",
+]

@@ -1,0 +1,78 @@
+"""``create_app``: the whole service as one Starlette ASGI app.
+
+Text routes live under ``/gateway`` (``text_base_url = http://host:port/gateway``), everything
+else under ``/api`` (``base_url = http://host:port/api``). ``app.state.emulator`` is the
+:class:`~mediagen_nb.emulator._state.EmulatorState`. Unknown paths answer 404, wrong methods
+405 (with ``Allow``), both in the emulator's error shape (``_errors``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount
+
+from mediagen_nb.catalog import FAMILIES
+from mediagen_nb.emulator._asset_routes import ASSET_POST_PATHS, asset_routes
+from mediagen_nb.emulator._errors import error_response
+from mediagen_nb.emulator._faults import FaultConfig
+from mediagen_nb.emulator._middleware import EmulatorMiddleware
+from mediagen_nb.emulator._state import Clock, EmulatorState
+from mediagen_nb.emulator._task_routes import task_routes
+from mediagen_nb.emulator._text_routes import text_routes
+
+API_PREFIX = "/api"
+TEXT_PREFIX = "/gateway"
+TEXT_POST_PATHS = ("/v1/chat/completions", "/v1/messages")
+_log = logging.getLogger("mediagen_nb.emulator")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"no endpoint at {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"method {request.method} is not allowed on {request.url.path}"
+    else:
+        message = exc.detail
+    return error_response(exc.status_code, message, headers=exc.headers)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    _log.error("emulator bug on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, "internal emulator error")
+
+
+def create_app(
+    *,
+    api_key: str,
+    speed: float = 1.0,
+    faults: FaultConfig | None = None,
+    clock: Clock | None = None,
+    seed: int | None = None,
+) -> Starlette:
+    """Build the emulator app.
+
+    ``speed`` divides every service duration (30: a 2-minute video takes 4 s); ``faults``
+    turns on fault injection (off by default); ``clock`` replaces ``time.time`` (tests
+    advance it by hand); ``seed`` makes ids and timings reproducible.
+    """
+    state = EmulatorState(api_key=api_key, speed=speed, faults=faults, clock=clock, seed=seed)
+    post_paths = [API_PREFIX + fam.create_path for fam in FAMILIES.values()]
+    post_paths += [API_PREFIX + path for path in ASSET_POST_PATHS]
+    post_paths += [TEXT_PREFIX + path for path in TEXT_POST_PATHS]
+    app = Starlette(
+        routes=[
+            Mount(API_PREFIX, routes=[*task_routes(state), *asset_routes(state)]),
+            Mount(TEXT_PREFIX, routes=text_routes()),
+        ],
+        middleware=[Middleware(EmulatorMiddleware, state=state, post_paths=post_paths)],
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+    )
+    app.state.emulator = state
+    return app

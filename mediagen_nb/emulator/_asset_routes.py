@@ -1,0 +1,159 @@
+"""HTTP routes of both asset libraries, relative to the ``/api`` mount.
+
+Every answer is HTTP 200 with the envelope ``{"code", "msg", "data"}``; ``code`` is the
+string ``"0"`` on success. Decisions where the spec says "not shown":
+
+* Failure codes: ``"400"`` for a body that breaks a rule of ``validate_request`` (``msg`` =
+  ``"field: rule; ..."``), ``"404"`` for an unknown or deleted asset id.
+* Seedance 2.0 upload answers ``data: {"assetId"}``; detail answers ``assetId, name,
+  assetType, status, url, createTime``; delete answers ``data: null`` and
+  ``msg: "asset <id> deleted"``.
+* sd2 ``failedItems`` entries: upload ``{"url", "assetType", "reason"}``, status
+  ``{"assetId", "reason"}``. An upload whose body is invalid answers code ``"400"`` with
+  ``data: {"items": [], "failedItems": [...]}`` naming the malformed URLs; in a valid upload,
+  a URL whose host is not publicly reachable (``localhost``, ``*.local``, ``*.internal``,
+  private, loopback or link-local addresses) becomes a failed item and the others are
+  submitted.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from mediagen_nb.emulator._errors import JSON_TYPE, dumps
+from mediagen_nb.emulator._middleware import JSON_KEY
+from mediagen_nb.emulator._state import EmulatorState
+from mediagen_nb.types import validate_request
+
+SEEDANCE2_UPLOAD: Final = "/svcVideo2/asset/upload"
+SEEDANCE2_ITEM: Final = "/svcVideo2/asset/{assetId}"
+SD2_UPLOAD: Final = "/asset/sd2Manxue/assetUpload"
+SD2_STATUS: Final = "/asset/sd2Manxue/assetStatus"
+SD2_LISTS: Final = {"imageUrls": "Image", "videoUrls": "Video", "audioUrls": "Audio"}
+_LIST_ITEM = re.compile(r"^(imageUrls|videoUrls|audioUrls)\[(\d+)\]$")
+_LOCAL_SUFFIXES: Final = (".local", ".internal", ".localhost")
+
+
+def envelope(code: str, msg: str | None, data: Any) -> Response:
+    """The asset-library envelope as a response (always HTTP 200)."""
+    return Response(dumps({"code": code, "msg": msg, "data": data}), media_type=JSON_TYPE)
+
+
+def _errors(path: str, body: Any) -> list[tuple[str, str]]:
+    return [(p.field, p.rule) for p in validate_request(path, body) if p.is_error]
+
+
+def _message(errors: list[tuple[str, str]]) -> str:
+    return "; ".join(f"{field}: {rule}" for field, rule in errors)
+
+
+def unreachable(url: str) -> bool:
+    """Whether the URL's host is obviously not on the public internet."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return True
+    if host == "localhost" or host.endswith(_LOCAL_SUFFIXES):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return not address.is_global
+
+
+def asset_routes(state: EmulatorState) -> list[BaseRoute]:
+    """Routes of the seedance 2.0 and sd2 asset libraries."""
+    store = state.assets
+
+    async def seedance2_upload(request: Request) -> Response:
+        body: Any = request.scope.get(JSON_KEY)
+        errors = _errors(SEEDANCE2_UPLOAD, body)
+        if errors:
+            return envelope("400", _message(errors), None)
+        name = body.get("name")
+        asset = store.upload("seedance2", body["assetType"], body["url"], name)
+        return envelope("0", "success", {"assetId": asset.id})
+
+    async def seedance2_item(request: Request) -> Response:
+        asset_id: str = request.path_params["assetId"]
+        asset = store.get(asset_id)
+        if asset is None or asset.library != "seedance2":
+            return envelope("404", store.missing_reason(asset_id), None)
+        if request.method == "DELETE":
+            store.delete(asset_id)
+            return envelope("0", f"asset {asset_id} deleted", None)
+        data = {
+            "assetId": asset.id,
+            "name": asset.name,
+            "assetType": asset.asset_type,
+            "status": asset.status(state.now()),
+            "url": asset.url,
+            "createTime": asset.create_time(),
+        }
+        return envelope("0", "success", data)
+
+    async def sd2_upload(request: Request) -> Response:
+        body: Any = request.scope.get(JSON_KEY)
+        errors = _errors(SD2_UPLOAD, body)
+        if errors:
+            failed = []
+            for field, rule in errors:
+                match = _LIST_ITEM.match(field)
+                if match and isinstance(body, dict):
+                    value = body[match[1]][int(match[2])]
+                    url = value if isinstance(value, str) else None
+                    failed.append({"url": url, "assetType": SD2_LISTS[match[1]], "reason": rule})
+            return envelope("400", _message(errors), {"items": [], "failedItems": failed})
+        items: list[dict[str, Any]] = []
+        failed_items: list[dict[str, Any]] = []
+        for key, asset_type in SD2_LISTS.items():
+            for url in body.get(key) or ():
+                if unreachable(url):
+                    reason = "url is not publicly reachable (local or private host)"
+                    failed_items.append({"url": url, "assetType": asset_type, "reason": reason})
+                    continue
+                asset = store.upload("sd2", asset_type, url, None)
+                items.append(
+                    {
+                        "assetType": asset_type,
+                        "originalUrl": url,
+                        "assetId": asset.id,
+                        "status": "submitted",
+                    }
+                )
+        return envelope("0", "success", {"items": items, "failedItems": failed_items})
+
+    async def sd2_status(request: Request) -> Response:
+        body: Any = request.scope.get(JSON_KEY)
+        errors = _errors(SD2_STATUS, body)
+        if errors:
+            return envelope("400", _message(errors), None)
+        now = state.now()
+        items: list[dict[str, Any]] = []
+        failed_items: list[dict[str, Any]] = []
+        for asset_id in dict.fromkeys(body["assetIds"]):
+            asset = store.get(asset_id)
+            if asset is None or asset.library != "sd2":
+                failed_items.append({"assetId": asset_id, "reason": store.missing_reason(asset_id)})
+            else:
+                items.append({"assetId": asset_id, "status": asset.status(now)})
+        return envelope("0", "success", {"items": items, "failedItems": failed_items})
+
+    return [
+        Route(SEEDANCE2_UPLOAD, seedance2_upload, methods=["POST"]),
+        Route(SEEDANCE2_ITEM, seedance2_item, methods=["GET", "DELETE"]),
+        Route(SD2_UPLOAD, sd2_upload, methods=["POST"]),
+        Route(SD2_STATUS, sd2_status, methods=["POST"]),
+    ]
+
+
+ASSET_POST_PATHS: Final = (SEEDANCE2_UPLOAD, SD2_UPLOAD, SD2_STATUS)
+"""Asset paths that take a JSON body (relative to ``/api``)."""

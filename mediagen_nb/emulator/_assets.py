@@ -1,0 +1,159 @@
+"""Both asset libraries' records: upload, review over time, lookup, delete (no HTTP here).
+
+Emulator decisions (the spec leaves asset review "not shown"):
+
+* Review takes 20-60 s of service time per asset (a seeded point in that range), divided by
+  the emulator speed. Until then the status is ``Processing`` (sd2 upload responses say
+  ``submitted``); afterwards ``Active``, or ``Failed`` when the submitted URL contains
+  ``reject`` or ``nsfw`` (case-insensitive), so a class can see a failed review on purpose.
+* Ids: seedance 2.0 ``asset-{unix-milliseconds}-{8 hex}``; sd2 ``mx{20 hex}`` (opaque).
+* ``asset://`` references resolve in either library, whatever family the task belongs to.
+* Deleting an asset makes its id permanently invalid (ids are never reused) and fails every
+  pending task that references it.
+* Memory: at most ``MAX_ASSETS`` records (the oldest are dropped first) and
+  ``MAX_TOMBSTONES`` remembered deletions; a forgotten id is still invalid, only the
+  message changes from "was deleted" to "not found".
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Literal
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from mediagen_nb.emulator._state import EmulatorState
+
+LibraryId = Literal["seedance2", "sd2"]
+ReviewStatus = Literal["Processing", "Active", "Failed"]
+
+REVIEW_S: Final = (20.0, 60.0)
+"""Service seconds an asset review takes (low, high)."""
+MAX_ASSETS: Final = 10_000
+MAX_TOMBSTONES: Final = 50_000
+MAX_URL_CHARS: Final = 2048
+REJECT_MARKERS: Final = ("reject", "nsfw")
+
+
+@dataclass
+class Asset:
+    """One uploaded reference medium."""
+
+    id: str
+    library: LibraryId
+    asset_type: str
+    url: str
+    name: str | None
+    created: float
+    """Clock time of the upload."""
+    ready_at: float
+    """Clock time at which the review ends."""
+    outcome: ReviewStatus
+
+    def status(self, now: float) -> ReviewStatus:
+        """``Processing`` while under review, then ``Active`` or ``Failed``."""
+        return "Processing" if now < self.ready_at else self.outcome
+
+    def create_time(self) -> str:
+        """``createTime`` as the spec writes it: ``YYYY-MM-DD HH:mm:ss`` (UTC)."""
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.created))
+
+
+def url_problem(url: object) -> str | None:
+    """Why ``url`` cannot be submitted (None when it is an acceptable http(s) URL)."""
+    if not isinstance(url, str) or not url:
+        return "must be a non-empty string"
+    if len(url) > MAX_URL_CHARS:
+        return f"must be at most {MAX_URL_CHARS} characters"
+    if any(ord(ch) < 0x21 or ch == "\x7f" for ch in url):
+        return "must not contain spaces or control characters"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "is not a valid URL"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must be a publicly reachable http(s) URL"
+    return None
+
+
+class AssetStore:
+    """Assets of both libraries, keyed by id."""
+
+    def __init__(self, state: EmulatorState) -> None:
+        self._state = state
+        self._assets: OrderedDict[str, Asset] = OrderedDict()
+        self._deleted: OrderedDict[str, None] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._assets)
+
+    def upload(self, library: LibraryId, asset_type: str, url: str, name: str | None) -> Asset:
+        """Record a new asset under review and return it."""
+        state = self._state
+        now = state.now()
+        low, high = REVIEW_S
+        review = state.scaled(low + (high - low) * state.uniform())
+        if library == "seedance2":
+            asset_id = f"asset-{int(now * 1000)}-{state.random_hex(4)}"
+        else:
+            asset_id = f"mx{state.random_hex(10)}"
+        rejected = any(marker in url.lower() for marker in REJECT_MARKERS)
+        asset = Asset(
+            id=asset_id,
+            library=library,
+            asset_type=asset_type,
+            url=url,
+            name=name,
+            created=now,
+            ready_at=now + review,
+            outcome="Failed" if rejected else "Active",
+        )
+        with state.lock:
+            self._assets[asset_id] = asset
+            while len(self._assets) > MAX_ASSETS:
+                self._assets.popitem(last=False)
+            state.counters["assets_uploaded"] += 1
+        return asset
+
+    def get(self, asset_id: str) -> Asset | None:
+        """The live asset with this id, or None (unknown or deleted)."""
+        return self._assets.get(asset_id)
+
+    def was_deleted(self, asset_id: str) -> bool:
+        """Whether this id belonged to an asset that was deleted (while remembered)."""
+        return asset_id in self._deleted
+
+    def delete(self, asset_id: str) -> bool:
+        """Delete an asset for good; fail the pending tasks that reference it.
+
+        Returns False when there was no such live asset.
+        """
+        state = self._state
+        with state.lock:
+            if self._assets.pop(asset_id, None) is None:
+                return False
+            self._deleted[asset_id] = None
+            while len(self._deleted) > MAX_TOMBSTONES:
+                self._deleted.popitem(last=False)
+        state.tasks.fail_tasks_using(asset_id, f"referenced asset {asset_id} was deleted")
+        return True
+
+    def missing_reason(self, asset_id: str) -> str:
+        """Message for an id that is not a live asset."""
+        if self.was_deleted(asset_id):
+            return f"asset {asset_id} was deleted"
+        return f"asset {asset_id} not found"
+
+    def reference_problem(self, asset_id: str, now: float) -> str | None:
+        """Why a generation request may not use ``asset://{asset_id}`` now (None: usable)."""
+        asset = self.get(asset_id)
+        if asset is None:
+            return self.missing_reason(asset_id)
+        status = asset.status(now)
+        if status == "Processing":
+            return f"asset {asset_id} is still under review (status Processing); retry when Active"
+        if status == "Failed":
+            return f"asset {asset_id} failed review (status Failed) and cannot be used"
+        return None

@@ -1,0 +1,98 @@
+"""JSON bodies and HTTP-level error responses shared by every emulator route.
+
+The spec leaves HTTP status codes and error bodies open ("not shown"). Decision: every
+HTTP-level error (auth, malformed JSON, unknown path, wrong method, oversize body, wrong content
+type, polling too fast, injected faults, expired media) answers with
+``{"error": {"type": <type>, "message": <text>}}`` and a fitting status. Task failures are not
+HTTP errors: they travel inside task objects (``status: "failed"``), and asset-library failures
+inside the envelope (``code`` other than ``"0"``), as the spec says.
+
+JSON is encoded with ``ensure_ascii=True`` so that any string a client sent (lone surrogates,
+control characters) can be echoed back without an encoding error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from starlette.responses import Response
+from starlette.types import Send
+
+JSON_TYPE: Final = "application/json"
+
+ERROR_TYPES: Final[Mapping[int, str]] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    405: "method_not_allowed_error",
+    410: "gone_error",
+    413: "request_too_large_error",
+    415: "unsupported_media_type_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    503: "overloaded_error",
+}
+"""Error ``type`` per HTTP status (names follow the Anthropic-style error vocabulary)."""
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact, ASCII-safe JSON bytes."""
+    return json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def json_response(
+    obj: Any, status_code: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    """A JSON response encoded with :func:`dumps`."""
+    return Response(dumps(obj), status_code=status_code, headers=headers, media_type=JSON_TYPE)
+
+
+def error_body(status_code: int, message: str, error_type: str | None = None) -> bytes:
+    """The emulator's HTTP-level error body for ``status_code``."""
+    kind = error_type or ERROR_TYPES.get(status_code, "api_error")
+    return dumps({"error": {"type": kind, "message": message}})
+
+
+def error_response(
+    status_code: int,
+    message: str,
+    *,
+    error_type: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """An HTTP-level error as a Starlette response."""
+    return Response(
+        error_body(status_code, message, error_type),
+        status_code=status_code,
+        headers=headers,
+        media_type=JSON_TYPE,
+    )
+
+
+async def send_error(
+    send: Send,
+    status_code: int,
+    message: str,
+    *,
+    error_type: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    """Send an HTTP-level error straight on an ASGI ``send`` (used by the middleware)."""
+    body = error_body(status_code, message, error_type)
+    raw = [
+        (b"content-type", JSON_TYPE.encode()),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    raw.extend(
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()
+    )
+    await send({"type": "http.response.start", "status": status_code, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def format_seconds(seconds: float) -> str:
+    """A ``Retry-After`` value: seconds with up to three decimals, never below 0.001."""
+    text = f"{max(seconds, 0.001):.3f}".rstrip("0").rstrip(".")
+    return text or "0.001"

@@ -1,0 +1,181 @@
+"""Fault injection: the flaky network and overloaded service the reliability tests need.
+
+Off by default. Each request whose category is in ``FaultConfig.apply_to`` draws once from a
+seeded generator and gets at most one of: a dropped connection (``drop_rate``), a 500 or 503
+(``error_rate``), or a 429 with ``Retry-After`` (``rate_limit_rate``); ``latency_s`` is added
+to every such request (real seconds, not scaled by speed: it models the network).
+
+Categories: ``"result"`` (GET /v1/result/{id}), ``"create"`` (image/video create POSTs),
+``"asset"`` (both asset libraries), ``"media"`` (result downloads) and ``"text"`` (chat and
+messages). When a fault fires matters for clients, so it is fixed per kind:
+
+* drop and 429: before the request is handled (nothing happened on the service);
+* 5xx on a POST or DELETE (creates, uploads, deletes): *after* the request was handled, so the
+  task or asset exists although the client saw an error (the ambiguous case a client must not
+  blindly retry); 5xx on a GET: before.
+
+``stream_cut_rate`` does not use ``apply_to``: it is the probability that a streamed text
+response stops mid-way (the text routes ask :meth:`FaultInjector.should_cut_stream`).
+
+A dropped connection closes the socket without any response when served by
+:func:`mediagen_nb.emulator.start_emulator` (its uvicorn protocol hands the transport to the
+app). Elsewhere (another ASGI server, or ``httpx.ASGITransport``) the app starts a response
+and raises :class:`ConnectionDropped`, a subclass of ``httpx.RemoteProtocolError``, so the
+client sees the same kind of transport error.
+
+Every injected fault is counted in :attr:`FaultInjector.counts` (keys in ``COUNT_KEYS``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import httpx
+from starlette.types import Receive, Scope, Send
+
+FaultCategory = Literal["result", "create", "asset", "media", "text"]
+CATEGORIES: Final[tuple[FaultCategory, ...]] = ("result", "create", "asset", "media", "text")
+TRANSPORT_KEY: Final = "mediagen.transport"
+"""Scope key under which the emulator's uvicorn protocol puts the connection's transport."""
+
+COUNT_KEYS: Final[tuple[str, ...]] = (
+    "drop",
+    "error_500",
+    "error_503",
+    "error_after_handling",
+    "rate_limit",
+    "latency",
+    "stream_cut",
+)
+"""Counter keys: ``error_after_handling`` counts the 5xx sent after a POST/DELETE was done
+(they are also in ``error_500``/``error_503``)."""
+
+FaultKind = Literal["drop", "error", "rate_limit"]
+
+
+class ConnectionDropped(httpx.RemoteProtocolError):
+    """Raised by the app to drop a connection when it cannot close the socket itself."""
+
+
+@dataclass(frozen=True)
+class FaultConfig:
+    """Probabilities of injected faults (each 0..1; drop + error + rate limit at most 1)."""
+
+    error_rate: float = 0.0
+    """Probability of a 500 or 503 (half each)."""
+    rate_limit_rate: float = 0.0
+    """Probability of a 429 with ``Retry-After``."""
+    drop_rate: float = 0.0
+    """Probability that the connection closes without a response."""
+    latency_s: float = 0.0
+    """Real seconds added to every request of an ``apply_to`` category."""
+    stream_cut_rate: float = 0.0
+    """Probability that a streamed text response stops mid-way (any category)."""
+    seed: int | None = None
+    """Seed of the fault generator (None: unpredictable)."""
+    apply_to: tuple[FaultCategory, ...] = ("result",)
+    """Request categories that get drops, errors, 429s and latency."""
+
+    def __post_init__(self) -> None:
+        for name in ("error_rate", "rate_limit_rate", "drop_rate", "stream_cut_rate"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {value!r}")
+        if self.error_rate + self.rate_limit_rate + self.drop_rate > 1.0 + 1e-9:
+            raise ValueError("error_rate + rate_limit_rate + drop_rate must not exceed 1")
+        if self.latency_s < 0:
+            raise ValueError(f"latency_s must not be negative, got {self.latency_s!r}")
+        unknown = [c for c in self.apply_to if c not in CATEGORIES]
+        if unknown:
+            raise ValueError(f"unknown fault categories {unknown}; known: {list(CATEGORIES)}")
+
+    @property
+    def active(self) -> bool:
+        """True when any request-level fault can fire."""
+        return bool(self.apply_to) and (
+            self.error_rate > 0
+            or self.rate_limit_rate > 0
+            or self.drop_rate > 0
+            or self.latency_s > 0
+        )
+
+
+class FaultInjector:
+    """Draws faults from a seeded generator and counts what it injected (thread-safe)."""
+
+    def __init__(self, config: FaultConfig) -> None:
+        self.config = config
+        self.counts: Counter[str] = Counter(dict.fromkeys(COUNT_KEYS, 0))
+        """How many faults of each kind were injected so far."""
+        self._rng = random.Random(config.seed)
+        self._lock = threading.Lock()
+
+    def applies(self, category: FaultCategory | None) -> bool:
+        """Whether requests of ``category`` get request-level faults."""
+        return category is not None and self.config.active and category in self.config.apply_to
+
+    def draw(self) -> FaultKind | None:
+        """One draw: which fault (if any) the current request gets."""
+        cfg = self.config
+        with self._lock:
+            u = self._rng.random()
+        if u < cfg.drop_rate:
+            return "drop"
+        if u < cfg.drop_rate + cfg.error_rate:
+            return "error"
+        if u < cfg.drop_rate + cfg.error_rate + cfg.rate_limit_rate:
+            return "rate_limit"
+        return None
+
+    def error_status(self) -> int:
+        """500 or 503, half each."""
+        with self._lock:
+            return 500 if self._rng.random() < 0.5 else 503
+
+    def count(self, key: str) -> None:
+        """Add one to ``counts[key]``."""
+        with self._lock:
+            self.counts[key] += 1
+
+    def should_cut_stream(self) -> bool:
+        """Whether the streamed response being started should stop mid-way (and count it)."""
+        rate = self.config.stream_cut_rate
+        if rate <= 0:
+            return False
+        with self._lock:
+            cut = self._rng.random() < rate
+            if cut:
+                self.counts["stream_cut"] += 1
+        return cut
+
+    def cut_point(self, length: int) -> int:
+        """Index at which to cut a stream of ``length`` pieces (in its middle third)."""
+        if length <= 1:
+            return 0
+        with self._lock:
+            return self._rng.randrange(max(1, length // 3), max(2, 2 * length // 3 + 1))
+
+
+async def drop_connection(scope: Scope, receive: Receive, send: Send) -> None:
+    """Close the connection without an HTTP response (see the module docstring)."""
+    transport = scope.get(TRANSPORT_KEY)
+    if transport is not None:
+        transport.abort()
+        # Wait until uvicorn has seen the disconnect, so it does not try to answer 500.
+        async with asyncio.timeout(5.0):
+            while (await receive())["type"] != "http.disconnect":
+                pass
+        return
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", b"64")],
+        }
+    )
+    raise ConnectionDropped("emulator fault injection: connection dropped")

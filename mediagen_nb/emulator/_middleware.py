@@ -1,0 +1,237 @@
+"""The pure-ASGI front of the emulator: speed header, auth, faults, body checks.
+
+Every response carries ``x-mediagen-emulator-speed``. Then, in this order:
+
+1. **Auth** on every endpoint except media downloads (a result URL is a direct download
+   link; its unguessable token is the credential): ``Authorization: Bearer <key>`` or
+   ``x-api-key: <key>`` (what the Anthropic SDK sends), compared in constant time; else 401.
+2. A path with control characters: 400.
+3. **Faults** (``_faults``) for the request's category.
+4. **Bodies**, for POSTs to known endpoints only (other methods and paths go on to the
+   router, which answers 404/405): larger than ``MAX_BODY_BYTES`` (by ``Content-Length`` or
+   as streamed) 413; a content type other than ``application/json`` (``+json`` and
+   parameters allowed) 415; empty, not UTF-8, not JSON (``NaN``/``Infinity`` included),
+   nested deeper than Python can parse, or carrying lone surrogate escapes: 400. The parsed
+   value is put in the scope under ``JSON_KEY`` and the raw bytes are replayed to the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Collection
+from typing import Any, Final
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mediagen_nb.emulator._errors import format_seconds, send_error
+from mediagen_nb.emulator._faults import FaultCategory, drop_connection
+from mediagen_nb.emulator._state import EmulatorState
+
+MAX_BODY_BYTES: Final = 1024 * 1024
+"""Largest accepted request body (1 MiB)."""
+JSON_KEY: Final = "mediagen.json"
+"""Scope key holding the parsed JSON body of a POST."""
+SPEED_HEADER: Final = b"x-mediagen-emulator-speed"
+MEDIA_PREFIX: Final = "/api/media/"
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_STATE_CHANGING: Final = frozenset({"POST", "DELETE", "PUT", "PATCH"})
+
+
+def category(method: str, path: str) -> FaultCategory | None:
+    """The fault category of a request (see ``_faults``)."""
+    if path.startswith("/gateway/"):
+        return "text"
+    if path.startswith("/api/v1/result/"):
+        return "result"
+    if path.startswith(MEDIA_PREFIX):
+        return "media"
+    if path.startswith(("/api/svcVideo2/", "/api/asset/")):
+        return "asset"
+    if method == "POST" and path.startswith("/api/v1/"):
+        return "create"
+    return None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
+def parse_json(raw: bytes) -> tuple[Any, str | None]:
+    """(value, None) for a good JSON body, (None, why) otherwise."""
+    if not raw.strip():
+        return None, "request body is empty; send a JSON object"
+    try:
+        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        return None, "request body is not valid UTF-8"
+    except RecursionError:
+        return None, "request body is nested too deeply"
+    except ValueError as error:
+        return None, f"request body is not valid JSON: {error}"
+    if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(value):
+        return None, "request body contains a lone UTF-16 surrogate escape"
+    return value, None
+
+
+class EmulatorMiddleware:
+    """Wraps the router; see the module docstring for what it does and in which order."""
+
+    def __init__(self, app: ASGIApp, state: EmulatorState, post_paths: Collection[str]) -> None:
+        self.app = app
+        self.state = state
+        self.post_paths = frozenset(post_paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        speed = self.state.speed_header
+
+        async def send_with_speed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), (SPEED_HEADER, speed)]
+            await send(message)
+
+        path: str = scope["path"]
+        if not path.startswith(MEDIA_PREFIX) and not self._authorized(scope):
+            await send_error(
+                send_with_speed,
+                401,
+                "missing or invalid API key: send 'Authorization: Bearer <key>'",
+                headers={"www-authenticate": "Bearer"},
+            )
+            return
+        if _CONTROL.search(path):
+            await send_error(send_with_speed, 400, "the request path contains control characters")
+            return
+        method: str = scope["method"]
+        kind = category(method, path)
+        error_after = False
+        faults = self.state.faults
+        if faults.applies(kind):
+            if faults.config.latency_s > 0:
+                faults.count("latency")
+                await asyncio.sleep(faults.config.latency_s)
+            fault = faults.draw()
+            if fault == "drop":
+                faults.count("drop")
+                await drop_connection(scope, receive, send_with_speed)
+                return
+            if fault == "rate_limit":
+                faults.count("rate_limit")
+                wait = format_seconds(max(0.05, 1.0 / self.state.speed))
+                await send_error(
+                    send_with_speed,
+                    429,
+                    "rate limited (injected fault); retry after the Retry-After seconds",
+                    headers={"retry-after": wait},
+                )
+                return
+            if fault == "error":
+                if method in _STATE_CHANGING:
+                    error_after = True
+                else:
+                    await self._send_fault_error(send_with_speed)
+                    return
+        if method == "POST" and path in self.post_paths:
+            replay = await self._read_body(scope, receive, send_with_speed)
+            if replay is None:
+                return
+            receive = replay
+        if not error_after:
+            await self.app(scope, receive, send_with_speed)
+            return
+
+        async def swallow(message: Message) -> None:
+            return None
+
+        await self.app(scope, receive, swallow)
+        faults.count("error_after_handling")
+        await self._send_fault_error(send_with_speed)
+
+    def _authorized(self, scope: Scope) -> bool:
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                scheme, _, token = value.partition(b" ")
+                if scheme.lower() == b"bearer" and self.state.key_matches(token.strip()):
+                    return True
+            elif name == b"x-api-key" and self.state.key_matches(value.strip()):
+                return True
+        return False
+
+    async def _send_fault_error(self, send: Send) -> None:
+        faults = self.state.faults
+        status = faults.error_status()
+        faults.count(f"error_{status}")
+        if status == 503:
+            wait = format_seconds(max(0.05, 1.0 / self.state.speed))
+            await send_error(
+                send, 503, "service overloaded (injected fault)", headers={"retry-after": wait}
+            )
+        else:
+            await send_error(send, 500, "internal server error (injected fault)")
+
+    async def _read_body(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        """Read and check a POST body; send the error and return None when it is bad."""
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length")
+        if length is not None:
+            if not length.strip().isdigit():
+                await send_error(send, 400, "invalid Content-Length header")
+                return None
+            if int(length) > MAX_BODY_BYTES:
+                await send_error(send, 413, f"request body is larger than {MAX_BODY_BYTES} bytes")
+                return None
+        ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        if ctype != b"application/json" and not ctype.endswith(b"+json"):
+            shown = ctype.decode("latin-1")[:80] or "none"
+            await send_error(send, 415, f"Content-Type must be application/json (got {shown})")
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                await send_error(send, 413, f"request body is larger than {MAX_BODY_BYTES} bytes")
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        raw = b"".join(chunks)
+        value, problem = parse_json(raw)
+        if problem is not None:
+            await send_error(send, 400, problem)
+            return None
+        scope[JSON_KEY] = value
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": raw, "more_body": False}
+            return await receive()
+
+        return replay

@@ -1,0 +1,187 @@
+"""Running the emulator: uvicorn in a daemon thread on loopback, and the process default.
+
+``start_emulator`` binds ``host:port`` (port 0: a free one), waits until uvicorn is serving
+and returns an :class:`EmulatorHandle`. ``default_emulator`` is the process-wide instance the
+client falls back to when no API key is configured (``fallback_endpoint`` is what
+``mediagen_nb/__init__.py`` registers with ``_hooks.set_fallback_service``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+from types import TracebackType
+from typing import Any, Final, Self
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from mediagen_nb import _hooks
+from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX, create_app
+from mediagen_nb.emulator._faults import TRANSPORT_KEY, FaultConfig
+from mediagen_nb.emulator._state import EmulatorState
+
+DEFAULT_SPEED: Final = 30.0
+"""Speed of ``start_emulator`` and the default emulator: a 2-minute video takes 4 s."""
+STARTUP_TIMEOUT_S: Final = 15.0
+
+
+class DroppingH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, handing the connection's transport to the app.
+
+    The emulator needs it to close a socket without any response (the drop fault).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        inner = self.app
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            scope[TRANSPORT_KEY] = self.transport
+            await inner(scope, receive, send)
+
+        self.app = app
+
+
+class EmulatorHandle:
+    """A running emulator: its URLs, key and state; ``stop()`` or use it as a context manager."""
+
+    def __init__(
+        self,
+        *,
+        app: Starlette,
+        server: uvicorn.Server,
+        thread: threading.Thread,
+        host: str,
+        port: int,
+        api_key: str,
+    ) -> None:
+        self.app = app
+        self.host = host
+        self.port = port
+        self.api_key = api_key
+        """The key clients must send (never shown in ``repr``)."""
+        root = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+        self.base_url = root + API_PREFIX
+        """Base of image, video, result, media and asset endpoints."""
+        self.text_base_url = root + TEXT_PREFIX
+        """Base of the chat-completions and messages endpoints."""
+        self._server = server
+        self._thread = thread
+
+    @property
+    def state(self) -> EmulatorState:
+        """The emulator's state (tasks, assets, fault counters)."""
+        state: EmulatorState = self.app.state.emulator
+        return state
+
+    @property
+    def speed(self) -> float:
+        """How much faster than the real service it runs."""
+        return self.state.speed
+
+    @property
+    def running(self) -> bool:
+        """Whether the server thread is still serving."""
+        return self._thread.is_alive() and not self._server.should_exit
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving and wait for the thread (idempotent)."""
+        self._server.should_exit = True
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def endpoint(self) -> _hooks.ServiceEndpoint:
+        """Where a client should talk to this emulator."""
+        return _hooks.ServiceEndpoint(self.base_url, self.text_base_url, self.api_key)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        status = "running" if self.running else "stopped"
+        return (
+            f"EmulatorHandle(base_url={self.base_url!r}, text_base_url={self.text_base_url!r}, "
+            f"speed={self.speed:g}, api_key=<redacted>, {status})"
+        )
+
+
+def start_emulator(
+    speed: float = DEFAULT_SPEED,
+    api_key: str | None = None,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    faults: FaultConfig | None = None,
+    *,
+    seed: int | None = None,
+) -> EmulatorHandle:
+    """Serve a new emulator in a daemon thread; returns once it accepts connections.
+
+    ``api_key`` None makes a random key for this instance (read it from the handle).
+    Raises RuntimeError when the server cannot start (e.g. the port is taken).
+    """
+    key = api_key or f"emu-{secrets.token_urlsafe(24)}"
+    app = create_app(api_key=key, speed=speed, faults=faults, seed=seed)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=DroppingH11Protocol,
+        lifespan="off",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            asyncio.run(server.serve())
+        except BaseException as error:  # reported to the starting thread below
+            failure.append(error)
+
+    thread = threading.Thread(target=serve, name=f"mediagen-emulator-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    if not server.started:
+        server.should_exit = True
+        thread.join(5)
+        detail = f": {failure[0]!r}" if failure else ""
+        raise RuntimeError(f"the emulator could not start on {host}:{port}{detail}")
+    bound_port = server.servers[0].sockets[0].getsockname()[1]
+    return EmulatorHandle(
+        app=app, server=server, thread=thread, host=host, port=bound_port, api_key=key
+    )
+
+
+_default_lock = threading.Lock()
+_default: EmulatorHandle | None = None
+
+
+def default_emulator() -> EmulatorHandle:
+    """The process-wide emulator (started on first use, restarted if it was stopped)."""
+    global _default  # noqa: PLW0603 - one embedded service per process, by design
+    with _default_lock:
+        if _default is None or not _default.running:
+            _default = start_emulator()
+        return _default
+
+
+def fallback_endpoint() -> _hooks.ServiceEndpoint:
+    """The default emulator's endpoint, for ``_hooks.set_fallback_service``."""
+    return default_emulator().endpoint()

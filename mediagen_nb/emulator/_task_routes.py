@@ -1,0 +1,115 @@
+"""HTTP routes of image/video tasks: the 11 creates, ``GET /v1/result/{id}``, media downloads.
+
+Relative to the ``/api`` mount. A create always answers 200 with a create response; a body
+that breaks a rule of ``validate_request`` gives ``status: "failed"`` and ``error`` =
+``"field: rule; field: rule"`` and is kept as a failed task (its result says the same). An id
+with characters outside ``[A-Za-z0-9._-]`` or longer than 128 is simply unknown (404).
+Result URLs are ``{base_url}/media/{token}.png|.mp4`` and need no Bearer header; after the
+family's URL lifetime they answer 410, after the record is purged 404.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from mediagen_nb.catalog import FAMILIES, Family
+from mediagen_nb.emulator._errors import JSON_TYPE, dumps, error_response, format_seconds
+from mediagen_nb.emulator._middleware import JSON_KEY
+from mediagen_nb.emulator._state import EmulatorState
+
+_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+_MEDIA_NAME = re.compile(r"^([0-9a-f]{32})\.(png|mp4)$")
+_HOST = re.compile(r"^[A-Za-z0-9.\-:\[\]]{1,255}$")
+_log = logging.getLogger("mediagen_nb.emulator")
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+MEDIA_CACHE_CONTROL: Final = "private, max-age=3600"
+
+
+def media_root(request: Request) -> str:
+    """``scheme://host{root}/media/`` for the request (a hostile Host header is ignored)."""
+    scope = request.scope
+    host = ""
+    for name, value in scope["headers"]:
+        if name == b"host":
+            host = value.decode("latin-1")
+            break
+    if not _HOST.match(host):
+        server = scope.get("server") or ("127.0.0.1", 80)
+        host = f"{server[0]}:{server[1]}"
+    return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}/media/"
+
+
+def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
+    async def create(request: Request) -> Response:
+        task = state.tasks.create(fam, request.scope.get(JSON_KEY))
+        return Response(dumps(task.create_payload()), media_type=JSON_TYPE)
+
+    create.__name__ = f"create_{fam.id}"
+    return create
+
+
+def _result_endpoint(state: EmulatorState) -> Endpoint:
+    tasks = state.tasks
+
+    async def result(request: Request) -> Response:
+        task_id: str = request.path_params["id"]
+        if not _ID.match(task_id):
+            return error_response(404, "no task with this id")
+        now = state.now()
+        task, wait = tasks.poll(task_id, now)
+        if task is None:
+            return error_response(404, f"no task with id {task_id} (unknown or expired)")
+        if wait is not None:
+            state.counters["poll_too_fast"] += 1
+            return error_response(
+                429,
+                f"polling too often: at most one poll every {format_seconds(task.min_interval)}"
+                f" s for {task.family.title} tasks",
+                headers={"retry-after": format_seconds(wait)},
+            )
+        return Response(task.result_json(now, media_root(request)), media_type=JSON_TYPE)
+
+    return result
+
+
+def _media_endpoint(state: EmulatorState) -> Endpoint:
+    tasks = state.tasks
+
+    async def media(request: Request) -> Response:
+        match = _MEDIA_NAME.match(request.path_params["name"])
+        task = tasks.by_token(match.group(1)) if match else None
+        if match is None or task is None or task.spec is None or task.spec.suffix != match[2]:
+            return error_response(404, "no such result file (unknown or expired)")
+        if state.now() >= task.url_expires_at:
+            return error_response(410, "this result URL has expired; results must be downloaded")
+        try:
+            data = await tasks.media.get(task.id, task.spec)
+        except Exception:
+            _log.exception("rendering the result of %s failed", task.id)
+            return error_response(500, "the emulator could not render this result")
+        state.counters["media_served"] += 1
+        headers = {"cache-control": MEDIA_CACHE_CONTROL}
+        return Response(data, media_type=task.spec.content_type, headers=headers)
+
+    return media
+
+
+def task_routes(state: EmulatorState) -> list[BaseRoute]:
+    """Routes for every family's create path, the result endpoint and media downloads."""
+    routes: list[BaseRoute] = [
+        Route("/v1/result/{id}", _result_endpoint(state), methods=["GET"]),
+        Route("/media/{name}", _media_endpoint(state), methods=["GET"]),
+    ]
+    routes.extend(
+        Route(fam.create_path, _create_endpoint(state, fam), methods=["POST"])
+        for fam in FAMILIES.values()
+    )
+    return routes
