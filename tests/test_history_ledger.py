@@ -366,3 +366,28 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     again.record(task("status", status="processing"))
     assert again.flush() == 1
     assert again.items() == []
+
+
+def test_version_1_file_is_migrated_in_place(tmp_path: Path) -> None:
+    from mediagen_nb.history._schema import MIGRATIONS
+
+    conn = sqlite3.connect(tmp_path / "history.sqlite3", isolation_level=None)
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.execute("INSERT INTO schema_version (version) VALUES (1)")
+    MIGRATIONS[0](conn)
+    conn.execute(
+        "INSERT INTO items (kind, key, created, updated, status, polls)"
+        " VALUES ('task', 'old', 1.0, 2.0, 'processing', 4)"
+    )
+    conn.close()
+
+    store = Ledger(tmp_path, origin="kernel-x")
+    store.record(task("status", key="old", status="processing"))
+    row = store.item("task", "old")
+    assert row is not None
+    assert (row["created"], row["polls"], row["origin"]) == (1.0, 5, "kernel-x")
+    assert store.events("old")[0]["origin"] == "kernel-x"
+    store.close()
+    check = sqlite3.connect(tmp_path / "history.sqlite3")
+    assert check.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+    check.close()

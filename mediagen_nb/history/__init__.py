@@ -15,7 +15,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from mediagen_nb.history._ledger import Ledger, ledger
-from mediagen_nb.history._resume import PendingTask, resume, unfinished
+from mediagen_nb.history._resume import EXPIRED_ERROR, PendingTask, resume, unfinished
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from mediagen_nb.history._frame import export, history
 
 __all__ = [
+    "EXPIRED_ERROR",
     "Ledger",
     "PendingTask",
     "export",

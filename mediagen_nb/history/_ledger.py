@@ -20,6 +20,7 @@ import random
 import sqlite3
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -64,6 +65,19 @@ def url_lifetime(family_id: str | None) -> float | None:
     return float(lifetime) if lifetime is not None else None
 
 
+_token_lock = threading.Lock()
+_token: tuple[int, str] | None = None
+
+
+def process_token() -> str:
+    """An id of this process, new after a fork: the ``origin`` of the events it writes."""
+    global _token  # noqa: PLW0603 - per-process value by design
+    with _token_lock:
+        if _token is None or _token[0] != os.getpid():
+            _token = (os.getpid(), f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
+        return _token[1]
+
+
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -90,7 +104,8 @@ class Ledger:
     """SQLite history under one home folder; the client's default ``Recorder``.
 
     ``clock`` (Unix seconds) is injectable for tests; ``max_wait_s`` bounds how long one
-    write keeps retrying while another process holds the lock.
+    write keeps retrying while another process holds the lock. ``origin`` overrides the
+    process id written with each event (tests use it to play a previous kernel).
     """
 
     def __init__(
@@ -100,11 +115,13 @@ class Ledger:
         clock: Callable[[], float] = time.time,
         busy_timeout_s: float = 5.0,
         max_wait_s: float = 60.0,
+        origin: str | None = None,
     ) -> None:
         self.home = resolve_home(home)
         self.db_path = self.home / DB_NAME
         self.media_dir = self.home / MEDIA_DIR
         self._clock = clock
+        self._origin = origin
         self._busy_timeout_s = busy_timeout_s
         self._max_wait_s = max_wait_s
         self._lock = threading.RLock()
@@ -117,6 +134,11 @@ class Ledger:
 
     def __repr__(self) -> str:
         return f"Ledger(home={str(self.home)!r})"
+
+    @property
+    def origin(self) -> str:
+        """What this ledger writes as ``origin``: the process token unless overridden."""
+        return self._origin if self._origin is not None else process_token()
 
     # -- connection ---------------------------------------------------------------------
 
@@ -220,10 +242,11 @@ class Ledger:
             scrub_text(v) if v is not None else None
             for v in (event.family, event.model, event.service)
         )
+        origin = self.origin
         with self._transaction() as conn:
             conn.execute(
-                "INSERT INTO events (ts, kind, action, key, family, model, service, data)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (ts, kind, action, key, family, model, service, data, origin)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     ts,
                     event.kind,
@@ -233,6 +256,7 @@ class Ledger:
                     model,
                     service,
                     json.dumps(data, default=str, ensure_ascii=False),
+                    origin,
                 ),
             )
             row = conn.execute(
@@ -252,6 +276,7 @@ class Ledger:
             )
             if item is None:
                 return
+            item["origin"] = origin
             columns = ", ".join(ITEM_COLUMNS)
             marks = ", ".join("?" for _ in ITEM_COLUMNS)
             updates = ", ".join(f"{c} = excluded.{c}" for c in ITEM_COLUMNS[2:])

@@ -4,7 +4,8 @@ Keys of ``LedgerEvent.data`` that are read (all optional; anything else stays in
 
 ``request``  the JSON body sent (prompt and parameters are taken from it; for chat turns
              ``prompt`` is the last user message and ``params`` excludes ``messages``)
-``path``     the endpoint path; ``response`` the last service JSON (status, urls, error)
+``path`` / ``endpoint``  the endpoint path
+``response`` / ``result`` / ``asset``  the last service JSON (status, urls, error, name)
 ``status``   service status word; without it the action decides (see ``_ACTION_STATUS``)
 ``error``    error text; ``url`` / ``remote_url`` result URL; ``url_expires`` Unix seconds
 ``local_file`` cached media path; ``polls`` poll count so far; ``elapsed`` seconds
@@ -60,6 +61,9 @@ _FORCED = frozenset(
 
 _CREATING = frozenset({"created", "started", "uploaded", "failed", "status", "completed"})
 """Actions that may create a row that does not exist yet (``stored`` and ``error`` may not)."""
+
+_RESPONSE_KEYS = ("response", "result", "asset")
+"""Names under which the client passes the service's last JSON object."""
 
 UrlLifetime = Callable[[str | None], float | None]
 
@@ -153,8 +157,9 @@ def apply_event(
     else:
         new = dict(item)
     new["updated"] = ts
-    response = data.get("response")
-    response = response if isinstance(response, Mapping) else {}
+    response: Mapping[str, Any] = next(
+        (data[k] for k in _RESPONSE_KEYS if isinstance(data.get(k), Mapping)), {}
+    )
 
     for column, value in (("family", family), ("model", model), ("service", service)):
         if value:
@@ -169,8 +174,15 @@ def apply_event(
         new["prompt"] = prompt_of(request)
         if not new.get("model"):
             new["model"] = _first_str(request.get("model"))
-    path = data.get("path")
-    if isinstance(path, str):
+    elif kind == "asset" and response and new.get("prompt") is None:
+        new["prompt"] = prompt_of(response) or _first_str(response.get("originalUrl"))
+        new["params"] = {
+            k: v
+            for k, v in (("assetType", response.get("assetType")), ("library", data.get("library")))
+            if v is not None
+        }
+    path = _first_str(data.get("path"), data.get("endpoint"))
+    if path is not None:
         new["path"] = path
     if response:
         new["response"] = dict(response)

@@ -1,11 +1,16 @@
 """Find tasks a previous kernel left running, and poll them to the end after a restart.
 
-Decisions: only tasks whose ``service`` equals the client's ``base_url`` (ignoring a
-trailing slash) are re-attached, since a task id means nothing on another service; tasks
-recorded without a service are skipped for the same reason. A 404 from the service means
-its task record has expired (seedance keeps records one day): the task is marked failed
-with ``EXPIRED_ERROR`` instead of being polled forever. Outcomes are recorded by the
-client's normal recording path; only the expiry is written here.
+Decisions:
+
+* Only tasks whose ``service`` equals the client's ``base_url`` (ignoring a trailing slash)
+  are re-attached: a task id means nothing on another service. Tasks recorded without a
+  service are skipped for the same reason.
+* Tasks whose last event was written by *this* process are left alone by default: their own
+  ``Task`` is polling them (a Studio opened while a panel waits must not poll twice). A task
+  already re-attached by an earlier ``resume`` in this process is not attached again.
+* A 404 from the service means its task record has expired (seedance keeps records one
+  day): the task is marked failed with ``EXPIRED_ERROR`` instead of being polled forever.
+  Every other outcome is recorded by the client's normal recording path.
 """
 
 from __future__ import annotations
@@ -16,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mediagen_nb._hooks import LedgerEvent
-from mediagen_nb.history._ledger import Ledger, ledger
+from mediagen_nb.history._ledger import Ledger, ledger, process_token
 from mediagen_nb.history._materialise import UNFINISHED
 
 if TYPE_CHECKING:
@@ -30,8 +35,9 @@ log = logging.getLogger("mediagen_nb.history")
 EXPIRED_ERROR = "task record expired on the service"
 """Error text recorded for a task the service no longer knows (HTTP 404 on its result)."""
 
-_background: set[asyncio.Task[Any]] = set()
-"""Strong references to running resume pollers (the loop keeps only weak ones)."""
+_running: dict[tuple[str, str], tuple[Task, asyncio.Task[None]]] = {}
+"""Pollers started by :func:`resume` in this process, by (service, task id). Also keeps
+strong references: the event loop holds only weak ones."""
 
 
 @dataclass(frozen=True)
@@ -48,20 +54,28 @@ class PendingTask:
     status: str
     prompt: str | None = None
     polls: int = 0
+    origin: str | None = None
+    """Process that wrote the task's last event (see ``process_token``)."""
 
 
 def _ledger_for(home: Path | str | None) -> Ledger:
     return ledger() if home is None else Ledger(home)
 
 
-def unfinished(home: Path | str | None = None) -> list[PendingTask]:
-    """Tasks not yet completed, failed or cancelled according to the history, oldest first."""
+def unfinished(
+    home: Path | str | None = None, *, include_this_process: bool = True
+) -> list[PendingTask]:
+    """Tasks not yet completed, failed or cancelled according to the history, oldest first.
+
+    ``include_this_process=False`` leaves out tasks whose last event came from this process.
+    """
     store = _ledger_for(home)
     try:
         rows = store.items(kind="task", status=UNFINISHED)
     finally:
         if home is not None:
             store.close()
+    me = process_token()
     return [
         PendingTask(
             task_id=str(row["key"]),
@@ -72,13 +86,15 @@ def unfinished(home: Path | str | None = None) -> list[PendingTask]:
             status=str(row["status"]),
             prompt=row["prompt"],
             polls=int(row["polls"] or 0),
+            origin=row.get("origin"),
         )
         for row in reversed(rows)
+        if include_this_process or row.get("origin") != me
     ]
 
 
-def _same_service(a: str | None, b: str | None) -> bool:
-    return a is not None and b is not None and a.rstrip("/") == b.rstrip("/")
+def _service_key(url: str | None) -> str | None:
+    return url.rstrip("/") if url else None
 
 
 def _mark_expired(store: Ledger, pending: PendingTask) -> None:
@@ -108,37 +124,76 @@ async def _finish(task: Task, pending: PendingTask, store: Ledger) -> None:
         log.exception("resuming task %s failed", pending.task_id)
 
 
+def _live(key: tuple[str, str], loop: asyncio.AbstractEventLoop) -> Task | None:
+    """The task already being resumed for ``key`` on this loop, or None."""
+    entry = _running.get(key)
+    if entry is None:
+        return None
+    task, poller = entry
+    if poller.done() or poller.get_loop() is not loop:
+        _running.pop(key, None)
+        return None
+    return task
+
+
+def _forget(key: tuple[str, str]) -> Callable[[asyncio.Task[None]], None]:
+    def done(poller: asyncio.Task[None]) -> None:
+        entry = _running.get(key)
+        if entry is not None and entry[1] is poller:
+            del _running[key]
+
+    return done
+
+
 async def resume(
     client: AsyncClient,
     *,
     on_task: Callable[[Task], object] | None = None,
     home: Path | str | None = None,
+    wait: bool = False,
+    include_this_process: bool = False,
 ) -> list[Task]:
     """Re-attach every unfinished task of ``client``'s service and poll each to the end.
 
     Polling runs in asyncio tasks on the running loop, so this returns as soon as the tasks
-    are attached; ``on_task`` is called with each re-attached task (panels show a card).
-    Returns the re-attached tasks; expired ones are marked failed and left out.
+    are attached; ``on_task`` is called with each newly re-attached task (panels show a
+    card). Returns the tasks being resumed for this service, including ones an earlier call
+    started. ``wait=True`` returns only after all of those pollers have ended (scripts,
+    tests). A task whose record has expired ends marked failed in the history. ``home``
+    reads another history folder than ``$MEDIAGEN_HOME``; ``include_this_process=True``
+    also takes tasks this process wrote (a restart simulated within one process).
     """
-    from mediagen_nb.client import NotFoundError
-
     store = _ledger_for(home)
     loop = asyncio.get_running_loop()
-    attached: list[Task] = []
+    service = _service_key(str(client.base_url))
+    resumed: list[Task] = []
     for pending in unfinished(home):
-        if not _same_service(pending.service, str(client.base_url)):
+        if service is None or _service_key(pending.service) != service:
+            continue
+        key = (service, pending.task_id)
+        live = _live(key, loop)
+        if live is not None:
+            resumed.append(live)
+            continue
+        if not include_this_process and pending.origin == process_token():
+            continue
+        if pending.family is None or pending.model is None:
+            log.warning("cannot resume task %s: family or model unknown", pending.task_id)
             continue
         try:
-            task = await client.tasks.attach(
-                pending.task_id, family=pending.family, model=pending.model
-            )
-        except NotFoundError:
-            _mark_expired(store, pending)
+            task = client.tasks.attach(pending.task_id, family=pending.family, model=pending.model)
+        except ValueError as exc:  # RequestValidationError: family no longer in the catalog
+            log.warning("cannot resume task %s: %s", pending.task_id, exc)
             continue
-        attached.append(task)
+        poller = loop.create_task(_finish(task, pending, store), name=f"resume-{task.id}")
+        _running[key] = (task, poller)
+        poller.add_done_callback(_forget(key))
+        resumed.append(task)
         if on_task is not None:
             on_task(task)
-        poller = loop.create_task(_finish(task, pending, store), name=f"resume-{task.id}")
-        _background.add(poller)
-        poller.add_done_callback(_background.discard)
-    return attached
+    if wait and service is not None:
+        keys = [(service, t.id) for t in resumed]
+        pollers = [_running[k][1] for k in keys if k in _running]
+        if pollers:
+            await asyncio.gather(*pollers)
+    return resumed

@@ -3,7 +3,8 @@
 ``events`` is append-only: one row per :class:`~mediagen_nb._hooks.LedgerEvent`, data as JSON.
 ``items`` is materialised from it (one row per task, chat turn or asset, keyed by
 ``(kind, key)``) in the same transaction as each insert, so the two never disagree.
-Timestamps are Unix seconds (float, UTC). ``schema_version`` holds one row; each entry of
+Timestamps are Unix seconds (float, UTC). ``origin`` names the process that wrote an event
+(and, on an item, the last event). ``schema_version`` holds one row; each entry of
 ``MIGRATIONS`` takes the file from version ``n - 1`` to ``n`` inside one transaction.
 """
 
@@ -34,6 +35,7 @@ ITEM_COLUMNS: tuple[str, ...] = (
     "usage",
     "response",
     "service",
+    "origin",
 )
 """Columns of ``items`` that the materialiser writes (``id`` is the row's insertion order)."""
 
@@ -92,7 +94,13 @@ def _v1(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX items_by_key ON items (key)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1,)
+def _v2(conn: sqlite3.Connection) -> None:
+    """Remember which process wrote each event, so resume leaves this process's tasks alone."""
+    conn.execute("ALTER TABLE events ADD COLUMN origin TEXT")
+    conn.execute("ALTER TABLE items ADD COLUMN origin TEXT")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
 """``MIGRATIONS[n - 1]`` upgrades a file from version ``n - 1`` to ``n``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
