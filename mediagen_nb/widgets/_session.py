@@ -101,7 +101,7 @@ class Session:
         if self._mode_override is not None:
             return self._mode_override == DEMO_TEXT
         if self._injected:
-            return False
+            return bool(getattr(self._client, "demo_mode", False))
         return self._key() is None
 
     @property
