@@ -43,6 +43,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from mediagen_nb.emulator._errors import dumps, error_response, json_response
+from mediagen_nb.emulator._middleware import JSON_KEY
 from mediagen_nb.emulator._textgen import (
     Completion,
     Conversation,
@@ -113,12 +114,17 @@ def _bad_request(problems: list[Problem]) -> Response:
 
 
 async def _read_json(request: Request) -> dict[str, Any] | Response:
-    """The body as a JSON object, or a 400 response saying what is wrong."""
-    raw = await request.body()
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return error_response(400, f"request body is not valid JSON: {exc}")
+    """The body as a JSON object, or a 400 response saying what is wrong.
+
+    The emulator middleware has usually parsed (and size-checked) it already.
+    """
+    if JSON_KEY in request.scope:
+        body = request.scope[JSON_KEY]
+    else:
+        try:
+            body = json.loads(await request.body())
+        except (ValueError, UnicodeDecodeError) as exc:
+            return error_response(400, f"request body is not valid JSON: {exc}")
     if not isinstance(body, dict):
         return _bad_request([Problem("(body)", "must be a JSON object")])
     return body
