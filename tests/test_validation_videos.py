@@ -1,0 +1,591 @@
+"""Every sora, seedance 1.5, starvideos and partly documented video rule, both ways."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mediagen_nb.types import Problem, validate_request
+
+SORA = "/v1/sora/videos"
+SEEDANCE = "/v1/seedance/videos"
+STAR = "/v1/starvideos/videos"
+IMG = "https://example.com/ref.png"
+IMG2 = "https://example.com/ref2.png"
+VID = "https://example.com/clip.mp4"
+ASSET = "asset://asset-1700000000-abc123"
+
+
+def _errors(path: str, body: Any, **kw: Any) -> list[Problem]:
+    return [p for p in validate_request(path, body, **kw) if p.severity == "error"]
+
+
+def assert_clean(path: str, body: Any, **kw: Any) -> None:
+    assert validate_request(path, body, **kw) == []
+
+
+def assert_error(path: str, body: Any, field: str, *words: str, **kw: Any) -> Problem:
+    errors = _errors(path, body, **kw)
+    hits = [p for p in errors if p.field == field]
+    assert hits, f"no error on {field!r}: {errors}"
+    problem = next((p for p in hits if all(w.lower() in p.rule.lower() for w in words)), None)
+    assert problem is not None, f"{field!r} errors do not mention {words}: {hits}"
+    assert str(problem) == f"{field}: {problem.rule}"
+    return problem
+
+
+def assert_warning_only(path: str, body: Any, field: str, *words: str) -> None:
+    problems = validate_request(path, body)
+    assert problems
+    assert all(p.severity == "warning" for p in problems), problems
+    assert any(
+        p.field == field and all(w.lower() in p.rule.lower() for w in words) for p in problems
+    ), problems
+
+
+# --- sora ---------------------------------------------------------------------------------
+
+
+def sora(**extra: Any) -> dict[str, Any]:
+    return {"model": "neutralSora2Pro", "prompt": "a paper boat on a river", **extra}
+
+
+@pytest.mark.parametrize("model", ["neutralSora2Plus", "neutralSora2Pro"])
+@pytest.mark.parametrize("seconds", [4, 8, 12])
+@pytest.mark.parametrize("name", ["duration", "seconds"])
+def test_sora_durations(model: str, seconds: int, name: str) -> None:
+    assert_clean(SORA, sora(model=model, **{name: seconds}))
+
+
+@pytest.mark.parametrize("seconds", [0, 2, 5, 10, 16, -1])
+@pytest.mark.parametrize("name", ["duration", "seconds"])
+def test_sora_other_durations(seconds: int, name: str) -> None:
+    assert_error(SORA, sora(**{name: seconds}), name, "4, 8 or 12")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"size": "720x1280"},
+        {"size": "1280x720"},
+        {"aspect_ratio": "16:9"},
+        {"aspect_ratio": "9:16"},
+        {"input_reference": [IMG]},
+        {"image_urls": [IMG]},
+        {"size": "1280x720", "duration": 12, "input_reference": [IMG]},
+    ],
+)
+def test_sora_valid_bodies(extra: dict[str, Any]) -> None:
+    assert_clean(SORA, sora(**extra))
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "other"),
+    [
+        ({"size": "720x1280", "aspect_ratio": "9:16"}, "aspect_ratio", "size"),
+        ({"size": "1280x720", "aspect_ratio": "16:9"}, "aspect_ratio", "size"),
+        ({"duration": 8, "seconds": 8}, "seconds", "duration"),
+        ({"input_reference": [IMG], "image_urls": [IMG]}, "image_urls", "input_reference"),
+    ],
+)
+def test_sora_mutually_exclusive_pairs(extra: dict[str, Any], field: str, other: str) -> None:
+    assert_error(SORA, sora(**extra), field, other, "exclusive")
+
+
+@pytest.mark.parametrize("name", ["input_reference", "image_urls"])
+def test_sora_at_most_one_reference(name: str) -> None:
+    assert_error(SORA, sora(**{name: [IMG, IMG2]}), name, "at most 1")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("size", "1920x1080"), ("size", "16:9"), ("aspect_ratio", "1:1")]
+)
+def test_sora_size_and_aspect_values(field: str, value: str) -> None:
+    assert_error(SORA, sora(**{field: value}), field, "one of")
+
+
+def test_sora_unknown_model_and_required_fields() -> None:
+    assert_error(SORA, sora(model="sora-2"), "model", "unknown", "neutralSora2Pro")
+    assert_clean(SORA, sora(model="sora-3"), allow_unknown_models=True)
+    assert_error(SORA, {"model": "neutralSora2Pro"}, "prompt", "required")
+    assert_error(SORA, {"prompt": "x"}, "model", "required")
+
+
+@pytest.mark.parametrize("name", ["duration", "seconds"])
+@pytest.mark.parametrize("value", ["8", True, [8]])
+def test_sora_duration_json_types(name: str, value: Any) -> None:
+    assert _errors(SORA, sora(**{name: value}))[0].field == name
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "duration/seconds are JSON integers in the spec, but the Literal[4, 8, 12] field "
+        "accepts the floats 4.0/8.0/12.0 (pydantic compares literals by equality)"
+    ),
+)
+@pytest.mark.parametrize("name", ["duration", "seconds"])
+def test_sora_duration_float_is_not_an_integer(name: str) -> None:
+    assert_error(SORA, sora(**{name: 8.0}), name)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "sora input_reference/image_urls are 'reference image URLs' in the spec; asset:// "
+        "references are listed only for first_image/last_image/referenceImages/"
+        "referenceVideos/referenceAudios and sora has no asset library"
+    ),
+)
+@pytest.mark.parametrize("name", ["input_reference", "image_urls"])
+def test_sora_references_do_not_take_asset_uris(name: str) -> None:
+    assert_error(SORA, sora(**{name: [ASSET]}), f"{name}[0]", "http")
+
+
+# --- seedance 1.5 -------------------------------------------------------------------------
+
+SEEDANCE_MODELS = ("seedance_1_5_pro_480p", "seedance_1_5_pro_720p", "seedance_1_5_pro_1080p")
+
+
+def text(value: str = "a lighthouse at dusk") -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def image(role: str | None = None, url: str = IMG) -> dict[str, Any]:
+    item: dict[str, Any] = {"type": "image_url", "image_url": {"url": url}}
+    if role is not None:
+        item["role"] = role
+    return item
+
+
+def seedance(*content: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"model": "seedance_1_5_pro_720p", "content": list(content or [text()]), **extra}
+
+
+@pytest.mark.parametrize("model", SEEDANCE_MODELS)
+@pytest.mark.parametrize(
+    ("scenario", "content"),
+    [
+        ("text-to-video", [text()]),
+        ("first frame (role omitted)", [text(), image()]),
+        ("first frame", [text(), image("first_frame")]),
+        ("first and last frame", [text(), image("first_frame"), image("last_frame", IMG2)]),
+        ("last before first", [image("last_frame"), text(), image("first_frame")]),
+        ("one reference image", [text(), image("reference_image")]),
+        ("four reference images", [text()] + [image("reference_image")] * 4),
+    ],
+)
+def test_seedance_four_scenarios(model: str, scenario: str, content: list[Any]) -> None:
+    assert scenario
+    assert_clean(SEEDANCE, {"model": model, "content": content})
+
+
+def test_seedance_role_null_means_first_frame() -> None:
+    item = image()
+    item["role"] = None
+    assert_clean(SEEDANCE, seedance(text(), item))
+
+
+@pytest.mark.parametrize(
+    ("content", "field", "words"),
+    [
+        ([text(), image("last_frame")], "content[1].role", ("last_frame", "first_frame")),
+        (
+            [text(), image("first_frame"), image("first_frame")],
+            "content[2].role",
+            ("only one first_frame",),
+        ),
+        ([text(), image(), image("first_frame")], "content[2].role", ("only one first_frame",)),
+        (
+            [text(), image(), image("last_frame"), image("last_frame")],
+            "content[3].role",
+            ("only one last_frame",),
+        ),
+        (
+            [text(), image("first_frame"), image("reference_image")],
+            "content[2].role",
+            ("reference_image", "exclusive"),
+        ),
+        (
+            [text(), image("reference_image"), image("first_frame")],
+            "content[1].role",
+            ("reference_image", "exclusive"),
+        ),
+        (
+            [text(), image(), image("last_frame"), image("reference_image")],
+            "content[3].role",
+            ("exclusive",),
+        ),
+        (
+            [text()] + [image("reference_image")] * 5,
+            "content[5].role",
+            ("at most 4",),
+        ),
+        ([text(), image("middle_frame")], "content[1].role", ("first_frame", "reference_image")),
+        ([text(), image("First_Frame")], "content[1].role", ("first_frame",)),
+    ],
+)
+def test_seedance_roles_and_scenario_exclusivity(
+    content: list[Any], field: str, words: tuple[str, ...]
+) -> None:
+    assert_error(SEEDANCE, seedance(*content), field, *words)
+
+
+@pytest.mark.parametrize(
+    ("content", "field", "words"),
+    [
+        ([image()], "content", ("text",)),
+        ([{"type": "text"}], "content[0].text", ("required",)),
+        ([{"type": "text", "text": 5}], "content[0].text", ("string",)),
+        ([text("   ")], "content[0].text", ("empty",)),
+        ([text(), {"type": "image_url"}], "content[1].image_url.url", ("required",)),
+        ([text(), {"type": "image_url", "image_url": {}}], "content[1].image_url.url", ("req",)),
+        ([text(), image(url="ftp://example.com/a.png")], "content[1].image_url.url", ("http",)),
+        ([text(), image(url="")], "content[1].image_url.url", ("http",)),
+        ([text(), {"type": "audio_url"}], "content[1].type", ("text", "image_url")),
+        ([{"text": "no type"}], "content[0].type", ("text", "image_url")),
+        (["a string"], "content[0]", ("object",)),
+    ],
+)
+def test_seedance_content_objects(content: list[Any], field: str, words: tuple[str, ...]) -> None:
+    assert_error(SEEDANCE, seedance(*content), field, *words)
+
+
+def test_seedance_content_required_and_a_list() -> None:
+    assert_error(SEEDANCE, {"model": "seedance_1_5_pro_480p"}, "content", "required")
+    assert_error(SEEDANCE, seedance(content="a fox"), "content", "list")
+    assert_error(SEEDANCE, {"model": "seedance_1_5_pro_480p", "content": []}, "content", "text")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "content[i].image_url given as a string (not an object) is reported as "
+        "'content[i].image_url.url: is required' instead of naming content[i].image_url "
+        "and saying it must be an object with a url"
+    ),
+)
+def test_seedance_image_url_must_be_an_object() -> None:
+    body = seedance(text(), {"type": "image_url", "image_url": IMG})
+    assert_error(SEEDANCE, body, "content[1].image_url", "object")
+
+
+@pytest.mark.parametrize("count", [500, 1, 499])
+def test_seedance_text_up_to_500_chinese_characters(count: int) -> None:
+    assert_clean(SEEDANCE, seedance(text("山" * count)))
+
+
+@pytest.mark.parametrize("count", [501, 800])
+def test_seedance_text_over_500_chinese_characters(count: int) -> None:
+    assert_error(SEEDANCE, seedance(text("山" * count)), "content[0].text", "500", "Chinese")
+
+
+@pytest.mark.parametrize("count", [1000, 999])
+def test_seedance_text_up_to_1000_words(count: int) -> None:
+    assert_clean(SEEDANCE, seedance(text(" ".join(["fox"] * count))))
+
+
+@pytest.mark.parametrize("count", [1001, 1500])
+def test_seedance_text_over_1000_words(count: int) -> None:
+    body = seedance(text(" ".join(["fox"] * count)))
+    assert_error(SEEDANCE, body, "content[0].text", "1000", "words", str(count))
+
+
+def test_seedance_text_limit_names_the_right_text_object() -> None:
+    body = seedance(image(), text("fine"), text("山" * 501))
+    assert_error(SEEDANCE, body, "content[2].text", "500")
+
+
+@pytest.mark.parametrize("duration", [-1, 2, 4, 5, 12])
+def test_seedance_durations(duration: int) -> None:
+    assert_clean(SEEDANCE, seedance(duration=duration))
+
+
+@pytest.mark.parametrize("duration", [-2, 0, 1, 13, 30])
+def test_seedance_other_durations(duration: int) -> None:
+    assert_error(SEEDANCE, seedance(duration=duration), "duration", "2 to 12", "-1")
+
+
+@pytest.mark.parametrize("ratio", ["16:9", "4:3", "1:1", "3:4", "9:16", "21:9", "adaptive"])
+def test_seedance_ratios(ratio: str) -> None:
+    assert_clean(SEEDANCE, seedance(ratio=ratio, generate_audio=False))
+
+
+@pytest.mark.parametrize("ratio", ["2:1", "9:21", "auto", ""])
+def test_seedance_other_ratios(ratio: str) -> None:
+    assert_error(SEEDANCE, seedance(ratio=ratio), "ratio", "adaptive")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("duration", "5", ("integer",)),
+        ("duration", True, ("integer",)),
+        ("duration", 5.0, ("integer",)),
+        ("generate_audio", 1, ("true or false",)),
+        ("generate_audio", "true", ("true or false",)),
+        ("model", 720, ("string",)),
+    ],
+)
+def test_seedance_json_types(field: str, value: Any, words: tuple[str, ...]) -> None:
+    assert_error(SEEDANCE, seedance(**{field: value}), field, *words)
+
+
+def test_seedance_unknown_model() -> None:
+    body = seedance(model="seedance_1_5_pro_4k")
+    assert_error(SEEDANCE, body, "model", "unknown", "seedance_1_5_pro_1080p")
+    assert_clean(SEEDANCE, body, allow_unknown_models=True)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "seedance 1.5 image_url.url is a 'publicly reachable URL' in the spec; asset:// "
+        "references are listed only for first_image/last_image/referenceImages/"
+        "referenceVideos/referenceAudios (seedance 2.0 and sd2 libraries)"
+    ),
+)
+def test_seedance_image_url_does_not_take_asset_uris() -> None:
+    assert_error(SEEDANCE, seedance(text(), image(url=ASSET)), "content[1].image_url.url", "http")
+
+
+# --- starvideos ---------------------------------------------------------------------------
+
+
+def star(**extra: Any) -> dict[str, Any]:
+    return {"model": "starvideos_o3", "prompt": "a comet over a desert", **extra}
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra"),
+    [
+        ("text-to-video", {}),
+        ("text-to-video with options", {"duration": 15, "ratio": "16:9"}),
+        ("image reference 1", {"referenceImages": [IMG]}),
+        ("image reference 7", {"referenceImages": [IMG] * 7, "duration": 3, "ratio": "1:1"}),
+        ("first/last frame", {"first_image": IMG, "last_image": IMG2, "ratio": "9:16"}),
+        ("first/last frame assets", {"first_image": ASSET, "last_image": ASSET}),
+        ("video reference", {"referenceVideos": [VID]}),
+        ("image + video 1", {"referenceImages": [IMG], "referenceVideos": [VID]}),
+        ("image + video 4", {"referenceImages": [ASSET] * 4, "referenceVideos": [ASSET]}),
+    ],
+)
+def test_starvideos_five_modes(mode: str, extra: dict[str, Any]) -> None:
+    assert mode
+    assert_clean(STAR, star(**extra))
+
+
+@pytest.mark.parametrize("duration", [3, 9, 15])
+def test_starvideos_durations(duration: int) -> None:
+    assert_clean(STAR, star(duration=duration))
+
+
+@pytest.mark.parametrize("duration", [2, 16, 0, -1])
+def test_starvideos_other_durations(duration: int) -> None:
+    assert_error(STAR, star(duration=duration), "duration", "3 to 15")
+
+
+@pytest.mark.parametrize("ratio", ["4:3", "21:9", "adaptive"])
+def test_starvideos_other_ratios(ratio: str) -> None:
+    assert_error(STAR, star(ratio=ratio), "ratio", "one of")
+
+
+def test_starvideos_seven_images_alone_four_with_a_video() -> None:
+    assert_error(STAR, star(referenceImages=[IMG] * 8), "referenceImages", "at most 7")
+    body = star(referenceImages=[IMG] * 5, referenceVideos=[VID])
+    assert_error(STAR, body, "referenceImages", "at most 4", "referenceVideos")
+
+
+def test_starvideos_at_most_one_video() -> None:
+    assert_error(STAR, star(referenceVideos=[VID, VID]), "referenceVideos", "at most 1")
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "other"),
+    [
+        ({"first_image": IMG}, "last_image", "first_image"),
+        ({"last_image": IMG}, "first_image", "last_image"),
+    ],
+)
+def test_starvideos_first_and_last_come_together(
+    extra: dict[str, Any], field: str, other: str
+) -> None:
+    assert_error(STAR, star(**extra), field, "required", other)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"referenceImages": [IMG]},
+        {"referenceVideos": [VID]},
+        {"referenceImages": [IMG], "referenceVideos": [VID]},
+    ],
+)
+@pytest.mark.parametrize("field", ["first_image", "last_image"])
+def test_starvideos_frames_exclude_references(extra: dict[str, Any], field: str) -> None:
+    body = star(first_image=IMG, last_image=IMG2, **extra)
+    assert_error(STAR, body, field, "cannot be combined", "referenceImages")
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"duration": 5}, "duration"),
+        ({"ratio": "1:1"}, "ratio"),
+        ({"duration": 10, "referenceImages": [IMG]}, "duration"),
+    ],
+)
+def test_starvideos_duration_and_ratio_ignored_with_a_video(
+    extra: dict[str, Any], field: str
+) -> None:
+    assert_warning_only(STAR, star(referenceVideos=[VID], **extra), field, "ignored")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "path"),
+    [
+        ("first_image", "not a url", "first_image"),
+        ("referenceImages", ["ftp://x/y.png"], "referenceImages[0]"),
+        ("referenceVideos", ["asset://"], "referenceVideos[0]"),
+    ],
+)
+def test_starvideos_reference_values(field: str, value: Any, path: str) -> None:
+    extra: dict[str, Any] = {field: value}
+    if field == "first_image":
+        extra["last_image"] = IMG2
+    assert _errors(STAR, star(**extra))[0].field == path
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("duration", "5"), ("duration", True), ("duration", 5.5), ("referenceImages", IMG)],
+)
+def test_starvideos_json_types(field: str, value: Any) -> None:
+    assert_error(STAR, star(**{field: value}), field)
+
+
+def test_starvideos_model_must_be_o3() -> None:
+    assert_error(STAR, star(model="starvideos_o2"), "model", "starvideos_o3")
+    assert_error(STAR, {"model": "starvideos_o3"}, "prompt", "required")
+
+
+# --- the six partly documented families -----------------------------------------------------
+
+GENERIC: dict[str, tuple[str, tuple[int, int] | None, tuple[str, ...]]] = {
+    "veo": ("/v1/veo/videos", None, ()),
+    "seedance2": ("/v1/svcvideo2/videos", (4, 15), ()),
+    "vidu": ("/v1/vidu/videos", (1, 16), ("viduq3-pro", "viduq3-turbo")),
+    "grok": ("/v1/grok/videos", (6, 30), ()),
+    "videos": ("/v1/videos/videos", (4, 15), ()),
+    "sd2_manxue": (
+        "/v1/sd2_manxue/videos",
+        (4, 15),
+        ("sd2_manxue_1080p", "sd2_manxue_4k", "sd2_manxue_fast_720p"),
+    ),
+}
+
+
+def generic(family_id: str, **extra: Any) -> tuple[str, dict[str, Any]]:
+    path, _durations, models = GENERIC[family_id]
+    model = models[0] if models else f"{family_id}-model-x"
+    return path, {"model": model, "prompt": "a city timelapse", **extra}
+
+
+@pytest.mark.parametrize("family_id", sorted(GENERIC))
+def test_generic_minimal_body(family_id: str) -> None:
+    assert_clean(*generic(family_id))
+
+
+@pytest.mark.parametrize("family_id", sorted(GENERIC))
+def test_generic_duration_bounds(family_id: str) -> None:
+    _path, durations, _models = GENERIC[family_id]
+    if durations is None:
+        path, body = generic(family_id, duration=8)
+        assert_warning_only(path, body, "duration", "fixed")
+        return
+    low, high = durations
+    for ok in (low, high):
+        assert_clean(*generic(family_id, duration=ok))
+    for bad in (low - 1, high + 1):
+        path, body = generic(family_id, duration=bad)
+        assert_error(path, body, "duration", f"{low} to {high}")
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["viduq3-pro", "viduq3-turbo", "sd2_manxue_1080p", "sd2_manxue_4k", "sd2_manxue_fast_720p"],
+)
+def test_generic_known_models(model: str) -> None:
+    family_id = "vidu" if model.startswith("vidu") else "sd2_manxue"
+    assert_clean(*generic(family_id, model=model))
+
+
+@pytest.mark.parametrize(("family_id", "model"), [("vidu", "viduq2"), ("sd2_manxue", "sd2_8k")])
+def test_generic_unknown_model_where_the_spec_lists_names(family_id: str, model: str) -> None:
+    path, body = generic(family_id, model=model)
+    problem = assert_error(path, body, "model", "unknown")
+    assert GENERIC[family_id][2][0] in problem.rule
+    assert_clean(path, body, allow_unknown_models=True)
+
+
+@pytest.mark.parametrize("family_id", ["veo", "seedance2", "grok", "videos"])
+def test_generic_any_model_where_the_spec_lists_none(family_id: str) -> None:
+    assert_clean(*generic(family_id, model="brand-new-model"))
+
+
+@pytest.mark.parametrize("family_id", sorted(GENERIC))
+def test_generic_model_required_and_non_empty(family_id: str) -> None:
+    path, body = generic(family_id)
+    del body["model"]
+    assert_error(path, body, "model", "required")
+    assert_error(path, {**body, "model": " "}, "model", "empty")
+
+
+@pytest.mark.parametrize("family_id", sorted(GENERIC))
+def test_generic_unknown_parameters_pass_through(family_id: str) -> None:
+    extra = {"resolution": "4k", "seed": 42, "camera": {"pan": [1, 2]}, "aspect_ratio": "21:9"}
+    assert_clean(*generic(family_id, **extra))
+
+
+@pytest.mark.parametrize("family_id", sorted(GENERIC))
+def test_generic_reference_fields(family_id: str) -> None:
+    path, body = generic(
+        family_id,
+        first_image=IMG,
+        last_image=ASSET,
+        referenceImages=[IMG, ASSET],
+        referenceVideos=[VID],
+        referenceAudios=["https://example.com/a.mp3", ASSET],
+    )
+    assert_clean(path, body)
+
+
+@pytest.mark.parametrize("family_id", sorted(GENERIC))
+@pytest.mark.parametrize(
+    ("field", "value", "path", "words"),
+    [
+        ("first_image", "ftp://x/y.png", "first_image", ("http",)),
+        ("last_image", "asset://", "last_image", ("asset://",)),
+        ("first_image", [IMG], "first_image", ("string",)),
+        ("referenceImages", IMG, "referenceImages", ("list",)),
+        ("referenceVideos", ["not a url"], "referenceVideos[0]", ("http",)),
+        ("referenceAudios", [IMG, "asset://bad id"], "referenceAudios[1]", ("asset://",)),
+        ("duration", "5", "duration", ("integer",)),
+        ("duration", True, "duration", ("integer",)),
+        ("prompt", 5, "prompt", ("string",)),
+        ("prompt", "  ", "prompt", ("empty",)),
+    ],
+)
+def test_generic_field_rules(
+    family_id: str, field: str, value: Any, path: str, words: tuple[str, ...]
+) -> None:
+    endpoint, body = generic(family_id, **{field: value})
+    assert_error(endpoint, body, path, *words)
+
+
+@pytest.mark.parametrize("family_id", sorted(GENERIC))
+def test_generic_prompt_is_optional(family_id: str) -> None:
+    path, body = generic(family_id)
+    del body["prompt"]
+    assert_clean(path, body)
