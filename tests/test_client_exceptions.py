@@ -1,0 +1,125 @@
+"""Error mapping: HTTP statuses and transport failures to the client's exception tree."""
+
+from __future__ import annotations
+
+import email.utils
+
+import httpx
+import pytest
+from client_fakes import BASE, KEY, TEXT
+
+from mediagen_nb.client import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AsyncClient,
+    AuthenticationError,
+    BadRequestError,
+    MediagenError,
+    NotFoundError,
+    RateLimitError,
+    ServerError,
+    TaskFailedError,
+    TaskTimeoutError,
+)
+from mediagen_nb.client._exceptions import parse_retry_after
+
+
+def _response(status: int, body: object, headers: dict[str, str] | None = None) -> httpx.Response:
+    request = httpx.Request("GET", f"{BASE}/v1/result/abc?x=1")
+    return httpx.Response(status, json=body, headers=headers, request=request)
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [
+        (400, BadRequestError),
+        (401, AuthenticationError),
+        (403, AuthenticationError),
+        (404, NotFoundError),
+        (405, BadRequestError),
+        (413, BadRequestError),
+        (415, BadRequestError),
+        (422, BadRequestError),
+        (429, RateLimitError),
+        (500, ServerError),
+        (502, ServerError),
+        (503, ServerError),
+    ],
+)
+def test_from_response_picks_class_by_status(status: int, cls: type[APIError]) -> None:
+    body = {"error": {"type": "some_error", "message": "it went wrong", "param": "model"}}
+    err = APIError.from_response(_response(status, body))
+    assert type(err) is cls
+    assert isinstance(err, MediagenError)
+    assert err.status_code == status
+    assert err.method == "GET"
+    assert err.path == "/api/v1/result/abc"  # no query string
+    assert err.error_type == "some_error"
+    assert err.param == "model"
+    assert "it went wrong" in str(err)
+    assert f"HTTP {status}" in str(err)
+
+
+def test_rate_limit_carries_retry_after() -> None:
+    err = APIError.from_response(_response(429, {"error": "slow down"}, {"Retry-After": "0.25"}))
+    assert isinstance(err, RateLimitError)
+    assert err.retry_after == 0.25
+    assert "slow down" in str(err)
+
+
+def test_non_json_error_body_is_excerpted() -> None:
+    request = httpx.Request("POST", f"{TEXT}/v1/messages")
+    response = httpx.Response(502, text="<html>" + "x" * 2000, request=request)
+    err = APIError.from_response(response)
+    assert isinstance(err, ServerError)
+    assert len(err.body) == 500
+    assert err.path == "/gateway/v1/messages"
+
+
+def test_retry_after_forms() -> None:
+    assert parse_retry_after("3") == 3.0
+    assert parse_retry_after("0.5") == 0.5
+    assert parse_retry_after("-2") == 0.0
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after("nan") is None
+    date = email.utils.formatdate(1_000_030.0, usegmt=True)
+    assert parse_retry_after(date, now=1_000_000.0) == pytest.approx(30.0)
+    assert parse_retry_after(email.utils.formatdate(10.0, usegmt=True), now=100.0) == 0.0
+
+
+def test_task_errors_are_in_the_tree() -> None:
+    failed = TaskFailedError("t1", "content policy")
+    assert failed.task_id == "t1"
+    assert failed.error == "content policy"
+    timeout = TaskTimeoutError("t2", timeout=5, status="processing")
+    assert isinstance(timeout, TimeoutError)
+    assert isinstance(timeout, MediagenError)
+
+
+async def test_client_maps_http_and_transport_errors() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/auth"):
+            return httpx.Response(
+                401, json={"error": {"type": "authentication_error", "message": "bad key"}}
+            )
+        if request.url.path.endswith("/refused"):
+            raise httpx.ConnectError("connection refused")
+        if request.url.path.endswith("/slow"):
+            raise httpx.ReadTimeout("timed out")
+        return httpx.Response(404, json={"error": {"type": "not_found_error", "message": "nope"}})
+
+    client = AsyncClient(
+        KEY, BASE, TEXT, httpx.MockTransport(handler), max_retries=0, recorder=None
+    )
+    async with client:
+        with pytest.raises(AuthenticationError, match="bad key"):
+            await client.tasks.get("auth")
+        with pytest.raises(APIConnectionError, match="ConnectError") as conn:
+            await client.tasks.get("refused")
+        assert not isinstance(conn.value, APITimeoutError)
+        with pytest.raises(APITimeoutError):
+            await client.tasks.get("slow")
+        with pytest.raises(NotFoundError):
+            await client.tasks.get("missing")
