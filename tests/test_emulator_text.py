@@ -312,7 +312,9 @@ def test_anthropic_sdk_create_stream_helper_and_raw_events(base: str) -> None:
         "messages": [{"role": "user", "content": QUESTION}],
     }
     message = client.messages.create(**kwargs)
-    text = message.content[0].text  # type: ignore[union-attr]
+    block = message.content[0]
+    assert block.type == "text"
+    text = block.text
     assert message.stop_reason == "end_turn"
     with client.messages.stream(**kwargs) as stream:
         streamed = "".join(stream.text_stream)
