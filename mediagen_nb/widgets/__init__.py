@@ -1,0 +1,19 @@
+"""Notebook panels: chat, image and video generation, asset library, history, and ``Studio``.
+
+Panels never do HTTP themselves: they ask the shared ``AsyncClient`` of a ``Session``
+(``current_session()`` unless one is given) and run work as asyncio tasks on the kernel's
+loop, so every button returns at once.
+"""
+
+from mediagen_nb.widgets._chat_panel import ChatPanel
+from mediagen_nb.widgets._session import ActiveAsset, Session, current_session
+from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
+
+__all__ = [
+    "ActiveAsset",
+    "ChatPanel",
+    "ChatTranscript",
+    "ChatTurn",
+    "Session",
+    "current_session",
+]
