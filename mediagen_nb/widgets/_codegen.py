@@ -1,0 +1,93 @@
+""" "Copy as code": the client call equivalent to a form's body, ready to paste (teaching).
+
+The snippet is for a notebook cell (top-level ``await``). Families whose model names the
+catalog does not know need ``family=`` (the client cannot infer the endpoint from the name).
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+from typing import Any
+
+import ipywidgets as widgets
+
+from mediagen_nb.catalog import Kind, family_for_model
+
+INDENT = "    "
+
+
+def py_literal(value: Any, depth: int = 1) -> str:
+    """A JSON value as Python source (``true`` -> ``True``), nested lists/dicts indented."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    pad, inner = INDENT * depth, INDENT * (depth + 1)
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        items = [py_literal(v, depth + 1) for v in value]
+        flat = "[" + ", ".join(items) + "]"
+        if len(flat) <= 60 and "\n" not in flat:
+            return flat
+        return "[\n" + "".join(f"{inner}{i},\n" for i in items) + pad + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{json.dumps(str(k))}: {py_literal(v, depth + 1)}" for k, v in value.items()]
+        flat = "{" + ", ".join(items) + "}"
+        if len(flat) <= 60 and "\n" not in flat:
+            return flat
+        return "{\n" + "".join(f"{inner}{i},\n" for i in items) + pad + "}"
+    return repr(value)
+
+
+def code_for(kind: Kind, body: dict[str, Any], family: str | None = None) -> str:
+    """The ``client.images.create(...)`` / ``client.videos.create(...)`` call for ``body``."""
+    model = str(body.get("model", ""))
+    lines = [
+        "from mediagen_nb import AsyncClient",
+        "",
+        "client = AsyncClient()  # MEDIAGEN_API_KEY etc. from the environment; demo mode without",
+        f"task = await client.{kind}s.create(",
+        f"{INDENT}model={py_literal(model)},",
+    ]
+    if family is not None and family_for_model(model) is None:
+        lines.append(f"{INDENT}family={py_literal(family)},")
+    odd: dict[str, Any] = {}
+    for name, value in body.items():
+        if name == "model":
+            continue
+        if name.isidentifier() and not keyword.iskeyword(name) and name != "family":
+            lines.append(f"{INDENT}{name}={py_literal(value)},")
+        else:
+            odd[name] = value
+    if odd:
+        lines.append(f"{INDENT}**{py_literal(odd)},")
+    lines += [
+        ")",
+        "await task.wait()  # polls at the family's pace; raises TaskFailedError on failure",
+        "data = await task.read_bytes()",
+    ]
+    return "\n".join(lines)
+
+
+class CodeView(widgets.Accordion):  # type: ignore[misc]
+    """A collapsed "Copy as code" section holding the snippet in a selectable text area."""
+
+    def __init__(self) -> None:
+        self.text = widgets.Textarea(
+            value="", layout=widgets.Layout(width="100%", height="12em"), disabled=False
+        )
+        self.text.add_class("mediagen-code")
+        super().__init__([self.text], selected_index=None)
+        self.set_title(0, "Copy as code")
+
+    def show(self, kind: Kind, body: dict[str, Any], family: str | None = None) -> None:
+        """Replace the snippet."""
+        self.text.value = code_for(kind, body, family)

@@ -1,0 +1,93 @@
+"""Preview bytes small enough for the widget comm and a saved notebook.
+
+Images: a thumbnail (JPEG, longest edge ``THUMB_PX``) is always sent; a larger but bounded
+version (longest edge ``FULL_PX``, PNG if the source is PNG else JPEG) only when the user
+asks for it. Videos: the MP4 itself when it is at most ``MAX_VIDEO_BYTES`` (the emulator's
+previews are far smaller); a bigger real-service video is not sent and the card says where
+the local file is instead. PIL is imported here only, lazily.
+"""
+
+from __future__ import annotations
+
+from io import BytesIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+THUMB_PX = 512
+FULL_PX = 2048
+MAX_VIDEO_BYTES = 8 * 1024 * 1024
+"""Decision: videos above 8 MB are not sent over the comm (they would bloat the notebook)."""
+
+
+def sniff_mime(data: bytes) -> str:
+    """MIME type from the first bytes (PNG, JPEG, WebP, GIF, MP4/MOV, WebM)."""
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data[:4] in (b"GIF8",):
+        return "image/gif"
+    if data[4:8] == b"ftyp":
+        return "video/mp4"
+    if data.startswith(b"\x1aE\xdf\xa3"):
+        return "video/webm"
+    return "application/octet-stream"
+
+
+def _open(data: bytes) -> Image:
+    from PIL import Image as PILImage
+
+    picture = PILImage.open(BytesIO(data))
+    picture.load()
+    return picture
+
+
+def _encode(picture: Image, fmt: str) -> bytes:
+    out = BytesIO()
+    if fmt == "JPEG":
+        if picture.mode not in ("RGB", "L"):
+            from PIL import Image as PILImage
+
+            rgba = picture.convert("RGBA")
+            background = PILImage.new("RGB", rgba.size, (255, 255, 255))
+            background.paste(rgba, mask=rgba.getchannel("A"))
+            picture = background
+        picture.save(out, "JPEG", quality=85, optimize=True)
+    else:
+        picture.save(out, fmt, optimize=True)
+    return out.getvalue()
+
+
+def thumbnail(data: bytes, max_px: int = THUMB_PX) -> tuple[bytes, str]:
+    """A JPEG no larger than ``max_px`` on its longest edge, and its MIME type."""
+    picture = _open(data)
+    picture.thumbnail((max_px, max_px))
+    return _encode(picture, "JPEG"), "image/jpeg"
+
+
+def full_image(data: bytes, max_px: int = FULL_PX) -> tuple[bytes, str]:
+    """The image bounded to ``max_px``: the original bytes when already small enough."""
+    mime = sniff_mime(data)
+    picture = _open(data)
+    if max(picture.size) <= max_px and mime in ("image/png", "image/jpeg"):
+        return data, mime
+    picture.thumbnail((max_px, max_px))
+    fmt = "PNG" if mime == "image/png" else "JPEG"
+    return _encode(picture, fmt), f"image/{fmt.lower()}"
+
+
+def video_preview(data: bytes, cap: int = MAX_VIDEO_BYTES) -> tuple[bytes, str, str]:
+    """``(bytes, mime, note)``: the video if within ``cap``, else empty bytes and a note."""
+    mime = sniff_mime(data)
+    if len(data) <= cap:
+        return data, mime if mime.startswith("video/") else "video/mp4", ""
+    size_mb = len(data) / 1e6
+    note = (
+        f"video is {size_mb:.1f} MB, above the {cap / 1e6:.0f} MB preview limit: "
+        "not sent to the browser; open the local file instead"
+    )
+    return b"", "video/mp4", note
