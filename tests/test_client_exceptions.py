@@ -38,6 +38,7 @@ def _response(status: int, body: object, headers: dict[str, str] | None = None) 
         (403, AuthenticationError),
         (404, NotFoundError),
         (405, BadRequestError),
+        (410, NotFoundError),
         (413, BadRequestError),
         (415, BadRequestError),
         (422, BadRequestError),

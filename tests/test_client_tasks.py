@@ -222,6 +222,20 @@ async def test_attach_refreshes_at_once_and_reads_video(tmp_path: Path) -> None:
         assert await task.read_bytes() == MP4_BYTES
 
 
+async def test_read_bytes_after_manual_refresh_keeps_media_once(tmp_path: Path) -> None:
+    service = FakeService(script=["completed"])
+    recorder = MemoryRecorder(tmp_path)
+    async with make(service, FakeClock(), recorder) as client:
+        task = await client.images.create("nano-banana", prompt="x")
+        await task.refresh()
+        assert task.status == "completed"
+        assert task.local_path is None
+        assert await task.read_bytes() == service.media
+        assert task.local_path == recorder.stored[task.id]
+        assert await task.read_bytes() == service.media
+    assert len([p for p in service.paths() if "/media/" in p]) == 1
+
+
 async def test_read_bytes_before_completion_is_an_error() -> None:
     service = FakeService(script=["processing"])
     async with make(service, FakeClock()) as client:

@@ -7,7 +7,7 @@ Exception
 │   ├── APIError                     the service answered with an HTTP error status
 │   │   ├── BadRequestError          400, 405, 409, 413, 415, 422 and other 4xx
 │   │   ├── AuthenticationError      401, 403
-│   │   ├── NotFoundError            404
+│   │   ├── NotFoundError            404, 410 (unknown id, expired record or result URL)
 │   │   ├── RateLimitError           429 (``retry_after`` seconds, or None)
 │   │   └── ServerError              5xx
 │   ├── APIConnectionError           no HTTP answer at all (refused, reset, DNS)
@@ -122,7 +122,7 @@ class AuthenticationError(APIError):
 
 
 class NotFoundError(APIError):
-    """Unknown path, task id or asset id (404)."""
+    """Unknown path, task id or asset id (404), or an expired record / result URL (410)."""
 
 
 class RateLimitError(APIError):
@@ -236,7 +236,7 @@ class StreamInterruptedError(MediagenError):
 def _class_for_status(status: int) -> type[APIError]:
     if status in (401, 403):
         return AuthenticationError
-    if status == 404:
+    if status in (404, 410):
         return NotFoundError
     if status == 429:
         return RateLimitError

@@ -319,7 +319,13 @@ class Task:
                 return self._bytes
             except OSError as exc:
                 logger.warning("cached media %s unreadable (%s); downloading", cached, exc)
-        return await self._fetch()
+        data = await self._fetch()
+        rec = self._ctx.recorder
+        if rec.enabled and self.local_path is None:
+            self.local_path = rec.store_media(
+                self.id, data, media_suffix(data, self.family_info.kind)
+            )
+        return data
 
     async def download(self, path: str | Path) -> Path:
         """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file."""
