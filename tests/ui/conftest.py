@@ -1,0 +1,219 @@
+"""Real-browser fixtures: JupyterLab and Voila on 127.0.0.1, driven by Debian's chromium.
+
+JupyterLab starts once per session in a temporary root holding a copy of ``notebooks/``, with
+a blank token, its own ``JUPYTER_CONFIG_DIR``, user-settings and workspaces folders (so a
+developer's own Lab settings are neither read nor touched) and the "Jupyter news" prompt
+switched off through those temporary user settings. Voila renders the playground standalone.
+Both run without ``MEDIAGEN_API_KEY``, so the panels use the built-in emulator.
+
+Outside CI the tests skip when ``/usr/bin/chromium`` is missing; with ``CI=true`` they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("MEDIAGEN_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+STARTUP_TIMEOUT_S = 90.0
+NEWS_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _wait_http(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Poll ``url`` until it answers 200; fail with the server log if the process dies."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"server exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"{url} did not answer in {STARTUP_TIMEOUT_S:.0f} s:\n{log.read_text()[-4000:]}")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=15)
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running Jupyter server: where it answers and where its notebooks live."""
+
+    url: str
+    root: Path
+
+
+@pytest.fixture(scope="session")
+def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment for the servers and their kernels: emulator mode, private Jupyter dirs."""
+    base = tmp_path_factory.mktemp("jupyter")
+    settings = base / "lab-settings"
+    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps(NEWS_SETTINGS))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL"}
+    }
+    env.update(
+        JUPYTER_CONFIG_DIR=str(base / "config"),
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+        MEDIAGEN_HOME=str(base / "mediagen_home"),
+        # the kernels import mediagen_nb from this checkout even when it is not installed
+        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p),
+    )
+    return env
+
+
+@pytest.fixture(scope="session")
+def notebook_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temporary root folder holding a copy of the repository's notebooks."""
+    root = tmp_path_factory.mktemp("root")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    return root
+
+
+@pytest.fixture(scope="session")
+def lab_server(
+    server_env: dict[str, str], notebook_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """JupyterLab on 127.0.0.1 with a blank token; stopped at the end of the session."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("lab-log") / "lab.log"
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0", "--ServerApp.allow_root=True",
+        "--IdentityProvider.token=", "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={notebook_root}",
+        f"--LabApp.workspaces_dir={server_env['JUPYTERLAB_WORKSPACES_DIR']}",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, env=server_env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(f"{url}/api/status", proc, log)
+        yield Server(url=url, root=notebook_root)
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def voila_server(
+    server_env: dict[str, str], notebook_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """Voila serving the notebook folder on 127.0.0.1; stopped at the end of the session."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("voila-log") / "voila.log"
+    cmd = [
+        sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
+        "--Voila.port_retries=0", f"--Voila.root_dir={notebook_root / 'notebooks'}",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, env=server_env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(f"{url}/", proc, log)
+        yield Server(url=url, root=notebook_root)
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium, headless; never Playwright's own download."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"{CHROMIUM} is missing in CI: .ci/run must install chromium")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh browser page of a fixed size, so screenshots are comparable by eye."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(60_000)
+    expect.set_options(timeout=60_000)
+    pg = context.new_page()
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def screenshot_dir() -> Path:
+    """Where panel screenshots go (committed, shown in the README)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
+
+
+class Lab:
+    """Drives one notebook in JupyterLab the way a person does: open, wait, Run All."""
+
+    def __init__(self, page: Page, server: Server) -> None:
+        self.page = page
+        self.server = server
+
+    def open(self, notebook: str) -> None:
+        """Open ``notebooks/<notebook>`` in a reset workspace and wait for an idle kernel."""
+        self.page.goto(f"{self.server.url}/lab/tree/notebooks/{notebook}?reset")
+        self.page.wait_for_selector(".jp-Notebook")
+        self.page.wait_for_selector("#jp-main-statusbar >> text=Idle")
+
+    def run_all(self) -> None:
+        """Run → Run All Cells from the menu bar."""
+        self.page.click("#jp-MainMenu >> text=Run")
+        self.page.click("text=Run All Cells")
+
+
+@pytest.fixture
+def lab(page: Page, lab_server: Server) -> Lab:
+    """A page of the session's JupyterLab."""
+    return Lab(page, lab_server)
