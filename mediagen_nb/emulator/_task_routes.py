@@ -42,8 +42,8 @@ def media_root(request: Request) -> str:
             host = value.decode("latin-1")
             break
     if not _HOST.match(host):
-        server = scope.get("server") or ("127.0.0.1", 80)
-        host = f"{server[0]}:{server[1]}"
+        name, port = scope.get("server") or ("127.0.0.1", None)
+        host = f"{name}:{port}" if port else str(name)
     return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}/media/"
 
 

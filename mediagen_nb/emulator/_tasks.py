@@ -2,8 +2,9 @@
 
 Timeline of an accepted task (service seconds, divided by the emulator speed): the total
 generation time is a seeded point inside the catalog ETA ``family.eta(model, duration)``;
-video tasks are ``queued`` for the first 15 % of it, image tasks are ``processing`` from the
-start. Status is a pure function of the clock, so a terminal status (and its JSON) never
+video tasks are ``queued`` for 15 % of it but at least 1.5 minimum poll intervals (so a
+polite poller sees ``queued`` once) and at most half of it; image tasks are ``processing``
+from the start. Status is a pure function of the clock, so a terminal status (and its JSON) never
 changes. Failures decided at creation (``_conventions``) have a zero-length timeline.
 
 Limits (decisions; the spec has none): polls of one task closer than
@@ -183,7 +184,8 @@ class TaskStore:
             return
         low, high = fam.eta(task.model, task.spec.seconds)
         total = state.scaled(low + (high - low) * state.uniform())
-        task.start_at = now if fam.kind == "image" else now + QUEUED_SHARE * total
+        queued = min(total / 2, max(QUEUED_SHARE * total, 1.5 * task.min_interval))
+        task.start_at = now if fam.kind == "image" else now + queued
         task.done_at = now + total
         if verdict.late_error is not None:
             task.error = verdict.late_error
