@@ -105,13 +105,6 @@ def test_unknown_path(path: str) -> None:
     assert repr(path) in problems[0].rule
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the unknown-endpoint message says 'endpoints with a body: ...' but lists only the "
-        "documented ten; the six create paths of the partly documented families are missing"
-    ),
-)
 def test_unknown_path_lists_every_endpoint_with_a_body() -> None:
     rule = validate_request("/v1/nope", {})[0].rule
     for path in VALID_BODIES:

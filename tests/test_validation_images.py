@@ -322,14 +322,6 @@ def test_image2_reports_type_and_rule_problems_together() -> None:
 # --- asset references on image families ----------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "spec 'Using assets in generation' lists asset://{assetId} only for first_image, "
-        "last_image, referenceImages, referenceVideos, referenceAudios; banana/image2 "
-        "image_urls are plain reference-image URLs and neither family has an asset library"
-    ),
-)
 @pytest.mark.parametrize("path", [BANANA, IMAGE2])
 def test_image_references_do_not_take_asset_uris(path: str) -> None:
     body = banana() if path == BANANA else image2()

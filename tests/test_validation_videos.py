@@ -118,26 +118,11 @@ def test_sora_duration_json_types(name: str, value: Any) -> None:
     assert _errors(SORA, sora(**{name: value}))[0].field == name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "duration/seconds are JSON integers in the spec, but the Literal[4, 8, 12] field "
-        "accepts the floats 4.0/8.0/12.0 (pydantic compares literals by equality)"
-    ),
-)
 @pytest.mark.parametrize("name", ["duration", "seconds"])
 def test_sora_duration_float_is_not_an_integer(name: str) -> None:
     assert_error(SORA, sora(**{name: 8.0}), name)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "sora input_reference/image_urls are 'reference image URLs' in the spec; asset:// "
-        "references are listed only for first_image/last_image/referenceImages/"
-        "referenceVideos/referenceAudios and sora has no asset library"
-    ),
-)
 @pytest.mark.parametrize("name", ["input_reference", "image_urls"])
 def test_sora_references_do_not_take_asset_uris(name: str) -> None:
     assert_error(SORA, sora(**{name: [ASSET]}), f"{name}[0]", "http")
@@ -258,14 +243,6 @@ def test_seedance_content_required_and_a_list() -> None:
     assert_error(SEEDANCE, {"model": "seedance_1_5_pro_480p", "content": []}, "content", "text")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "content[i].image_url given as a string (not an object) is reported as "
-        "'content[i].image_url.url: is required' instead of naming content[i].image_url "
-        "and saying it must be an object with a url"
-    ),
-)
 def test_seedance_image_url_must_be_an_object() -> None:
     body = seedance(text(), {"type": "image_url", "image_url": IMG})
     assert_error(SEEDANCE, body, "content[1].image_url", "object")
@@ -338,14 +315,6 @@ def test_seedance_unknown_model() -> None:
     assert_clean(SEEDANCE, body, allow_unknown_models=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "seedance 1.5 image_url.url is a 'publicly reachable URL' in the spec; asset:// "
-        "references are listed only for first_image/last_image/referenceImages/"
-        "referenceVideos/referenceAudios (seedance 2.0 and sd2 libraries)"
-    ),
-)
 def test_seedance_image_url_does_not_take_asset_uris() -> None:
     assert_error(SEEDANCE, seedance(text(), image(url=ASSET)), "content[1].image_url.url", "http")
 

@@ -58,7 +58,9 @@ class BananaRequest(RequestModel):
                 f"'{self.resolution}' is only available on nano-banana-pro and "
                 f"nano-banana-pro-stable; use '1k' with {self.model}",
             )
-        yield from check_references(self.image_urls, "image_urls", max_items=BANANA_MAX_REFS)
+        yield from check_references(
+            self.image_urls, "image_urls", max_items=BANANA_MAX_REFS, allow_asset=False
+        )
         yield from self.unknown_field_warnings("banana")
 
 
@@ -137,6 +139,10 @@ class Image2Request(RequestModel):
                 yield Problem("resolution", f"'4k' needs ratio {allowed}")
         max_refs = IMAGE2_MAX_REFS.get(self.model, max(IMAGE2_MAX_REFS.values()))
         yield from check_references(
-            self.image_urls, "image_urls", max_items=max_refs, limit_reason=f"for {self.model}"
+            self.image_urls,
+            "image_urls",
+            max_items=max_refs,
+            limit_reason=f"for {self.model}",
+            allow_asset=False,
         )
         yield from self.unknown_field_warnings("image2")

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mediagen_nb.catalog._families import family_for_path
+from mediagen_nb.catalog._families import families, family_for_path
 from mediagen_nb.types._assets import Sd2AssetStatus, Sd2AssetUpload, Seedance2AssetUpload
 from mediagen_nb.types._chat import ChatCompletionRequest, MessagesRequest
 from mediagen_nb.types._images import BananaRequest, Image2Request
@@ -58,7 +58,7 @@ def validate_request(path: str, body: Any, *, allow_unknown_models: bool = False
     """
     model_cls = request_model_for(path)
     if model_cls is None:
-        known = ", ".join(sorted(REQUEST_MODELS))
+        known = ", ".join(sorted(set(REQUEST_MODELS) | {f.create_path for f in families()}))
         return [Problem("path", f"unknown endpoint {path!r}; endpoints with a body: {known}")]
     if not isinstance(body, dict):
         return [Problem("(body)", "must be a JSON object")]

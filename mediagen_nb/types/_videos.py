@@ -65,8 +65,8 @@ class SoraRequest(RequestModel):
     prompt: str
     size: SoraSize | None = None
     aspect_ratio: SoraAspect | None = None
-    duration: SoraDuration | None = None
-    seconds: SoraDuration | None = None
+    duration: int | None = None
+    seconds: int | None = None
     input_reference: list[str] | None = None
     image_urls: list[str] | None = None
 
@@ -75,11 +75,18 @@ class SoraRequest(RequestModel):
         yield from check_prompt(self.prompt)
         yield from _exclusive("size", "aspect_ratio", self.size, self.aspect_ratio)
         yield from _exclusive("duration", "seconds", self.duration, self.seconds)
+        allowed: tuple[int, ...] = options(SoraDuration)
+        for name in ("duration", "seconds"):
+            value = getattr(self, name)
+            if value is not None and value not in allowed:
+                yield Problem(name, "must be one of 4, 8 or 12 (seconds)")
         yield from _exclusive(
             "input_reference", "image_urls", self.input_reference, self.image_urls
         )
         for name in ("input_reference", "image_urls"):
-            yield from check_references(getattr(self, name), name, max_items=SORA_MAX_REFS)
+            yield from check_references(
+                getattr(self, name), name, max_items=SORA_MAX_REFS, allow_asset=False
+            )
         yield from self.unknown_field_warnings("sora")
 
 
@@ -144,11 +151,13 @@ class SeedanceRequest(RequestModel):
                     yield from text_length_problems(text, f"{field}.text")
             elif kind == "image_url":
                 image = item.get("image_url")
-                url = image.get("url") if isinstance(image, dict) else None
-                if url is None:
+                if image is not None and not isinstance(image, dict):
+                    yield Problem(f"{field}.image_url", "must be an object with a 'url'")
+                elif image is None or image.get("url") is None:
                     yield Problem(f"{field}.image_url.url", "is required")
                 else:
-                    yield from check_reference(url, f"{field}.image_url.url")
+                    url_field = f"{field}.image_url.url"
+                    yield from check_reference(image["url"], url_field, allow_asset=False)
                 role = item.get("role", "first_frame")
                 if role is None:
                     role = "first_frame"
