@@ -5,15 +5,20 @@ Panels never do HTTP themselves: they ask the shared ``AsyncClient`` of a ``Sess
 loop, so every button returns at once.
 """
 
+from mediagen_nb.widgets._asset_panel import AssetPanel, AssetRow
 from mediagen_nb.widgets._chat_panel import ChatPanel
+from mediagen_nb.widgets._copy import CopyButton
 from mediagen_nb.widgets._session import ActiveAsset, Session, current_session
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
 __all__ = [
     "ActiveAsset",
+    "AssetPanel",
+    "AssetRow",
     "ChatPanel",
     "ChatTranscript",
     "ChatTurn",
+    "CopyButton",
     "Session",
     "current_session",
 ]
