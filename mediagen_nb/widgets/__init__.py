@@ -8,6 +8,8 @@ loop, so every button returns at once.
 from mediagen_nb.widgets._asset_panel import AssetPanel, AssetRow
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._copy import CopyButton
+from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
+from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session, current_session
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
@@ -19,6 +21,9 @@ __all__ = [
     "ChatTranscript",
     "ChatTurn",
     "CopyButton",
+    "HistoryPanel",
+    "ImagePanel",
     "Session",
+    "VideoPanel",
     "current_session",
 ]
