@@ -47,8 +47,9 @@ def _parser() -> argparse.ArgumentParser:
         + ",".join(get_args(FaultCategory))
         + " (default: result)",
     )
-    lab = commands.add_parser("lab", help="open JupyterLab on the playground notebook")
-    lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="passed to jupyter lab")
+    commands.add_parser(
+        "lab", help="open JupyterLab on the playground notebook (other options go to jupyter)"
+    )
     return parser
 
 
@@ -116,7 +117,7 @@ def find_playground(start: Path | None = None) -> Path:
     )
 
 
-def _lab(args: argparse.Namespace) -> int:
+def _lab(extra: list[str]) -> int:
     try:
         notebook = find_playground()
     except FileNotFoundError as error:
@@ -124,7 +125,6 @@ def _lab(args: argparse.Namespace) -> int:
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
     env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
-    extra = [a for a in args.jupyter_args if a != "--"]
     command = [sys.executable, "-m", "jupyter", "lab", str(notebook.relative_to(root)), *extra]
     print("Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset)", flush=True)
     return subprocess.call(command, cwd=root, env=env)
@@ -132,10 +132,13 @@ def _lab(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``mediagen-nb``; returns the exit status."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
     if args.command == "serve":
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
         return _serve(args)
-    return _lab(args)
+    return _lab([a for a in extra if a != "--"])
 
 
 if __name__ == "__main__":
