@@ -312,7 +312,8 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
         self.description.value = f'<span style="color:#555">{describe_family(fam)}</span>'
         self.extra_box.selected_index = None if fam.documented else 0
         self.fields_box.children = [f.box for f in self.fields]
-        self._refresh()
+        if not self._syncing:
+            self._refresh()
 
     def _changed(self) -> None:
         if not self._syncing:
@@ -361,7 +362,7 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
             self._apply_visibility()
             self._offer_options()
         finally:
-            self._syncing = False
+            self._syncing = False  # only called when not syncing (see load)
         extras, local = self._extras()
         body = self.body()
         self._problems = local + validate_request(self.path, body)

@@ -52,11 +52,12 @@ class _Slot:
     def __init__(self, session: Session, role: str, callback: list[Callback]) -> None:
         self.role = role
         self.input = widgets.Text(
-            placeholder="https://… or asset://id",
+            placeholder="https://…",
             continuous_update=True,
             layout=widgets.Layout(width="26em"),
         )
         self.picker = AssetPicker(session, "Image", self._set)
+        self.picker.input.layout.display = "none"  # content images take plain URLs only
         self.message = widgets.HTML("")
         self.label = widgets.Label(role, layout=widgets.Layout(width="11em"))
         self.box = widgets.VBox(

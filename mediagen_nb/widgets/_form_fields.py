@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from mediagen_nb.catalog import Param
+from mediagen_nb.catalog import REFERENCE_FIELDS, Param
 from mediagen_nb.types import Problem
 from mediagen_nb.widgets._session import Session
 
@@ -256,6 +256,8 @@ class RefField(Field):
             layout=widgets.Layout(width="26em"),
         )
         self.picker = AssetPicker(session, ASSET_TYPE_FOR.get(param.name, "Image"), self._set)
+        if param.name not in REFERENCE_FIELDS:
+            self.picker.input.layout.display = "none"
         row = labelled(label or param.name, widgets.HBox([self.input, self.picker.input]))
         super().__init__(param.name, [param.name], row)
 
@@ -286,6 +288,9 @@ class RefListField(Field):
             layout=widgets.Layout(width="26em", height="4em"),
         )
         self.picker = AssetPicker(session, ASSET_TYPE_FOR.get(param.name, "Image"), self._add)
+        if param.name not in REFERENCE_FIELDS:  # image_urls/input_reference: plain URLs only
+            self.picker.input.layout.display = "none"
+            self.input.placeholder = f"{most}one http(s) URL per line"
         row = labelled(param.name, widgets.HBox([self.input, self.picker.input]), param.help)
         super().__init__(param.name, [param.name], row)
 

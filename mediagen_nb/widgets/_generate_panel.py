@@ -138,10 +138,8 @@ class GeneratePanel(Panel):
         finally:
             self._sending -= 1
             self._set_activity()
-        card = self._new_card(fam, model, body)
+        card = self._new_card(fam, model, body, task)
         card.on_cancel(lambda c: self._cancel(task, c))
-        card.update_from(task)
-        card.flush()
         try:
             await task.wait(on_update=card.update_from)
         except (TaskFailedError, TaskCancelledError):
@@ -164,7 +162,8 @@ class GeneratePanel(Panel):
         await card.drain()
         return card
 
-    def _new_card(self, fam: Family, model: str, body: dict[str, Any]) -> TaskCard:
+    def _new_card(self, fam: Family, model: str, body: dict[str, Any], task: Any) -> TaskCard:
+        """A card already holding the task's recorded state, then shown (newest first)."""
         duration = body.get("duration", body.get("seconds"))
         seconds = float(duration) if isinstance(duration, int | float) and duration > 0 else None
         card = TaskCard(
@@ -172,6 +171,9 @@ class GeneratePanel(Panel):
             kind=fam.kind,
             prompt=_prompt_of(body)[:300],
             eta=fam.eta(model, seconds),
+            task_id=task.id,
+            status=task.status,
+            error=task.error or "",
         )
         self.cards.insert(0, card)
         self.cards_box.children = tuple(self.cards)
