@@ -431,3 +431,26 @@ def test_copy_as_code_names_the_family_for_unnamed_models() -> None:
     code = code_for("video", {"model": "veo-3", "prompt": "x", "generate_audio": True}, "veo")
     assert 'family="veo"' in code
     assert "generate_audio=True" in code
+
+
+@pytest.mark.parametrize(
+    ("mode", "needed"),
+    [
+        ("image_reference", ["referenceImages"]),
+        ("first_last_frame", ["first_image", "last_image"]),
+        ("video_reference", ["referenceVideos"]),
+        ("image_video", ["referenceImages", "referenceVideos"]),
+    ],
+)
+def test_starvideos_mode_requires_its_inputs(session: Session, mode: str, needed: list) -> None:
+    form = video_form(session, "starvideos_o3")
+    form.field("prompt").input.value = "a fox"
+    field = form.field("mode")
+    assert isinstance(field, ModeField)
+    field.input.value = mode
+    assert not form.valid
+    for name in needed:
+        assert "is required" in messages(form, name)
+        value = "https://e.org/v.mp4" if name == "referenceVideos" else "https://e.org/a.png"
+        form.field(name).input.value = value
+    assert form.valid, form.problems

@@ -21,24 +21,14 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from mediagen_nb.catalog import Family, Kind, Param, families, family_for_model, params_for
+from mediagen_nb.catalog import Family, Kind, families, family_for_model, params_for
 from mediagen_nb.types import Problem, errors_only, validate_request
-from mediagen_nb.widgets._form_content import ContentField, ModeField
-from mediagen_nb.widgets._form_fields import (
-    BoolField,
-    EnumField,
-    Field,
-    IntField,
-    PairField,
-    RefField,
-    RefListField,
-    TextField,
-    problem_html,
-)
+from mediagen_nb.widgets._form_content import ModeField
+from mediagen_nb.widgets._form_fields import Field, PairField, problem_html
+from mediagen_nb.widgets._form_layout import build_fields, leaf_enums, pickers
 from mediagen_nb.widgets._session import Session, current_session
 
 EXTRA_FIELD = "(more parameters)"
-PAIR_LABELS = {"size": "orientation", "duration": "duration", "input_reference": "reference"}
 FormCallback = Callable[["GenerationForm"], None]
 
 
@@ -68,56 +58,6 @@ def describe_family(fam: Family) -> str:
     if refs:
         parts.append("references: " + ", ".join(refs))
     return f"{fam.title}: " + "; ".join(parts) + f". {fam.description}"
-
-
-def _make_field(param: Param, session: Session) -> Field:
-    if param.type == "enum":
-        return EnumField(param)
-    if param.type == "int":
-        return IntField(param)
-    if param.type == "bool":
-        return BoolField(param)
-    if param.type == "url":
-        return RefField(param, session)
-    if param.type == "url_list":
-        return RefListField(param, session)
-    if param.type == "content":
-        return ContentField(param, session)
-    return TextField(param, multiline=param.type == "text", placeholder=param.help)
-
-
-def build_fields(fam: Family, session: Session) -> list[Field]:
-    """The controls of a family, with mutually exclusive pairs merged into one control."""
-    params = {p.name: p for p in params_for(fam.id)}
-    if not fam.documented:
-        params = {
-            n: p
-            for n, p in params.items()
-            if p.type not in ("url", "url_list") or n in fam.reference_fields
-        }
-    fields: list[Field] = [ModeField()] if fam.id == "starvideos" else []
-    done: set[str] = set()
-    for name, param in params.items():
-        if name in done:
-            continue
-        partner = params.get(param.exclusive_with or "")
-        if partner is not None:
-            first, second = _make_field(param, session), _make_field(partner, session)
-            fields.append(PairField(PAIR_LABELS.get(name, name), first, second))
-            done.add(partner.name)
-        else:
-            fields.append(_make_field(param, session))
-    return fields
-
-
-def _leaf_enums(fields: list[Field]) -> list[EnumField]:
-    out: list[EnumField] = []
-    for f in fields:
-        if isinstance(f, PairField) and isinstance(f.active, EnumField):
-            out.append(f.active)
-        elif isinstance(f, EnumField):
-            out.append(f)
-    return out
 
 
 class GenerationForm(widgets.VBox):  # type: ignore[misc]
@@ -303,7 +243,7 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
     def _assets_changed(self, _session: Session) -> None:
         for fields in self._fields.values():
             for f in fields:
-                for picker in _pickers(f):
+                for picker in pickers(f):
                     picker.refresh()
 
     def _model_changed(self) -> None:
@@ -333,7 +273,7 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
         path = self.path
         for _pass in range(3):
             changed = False
-            for enum in _leaf_enums(self.fields):
+            for enum in leaf_enums(self.fields):
                 if enum.key in self._hidden_by_mode:
                     continue
                 base = {k: v for k, v in self._body_of(self.fields).items() if k != enum.key}
@@ -365,7 +305,12 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
             self._syncing = False  # only called when not syncing (see load)
         extras, local = self._extras()
         body = self.body()
-        self._problems = local + validate_request(self.path, body)
+        problems = validate_request(self.path, body)
+        for f in self.fields:
+            if isinstance(f, ModeField):
+                named = {p.field for p in problems}
+                local += [p for p in f.missing(body) if p.field not in named]
+        self._problems = local + problems
         self._show(extras)
         for callback in list(self._callbacks):
             callback(self)
@@ -391,12 +336,3 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
         self.model_message.value = problem_html(model)
         self.extra_message.value = problem_html(extra)
         self.summary.value = problem_html(rest)
-
-
-def _pickers(f: Field) -> list[Any]:
-    if isinstance(f, PairField):
-        return [p for half in f.fields for p in _pickers(half)]
-    if isinstance(f, ContentField):
-        return [slot.picker for slot in f.slots]
-    picker = getattr(f, "picker", None)
-    return [picker] if picker is not None else []

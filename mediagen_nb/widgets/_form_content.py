@@ -43,6 +43,14 @@ STARVIDEOS_MODE_LABELS: dict[str, str] = {
     "video_reference": "video reference (1 video)",
     "image_video": "images (1-4) + video",
 }
+MODE_REQUIRED: dict[str, tuple[str, ...]] = {
+    "text": (),
+    "image_reference": ("referenceImages",),
+    "first_last_frame": ("first_image", "last_image"),
+    "video_reference": ("referenceVideos",),
+    "image_video": ("referenceImages", "referenceVideos"),
+}
+"""What each StarVideos mode needs besides model and prompt."""
 _INDEX = re.compile(r"^content\[(\d+)\]")
 
 
@@ -205,6 +213,16 @@ class ModeField(Field):
 
     def items(self) -> dict[str, Any]:
         return {}
+
+    def missing(self, body: dict[str, Any]) -> list[Problem]:
+        """Fields the chosen mode requires but ``body`` lacks (spec: the modes table)."""
+        mode = self.input.value
+        label = STARVIDEOS_MODE_LABELS[mode]
+        return [
+            Problem(name, f"is required in mode {label!r}")
+            for name in MODE_REQUIRED[mode]
+            if body.get(name) in (None, "", [])
+        ]
 
     def load(self, body: dict[str, Any]) -> None:
         has = {k for k, v in body.items() if v not in (None, [], "")}
