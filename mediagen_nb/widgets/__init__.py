@@ -11,6 +11,7 @@ from mediagen_nb.widgets._copy import CopyButton
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session, current_session
+from mediagen_nb.widgets._studio import Studio
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "HistoryPanel",
     "ImagePanel",
     "Session",
+    "Studio",
     "VideoPanel",
     "current_session",
 ]

@@ -197,3 +197,61 @@ def field_of(problem_field: str) -> str:
     if head in ("image_urls", "video_urls"):
         return "attachments"
     return {"max_completion_tokens": "max_tokens"}.get(head, head)
+
+
+def _split_content(content: Any) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(text, image URLs, video URLs) of a message content in either protocol's shape."""
+    if isinstance(content, str):
+        return content, (), ()
+    texts: list[str] = []
+    images: list[str] = []
+    videos: list[str] = []
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            texts.append(str(part.get("text", "")))
+        elif kind in ("image_url", "video_url"):
+            ref = part.get(kind)
+            url = ref.get("url") if isinstance(ref, dict) else ref
+            (images if kind == "image_url" else videos).append(str(url))
+        elif kind == "image" and isinstance(part.get("source"), dict):
+            images.append(str(part["source"].get("url", "")))
+    return "\n".join(texts), tuple(images), tuple(videos)
+
+
+def settings_from_body(body: dict[str, Any]) -> tuple[ChatSettings, str]:
+    """The form settings and draft message of a recorded request ("open in form").
+
+    The protocol is inferred from the body: ``max_tokens`` is sent only on messages (this
+    form sends ``max_completion_tokens`` on chat-completions). Earlier turns are not
+    restored; the last user message becomes the draft.
+    """
+    protocol: Protocol = "messages" if "max_tokens" in body else "chat-completions"
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    system = body.get("system") if isinstance(body.get("system"), str) else ""
+    for message in messages:
+        if message.get("role") == "system" and isinstance(message.get("content"), str):
+            system = message["content"]
+    users = [m for m in messages if m.get("role") == "user"]
+    text, images, videos = _split_content(users[-1].get("content")) if users else ("", (), ())
+    sampling: Sampling = (
+        "top_p" if "top_p" in body else "temperature" if "temperature" in body else "default"
+    )
+    stop = body.get("stop")
+    stops = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop or ())
+    tokens = body.get("max_tokens") or body.get("max_completion_tokens") or 0
+    settings = ChatSettings(
+        model=str(body.get("model", "")),
+        protocol=protocol,
+        system=str(system or ""),
+        sampling=sampling,
+        temperature=float(body.get("temperature", 1.0)),
+        top_p=float(body.get("top_p", 1.0)),
+        max_tokens=int(tokens),
+        stop=stops,
+        image_urls=images,
+        video_urls=videos,
+    )
+    return settings, text

@@ -34,6 +34,7 @@ from mediagen_nb.widgets._chat_options import (
     model_options,
     protocols_for,
     sampling_for,
+    settings_from_body,
     split_lines,
     user_content,
 )
@@ -228,6 +229,23 @@ class ChatPanel(Panel):
         reason = "a reply is streaming" if busy else "; ".join(str(p) for p in errors)
         self.send_button.tooltip = reason
         self.status.value = f"<small class='mediagen-status'>{_escape(reason)}</small>"
+
+    def load(self, body: dict[str, Any]) -> None:
+        """Fill the form from a recorded request (HistoryPanel "open in form")."""
+        settings, text = settings_from_body(body)
+        if settings.model not in dict(model_options()).values():
+            raise ValueError(f"model {settings.model!r} is not in the catalog")
+        self.model.value = settings.model
+        self.protocol.value = settings.protocol
+        self.sampling.value = settings.sampling
+        self.temperature.value = settings.temperature
+        self.top_p.value = settings.top_p
+        self.system.value = settings.system
+        self.max_tokens.value = settings.max_tokens
+        self.stop_sequences.value = "\n".join(settings.stop)
+        self.image_urls.value = "\n".join(settings.image_urls)
+        self.video_urls.value = "\n".join(settings.video_urls)
+        self.input.value = text
 
     # --- conversation ---------------------------------------------------------------------
 

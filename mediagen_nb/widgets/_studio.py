@@ -1,0 +1,241 @@
+"""``Studio``: every panel in tabs, a mode banner, a key field, and automatic resume.
+
+Tabs: Chat · Images · Videos · Assets · History, all sharing one ``Session``. The banner
+(``.mediagen-banner``) says "demo mode (built-in emulator)" or "connected to <host>"; the
+key is never shown. The API-key field is a ``Password`` widget that is emptied as soon as
+Connect reads it, so the key lives only in the session's memory, never in widget state (a
+saved notebook stores widget state). On open, tasks a previous kernel left running are
+re-attached (``mediagen_nb.history.resume``) and shown as cards in the right-hand column.
+
+Decisions: Connect with an empty key returns to demo mode; base URLs come from the fields,
+else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. Re-attached cards follow the
+handle's state (the resume poller is the only one polling) and refresh at most 4 times a
+second; the Assets tab re-checks known assets the first time it is opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import os
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from mediagen_nb.widgets._asset_panel import AssetPanel
+from mediagen_nb.widgets._base import Panel
+from mediagen_nb.widgets._chat_panel import ChatPanel
+from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
+from mediagen_nb.widgets._history_panel import HistoryPanel
+from mediagen_nb.widgets._preview import sniff_mime
+from mediagen_nb.widgets._session import Session
+from mediagen_nb.widgets._task_card import TaskCard
+
+if TYPE_CHECKING:
+    from mediagen_nb.client import Task
+
+_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
+TAB_TITLES = ("Chat", "Images", "Videos", "Assets", "History")
+FOLLOW_S = 0.25
+"""How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
+
+
+class Studio(Panel):
+    """All panels in one place. ``Studio(resume=False)`` skips re-attaching old tasks.
+
+    Attributes: ``chat``, ``images``, ``videos``, ``assets``, ``history`` (the panels),
+    ``tabs``, ``banner``, ``api_key`` / ``base_url`` / ``text_base_url`` / ``connect_button``,
+    ``resumed`` (the ``TaskCard`` of each re-attached task).
+    """
+
+    title = "mediagen Studio"
+
+    def __init__(self, *, session: Session | None = None, resume: bool = True) -> None:
+        super().__init__(session=session)
+        self.add_class("mediagen-studio")
+        self.banner = widgets.HTML()
+        self.banner.add_class("mediagen-banner")
+        self.api_key = widgets.Password(
+            description="API key", placeholder="kept in memory only, never saved"
+        )
+        self.base_url = widgets.Text(
+            description="Base URL", placeholder=os.environ.get("MEDIAGEN_BASE_URL", "")
+        )
+        self.text_base_url = widgets.Text(
+            description="Text URL", placeholder=os.environ.get("MEDIAGEN_TEXT_BASE_URL", "")
+        )
+        self.connect_button = widgets.Button(description="Connect", icon="plug")
+        self.connect_button.add_class("mediagen-connect")
+        self.connection = widgets.Accordion(
+            children=[
+                widgets.VBox([self.api_key, self.base_url, self.text_base_url, self.connect_button])
+            ],
+            titles=("Connect to the real service",),
+        )
+        self.chat = ChatPanel(session=self.session)
+        self.images = ImagePanel(session=self.session, show_banner=False)
+        self.videos = VideoPanel(session=self.session, show_banner=False)
+        self.assets = AssetPanel(session=self.session)
+        self.history = HistoryPanel(session=self.session)
+        self.tabs = widgets.Tab(
+            children=[self.chat, self.images, self.videos, self.assets, self.history],
+            titles=TAB_TITLES,
+        )
+        self.tabs.add_class("mediagen-tabs")
+        self.resumed: list[TaskCard] = []
+        self.resume_status = widgets.HTML("<b>Re-attached tasks</b>")
+        self.resumed_box = widgets.VBox([self.resume_status])
+        self.resumed_box.add_class("mediagen-resumed")
+        self.resumed_box.layout = widgets.Layout(width="30%", min_width="260px")
+        self.tabs.layout = widgets.Layout(flex="1 1 auto")
+        self.children = [
+            self.banner,
+            self.connection,
+            widgets.HBox([self.tabs, self.resumed_box]),
+            self.error_area,
+        ]
+        self._assets_listed = False
+        self.connect_button.on_click(self.guard(lambda _b: self.connect()))
+        self.tabs.observe(self.guard(self._tab_changed), names="selected_index")
+        self.history.on_open(self.guard(self._open))
+        self.session.on_change(self.guard(self._session_changed))
+        self._session_changed(self.session)
+        if resume:
+            self.resume()
+
+    # --- connection -------------------------------------------------------------------------
+
+    def _session_changed(self, session: Session) -> None:
+        mode = "demo" if session.demo else "connected"
+        text = html.escape(session.mode_text)
+        self.banner.value = (
+            f"<div class='mediagen-banner-text' data-mode='{mode}'><b>mediagen</b> · {text}</div>"
+        )
+
+    def connect(self, key: str | None = None) -> None:
+        """Switch the session to the real service with ``key`` (or the key field's value).
+
+        The field is emptied at once; the key stays only in the session's memory. An empty
+        key returns to demo mode. Unfinished tasks of the new service are re-attached.
+        """
+        secret = key if key is not None else self.api_key.value
+        self.api_key.value = ""
+        self.session.set_api_key(
+            secret,
+            base_url=self.base_url.value.strip() or None,
+            text_base_url=self.text_base_url.value.strip() or None,
+        )
+        self.session.client  # noqa: B018 - made now so a bad configuration shows here
+        self.resume()
+
+    # --- tabs and forms ---------------------------------------------------------------------
+
+    def _tab_changed(self, change: dict[str, Any]) -> None:
+        title = TAB_TITLES[change["new"]] if change["new"] is not None else ""
+        if title == "History":
+            self.history.refresh()
+        elif title == "Assets" and not self._assets_listed and _loop_running():
+            self._assets_listed = True
+            self.assets.refresh()
+
+    def _open(self, kind: str, family: str | None, body: dict[str, Any]) -> None:
+        """History "open in form": fill the matching panel and show its tab."""
+        if kind == "chat":
+            self.chat.load(body)
+            self.tabs.selected_index = TAB_TITLES.index("Chat")
+        elif kind == "image":
+            self.images.load(body, family)
+            self.tabs.selected_index = TAB_TITLES.index("Images")
+        else:
+            self.videos.load(body, family)
+            self.tabs.selected_index = TAB_TITLES.index("Videos")
+
+    # --- resume -----------------------------------------------------------------------------
+
+    def resume(self) -> asyncio.Task[list[Task]] | None:
+        """Re-attach tasks a previous kernel left running (background; None without a loop)."""
+        if not _loop_running():
+            self.resume_status.value = (
+                "<b>Re-attached tasks</b><br><small>(resume needs a running event loop; "
+                "call studio.resume() from a notebook cell)</small>"
+            )
+            return None
+        return self.spawn(self._resume(), name="resume")
+
+    async def _resume(self) -> list[Task]:
+        from mediagen_nb.history import resume
+
+        tasks = await resume(self.session.client, on_task=self._show_resumed)
+        count = len(self.resumed)
+        self.resume_status.value = f"<b>Re-attached tasks</b> <small>({count})</small>"
+        return tasks
+
+    def _show_resumed(self, task: Task) -> None:
+        fam = task.family_info
+        card = TaskCard(
+            label=f"{fam.title} · {task.model} (re-attached)",
+            kind=fam.kind,
+            prompt=_prompt(task.request)[:300],
+            eta=fam.eta(task.model, None),
+        )
+
+        def cancel(c: TaskCard) -> None:
+            if task.cancel():  # recorded as cancelled before the card shows it
+                c.update_from(task)
+
+        card.on_cancel(cancel)
+        card.update_from(task)
+        card.flush()
+        self.resumed.append(card)
+        self.resumed_box.children = (self.resume_status, *self.resumed)
+        self.spawn(self._follow(task, card), name=f"follow {task.id}")
+
+    async def _follow(self, task: Task, card: TaskCard) -> None:
+        while not task.done:
+            card.update_from(task)
+            await asyncio.sleep(FOLLOW_S)
+        card.update_from(task)
+        if task.status == "completed":
+            data = await task.read_bytes()
+            suffix = _SUFFIX.get(sniff_mime(data), ".bin")
+            await card.set_media_async(
+                data, file_name=f"{task.id}{suffix}", local_path=task.local_path
+            )
+            card.update_from(task)
+        await card.drain()
+
+    # --- fallback ---------------------------------------------------------------------------
+
+    def text_summary(self) -> str:
+        """Mode, tabs and re-attached tasks as plain text (where widgets cannot load)."""
+        lines = [
+            f"mediagen Studio: {self.session.mode_text}",
+            "tabs: " + " · ".join(TAB_TITLES),
+            *(f"re-attached: {card!r}" for card in self.resumed),
+            *(f"error: {line}" for line in self.errors[-3:]),
+            "(interactive panels need a running Jupyter kernel with ipywidgets)",
+        ]
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/html"] = (
+                "<pre class='mediagen-fallback'>" + html.escape(self.text_summary()) + "</pre>"
+            )
+        return bundle
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _prompt(request: dict[str, Any] | None) -> str:
+    if not request:
+        return ""
+    prompt = request.get("prompt")
+    return prompt if isinstance(prompt, str) else ""

@@ -1,0 +1,183 @@
+"""Studio driven from Python: tabs and banner, connect with a key that never reaches widget
+state, history "open in form", and resume of tasks left by a previous kernel."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import ipywidgets as widgets
+import pytest
+
+from mediagen_nb.client import AsyncClient
+from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.widgets import Studio
+from mediagen_nb.widgets._session import DEMO_TEXT, Session
+
+KEY = "sk-studio-secret-4f9a1c"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def emulator() -> Iterator[EmulatorHandle]:
+    handle = start_emulator(speed=60.0, api_key=KEY, seed=11)
+    yield handle
+    handle.stop()
+
+
+def _client(handle: EmulatorHandle) -> AsyncClient:
+    return AsyncClient(
+        api_key=handle.api_key, base_url=handle.base_url, text_base_url=handle.text_base_url
+    )
+
+
+def _create_in_another_process(handle: EmulatorHandle) -> str:
+    """A "previous kernel": creates an image task in the shared history and exits."""
+    script = (
+        "import asyncio, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from mediagen_nb.client import AsyncClient\n"
+        "async def main():\n"
+        "    async with AsyncClient() as client:\n"
+        "        task = await client.images.create('nano-banana', prompt='left running')\n"
+        "        print(task.id)\n"
+        "asyncio.run(main())\n"
+    )
+    env = {
+        **os.environ,
+        "MEDIAGEN_API_KEY": handle.api_key,
+        "MEDIAGEN_BASE_URL": handle.base_url,
+        "MEDIAGEN_TEXT_BASE_URL": handle.text_base_url,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def _all_widget_state() -> str:
+    from ipywidgets.widgets.widget import _instances  # every live widget (8.x registry)
+
+    states = [w.get_state() for w in list(_instances.values())]
+    assert len(states) > 50  # the whole Studio tree is in there
+    return json.dumps(states, default=repr)
+
+
+def test_tabs_banner_and_fallback_in_demo_mode() -> None:
+    studio = Studio(session=Session(), resume=False)  # no loop: nothing starts
+    assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
+    assert [type(c).__name__ for c in studio.tabs.children] == [
+        "ChatPanel",
+        "ImagePanel",
+        "VideoPanel",
+        "AssetPanel",
+        "HistoryPanel",
+    ]
+    assert "mediagen-banner" in studio.banner._dom_classes
+    assert DEMO_TEXT in studio.banner.value
+    assert "data-mode='demo'" in studio.banner.value
+    assert isinstance(studio.api_key, widgets.Password)
+    bundle = studio._repr_mimebundle_()
+    assert bundle is not None
+    assert DEMO_TEXT in bundle["text/plain"]
+    assert "Chat · Images · Videos · Assets · History" in bundle["text/html"]
+    assert studio.resume() is None  # needs a running loop
+    assert "running event loop" in studio.resume_status.value
+
+
+async def test_connect_keeps_the_key_out_of_widget_state(emulator: EmulatorHandle) -> None:
+    studio = Studio(session=Session(), resume=False)
+    studio.base_url.value = emulator.base_url
+    studio.text_base_url.value = emulator.text_base_url
+    studio.api_key.value = KEY  # as the browser would sync it
+    studio.connect_button.click()
+    await studio.join()
+    assert studio.errors == []
+    assert studio.api_key.value == ""
+    host = emulator.base_url.split("//")[1].split("/")[0]
+    assert f"connected to {host}" in studio.banner.value
+    assert "data-mode='connected'" in studio.banner.value
+    # the connected session really talks to the service
+    studio.chat.send("hello over the real connection")
+    await studio.chat.join()
+    assert studio.chat.transcript[-1].state == "complete"
+    for text in (
+        _all_widget_state(),
+        studio.text_summary(),
+        repr(studio),
+        repr(studio.session),
+        json.dumps(studio._repr_mimebundle_()),
+    ):
+        assert KEY not in text
+    await studio.session.aclose()
+
+
+async def test_history_open_in_form_fills_the_panel(emulator: EmulatorHandle) -> None:
+    async with _client(emulator) as client:
+        task = await client.images.create("gpt-image-2", prompt="a lighthouse", quality="high")
+        await task.wait()
+        await client.chat.completions.create(
+            model="gemini-2.5-pro",
+            messages=[
+                {"role": "system", "content": "be kind"},
+                {"role": "user", "content": "tell me about tides"},
+            ],
+            temperature=0.4,
+        )
+        studio = Studio(session=Session(client=client), resume=False)
+        studio.tabs.selected_index = 4
+        assert studio.history.frame is not None
+        assert len(studio.history.frame) == 2
+        studio.history.open_in_form(task.id)
+        assert studio.errors == studio.history.errors == []
+        assert studio.tabs.selected_index == 1
+        assert studio.images.form.model == "gpt-image-2"
+        assert studio.images.form.body()["prompt"] == "a lighthouse"
+        assert studio.images.form.body()["quality"] == "high"
+        chat_row = studio.history.frame[studio.history.frame["kind"] == "chat"].iloc[0]
+        studio.history.open_in_form(chat_row["task_id"])
+        assert studio.tabs.selected_index == 0
+        assert studio.chat.model.value == "gemini-2.5-pro"
+        assert studio.chat.system.value == "be kind"
+        assert studio.chat.input.value == "tell me about tides"
+        assert studio.chat.sampling.value == "temperature"
+        assert studio.chat.temperature.value == pytest.approx(0.4)
+        assert not studio.chat.send_button.disabled
+
+
+async def test_resume_reattaches_unfinished_tasks_as_cards(emulator: EmulatorHandle) -> None:
+    left_id = _create_in_another_process(emulator)
+    async with _client(emulator) as client:
+        studio = Studio(session=Session(client=client))
+        await asyncio.wait_for(studio.join(), timeout=30)
+        assert studio.errors == []
+        (card,) = studio.resumed
+        assert card.task_id == left_id
+        assert "(re-attached)" in card.label
+        assert card.status == "completed"
+        assert card.local_path
+        assert card in studio.resumed_box.children
+        assert "(1)" in studio.resume_status.value
+        text = studio.text_summary()
+        assert left_id in text
+
+
+def test_exported_names_are_sorted_and_complete() -> None:
+    import mediagen_nb
+    import mediagen_nb.widgets as w
+
+    assert w.__all__ == sorted(w.__all__)
+    for name in ("AssetPanel", "ChatPanel", "HistoryPanel", "ImagePanel", "Studio", "VideoPanel"):
+        assert name in w.__all__
+        assert getattr(mediagen_nb, name) is getattr(w, name)
