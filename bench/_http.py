@@ -1,0 +1,58 @@
+"""HTTP helpers shared by the client benchmarks: a counting transport, an event-loop ticker."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Wraps a transport and counts the requests sent through it (by method and status)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self.inner = inner if inner is not None else httpx.AsyncHTTPTransport()
+        self.requests = 0
+        self.statuses: dict[int, int] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests += 1
+        response = await self.inner.handle_async_request(request)
+        self.statuses[response.status_code] = self.statuses.get(response.status_code, 0) + 1
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class LagTicker:
+    """Measures event-loop lag: a coroutine sleeping ``tick`` s and recording the oversleep."""
+
+    def __init__(self, tick: float = 0.005) -> None:
+        self.tick = tick
+        self.lags: list[float] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(self.tick)
+            self.lags.append(max(0.0, time.perf_counter() - start - self.tick))
+
+    def start(self) -> None:
+        """Start ticking on the running loop."""
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop ticking."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    def percentile(self, share: float) -> float:
+        """The ``share`` quantile (0..1) of the lags seen, in seconds."""
+        if not self.lags:
+            return 0.0
+        ordered = sorted(self.lags)
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
