@@ -217,6 +217,22 @@ def test_seedance_roles_and_scenario_exclusivity(
     assert_error(SEEDANCE, seedance(*content), field, *words)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=TypeError,
+    reason=(
+        "validate_request raises TypeError (unhashable type) when a seedance content "
+        "item's role is a list or object: SeedanceRequest._content_rules does "
+        "'role not in roles' on a dict; it must return a Problem on content[i].role instead"
+    ),
+)
+@pytest.mark.parametrize("role", [[], ["first_frame"], {}, {"a": 1}])
+def test_seedance_role_of_the_wrong_json_type(role: Any) -> None:
+    item = image()
+    item["role"] = role
+    assert_error(SEEDANCE, seedance(text(), item), "content[1].role", "first_frame")
+
+
 @pytest.mark.parametrize(
     ("content", "field", "words"),
     [
