@@ -89,6 +89,7 @@ async def test_open_in_form_hands_over_the_request(filled: dict[str, Any]) -> No
         panel.open_in_form(image_id)
     opened: list[tuple[str, str | None, dict[str, Any]]] = []
     panel.on_open(lambda kind, fam, body: opened.append((kind, fam, body)))
+    assert panel.picker.value == panel.frame.iloc[0]["task_id"]  # newest row preselected
     panel.picker.value = image_id
     panel.open_button.click()
     assert (

@@ -76,6 +76,7 @@ def _all_widget_state() -> str:
 
 def test_tabs_banner_and_fallback_in_demo_mode() -> None:
     studio = Studio(session=Session(), resume=False)  # no loop: nothing starts
+    assert studio.resumed_box.layout.display == "none"  # no re-attached tasks
     assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
     assert [type(c).__name__ for c in studio.tabs.children] == [
         "ChatPanel",
@@ -168,6 +169,7 @@ async def test_resume_reattaches_unfinished_tasks_as_cards(emulator: EmulatorHan
         assert card.status == "completed"
         assert card.local_path
         assert card in studio.resumed_box.children
+        assert studio.resumed_box.layout.display == ""
         assert "(1)" in studio.resume_status.value
         text = studio.text_summary()
         assert left_id in text

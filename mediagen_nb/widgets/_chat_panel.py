@@ -101,6 +101,7 @@ class ChatPanel(Panel):
         self.transcript_view = ChatTranscript()
         for name, box in self.field_problems.items():
             box.add_class(f"mediagen-problem-{name}")
+        self.input.add_class("mediagen-chat-input")
         self.send_button.add_class("mediagen-send")
         self.stop_button.add_class("mediagen-stop")
         self.retry_button.add_class("mediagen-retry")

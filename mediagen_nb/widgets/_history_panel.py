@@ -35,6 +35,12 @@ OpenCallback = Callable[[str, str | None, dict[str, Any]], None]
 
 THUMB_PX = 64
 _ALL = ""
+_STYLE = (
+    "<style>.mediagen-history-table{border-collapse:collapse;font-size:12px}"
+    ".mediagen-history-table td,.mediagen-history-table th{padding:2px 6px;"
+    "vertical-align:top;text-align:left;border-bottom:1px solid #ddd}"
+    ".mediagen-history-table td:nth-child(2){white-space:nowrap}</style>"
+)
 _SHOWN = ("time", "kind", "model", "prompt", "status", "elapsed", "polls", "error", "task_id")
 
 
@@ -152,7 +158,9 @@ class HistoryPanel(Panel):
             for row in frame.to_dict("records")
             if isinstance(row.get("request"), dict) and row["kind"] in ("task", "chat")
         ]
+        keep = self.picker.value if self.picker.value in dict(options).values() else None
         self.picker.options = options
+        self.picker.value = keep if keep is not None else (options[0][1] if options else None)
         self.open_button.disabled = not options
         return frame
 
@@ -198,7 +206,7 @@ class HistoryPanel(Panel):
                 f" data-status='{_cell(row['status'])}'><td>{preview}</td>{cells}</tr>"
             )
         return (
-            "<table class='mediagen-history-table'><thead><tr>"
+            f"{_STYLE}<table class='mediagen-history-table'><thead><tr>"
             f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
 

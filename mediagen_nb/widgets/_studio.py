@@ -5,7 +5,8 @@ Tabs: Chat · Images · Videos · Assets · History, all sharing one ``Session``
 key is never shown. The API-key field is a ``Password`` widget that is emptied as soon as
 Connect reads it, so the key lives only in the session's memory, never in widget state (a
 saved notebook stores widget state). On open, tasks a previous kernel left running are
-re-attached (``mediagen_nb.history.resume``) and shown as cards in the right-hand column.
+re-attached (``mediagen_nb.history.resume``) and shown as cards in a right-hand column
+(hidden while there are none).
 
 Decisions: Connect with an empty key returns to demo mode; base URLs come from the fields,
 else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. Re-attached cards follow the
@@ -86,7 +87,7 @@ class Studio(Panel):
         self.resume_status = widgets.HTML("<b>Re-attached tasks</b>")
         self.resumed_box = widgets.VBox([self.resume_status])
         self.resumed_box.add_class("mediagen-resumed")
-        self.resumed_box.layout = widgets.Layout(width="30%", min_width="260px")
+        self.resumed_box.layout = widgets.Layout(width="30%", min_width="260px", display="none")
         self.tabs.layout = widgets.Layout(flex="1 1 auto")
         self.children = [
             self.banner,
@@ -159,6 +160,7 @@ class Studio(Panel):
                 "<b>Re-attached tasks</b><br><small>(resume needs a running event loop; "
                 "call studio.resume() from a notebook cell)</small>"
             )
+            self.resumed_box.layout.display = ""
             return None
         return self.spawn(self._resume(), name="resume")
 
@@ -188,6 +190,7 @@ class Studio(Panel):
         card.flush()
         self.resumed.append(card)
         self.resumed_box.children = (self.resume_status, *self.resumed)
+        self.resumed_box.layout.display = ""
         self.spawn(self._follow(task, card), name=f"follow {task.id}")
 
     async def _follow(self, task: Task, card: TaskCard) -> None:
