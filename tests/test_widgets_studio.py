@@ -183,3 +183,19 @@ def test_exported_names_are_sorted_and_complete() -> None:
     for name in ("AssetPanel", "ChatPanel", "HistoryPanel", "ImagePanel", "Studio", "VideoPanel"):
         assert name in w.__all__
         assert getattr(mediagen_nb, name) is getattr(w, name)
+
+
+async def test_active_assets_reach_the_video_reference_fields(emulator: EmulatorHandle) -> None:
+    async with _client(emulator) as client:
+        studio = Studio(session=Session(client=client), resume=False)
+        studio.assets.urls.value = "https://example.com/people/bob.png"
+        studio.assets.name.value = "bob"
+        studio.assets.submit()
+        await asyncio.wait_for(studio.assets.join(), timeout=30)
+        (row,) = studio.assets.assets
+        assert row.status == "Active"
+        studio.videos.form.select("starvideos_o3")
+        picker = studio.videos.form.field("first_image").picker.input
+        assert (f"bob · Image · asset://{row.asset_id}", f"asset://{row.asset_id}") in list(
+            picker.options
+        )

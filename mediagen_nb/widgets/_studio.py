@@ -57,7 +57,9 @@ class Studio(Panel):
         self.banner = widgets.HTML()
         self.banner.add_class("mediagen-banner")
         self.api_key = widgets.Password(
-            description="API key", placeholder="kept in memory only, never saved"
+            description="API key",
+            placeholder="kept in memory only, never saved",
+            continuous_update=False,  # synced once (on blur/Enter), not per keystroke
         )
         self.base_url = widgets.Text(
             description="Base URL", placeholder=os.environ.get("MEDIAGEN_BASE_URL", "")
