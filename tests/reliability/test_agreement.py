@@ -517,3 +517,11 @@ async def test_all_layers_agree(
     else:
         assert verdict is not None, f"the emulator accepted {row.body}"
         assert verdict.startswith(expected), (verdict, expected)
+
+
+async def test_the_guard_catches_a_request(client: AsyncClient, guard: GuardTransport) -> None:
+    """The no-network check is real: a request while sending is forbidden fails the test."""
+    guard.allow = False
+    with pytest.raises(pytest.fail.Exception, match="reached the network"):
+        await client.chat.completions.create(model="gpt-5.4", messages=USER_HI)
+    assert guard.sent == ["POST /gateway/v1/chat/completions"]
