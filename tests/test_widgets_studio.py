@@ -179,7 +179,26 @@ def test_exported_names_are_sorted_and_complete() -> None:
     import mediagen_nb
     import mediagen_nb.widgets as w
 
+    assert w.__all__ == [
+        "ActiveAsset",
+        "AssetPanel",
+        "AssetRow",
+        "ChatPanel",
+        "ChatTranscript",
+        "ChatTurn",
+        "CopyButton",
+        "GenerationForm",
+        "HistoryPanel",
+        "ImagePanel",
+        "Session",
+        "Studio",
+        "TaskCard",
+        "VideoPanel",
+        "current_session",
+    ]
     assert w.__all__ == sorted(w.__all__)
+    for name in w.__all__:
+        assert getattr(w, name) is not None
     for name in ("AssetPanel", "ChatPanel", "HistoryPanel", "ImagePanel", "Studio", "VideoPanel"):
         assert name in w.__all__
         assert getattr(mediagen_nb, name) is getattr(w, name)
