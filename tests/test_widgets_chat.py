@@ -289,3 +289,27 @@ def test_plain_text_fallback_shows_the_conversation() -> None:
     assert bundle is not None
     assert "hi there" in bundle["text/plain"]
     assert "demo mode" in bundle["text/plain"]
+
+
+async def test_many_tiny_updates_are_coalesced_and_the_last_is_exact() -> None:
+    from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
+
+    view = ChatTranscript()
+    loop = asyncio.get_running_loop()
+    index = view.add(ChatTurn(role="assistant", state="streaming"))
+    text = ""
+    start = loop.time()
+    for i in range(300):
+        text += f"w{i} "
+        view.stream(text)
+        if i % 10 == 0:
+            await asyncio.sleep(0.01)
+    view.finish(index, text=text, state="complete", usage={"completion_tokens": 300})
+    await view.drain()
+    elapsed = loop.time() - start
+    assert view.updates <= elapsed * STREAM_UPDATES_PER_S + 2
+    assert view.updates < 300 / 10
+    state = view.get_state()
+    assert state["turns"][index]["text"] == text
+    assert state["live_index"] == -1
+    assert "usage: completion_tokens 300" in view.plain_text()

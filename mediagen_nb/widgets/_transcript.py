@@ -161,6 +161,8 @@ class ChatTranscript(anywidget.AnyWidget):
             lines += [f"  attachment: {url}" for url in turn.attachments]
             if turn.error:
                 lines.append(f"  error: {turn.error}")
+            if turn.usage:
+                lines.append("  usage: " + ", ".join(f"{k} {v}" for k, v in turn.usage.items()))
         return "\n".join(lines) if lines else "(empty conversation)"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
