@@ -173,16 +173,25 @@ async def test_stream_cut_keeps_partial_text() -> None:
 
 
 async def test_result_faults_are_retried_and_counted() -> None:
-    faults = FaultConfig(error_rate=0.3, drop_rate=0.2, seed=5, apply_to=("result",))
-    with start_emulator(speed=500.0, api_key=KEY, faults=faults) as handle:
+    faults = FaultConfig(
+        rate_limit_rate=0.4, error_rate=0.1, drop_rate=0.05, seed=5, apply_to=("result",)
+    )
+    with start_emulator(speed=100.0, api_key=KEY, faults=faults) as handle:
         async with AsyncClient(
-            KEY, handle.base_url, handle.text_base_url, recorder=None, max_retries=8
+            KEY, handle.base_url, handle.text_base_url, recorder=None, max_retries=30
         ) as c:
-            tasks = [await c.images.create("nano-banana", prompt=f"cat {i}") for i in range(4)]
+            tasks = [await c.images.create("nano-banana", prompt=f"cat {i}") for i in range(3)]
             for task in tasks:
                 await task.wait(timeout=30)
                 assert task.status == "completed"
-            assert c.retries > 0
+            injected = handle.state.fault_counts()
+            too_fast = handle.state.counters["poll_too_fast"]
+        # every injected fault on a result GET cost exactly one retry, and nothing else did
+        answered = sum(n for name, n in injected.items() if name != "latency")
+        assert answered > 0
+        assert c.retries == answered + too_fast
+        reasons = c.retry_transport.retry_reasons
+        assert reasons["status 429"] == injected.get("rate_limit", 0) + too_fast
 
 
 def test_blocking_client_and_demo_mode(

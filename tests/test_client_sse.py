@@ -269,6 +269,20 @@ async def test_messages_stream_cut_before_message_stop(tmp_path: Path) -> None:
     await client.aclose()
 
 
+async def test_stopping_right_after_message_stop_records_completed(tmp_path: Path) -> None:
+    client, recorder = stream_client(CLAUDE_EVENTS, tmp_path)
+    stream = await client.messages.create(
+        model="claude-opus-4-6", max_tokens=64, messages=MESSAGES, stream=True
+    )
+    async for event in stream:
+        if event.type == "message_stop":
+            break
+    await stream.aclose()
+    assert stream.done
+    assert recorder.actions("chat") == ["started", "completed"]
+    await client.aclose()
+
+
 async def test_closing_a_stream_early_records_incomplete(tmp_path: Path) -> None:
     client, recorder = stream_client([chunk("a"), chunk("b"), b"data: [DONE]\n\n"], tmp_path)
     async with await client.chat.completions.create(

@@ -90,26 +90,27 @@ class BaseStream(Generic[T]):
 
     async def _iterate(self) -> AsyncIterator[T]:
         try:
-            async for event in aiter_sse(self.response.aiter_bytes(), self._decoder):
-                self.keepalives = self._decoder.comments
-                item = self._handle(event)
-                if item is not None:
-                    yield item
-                if self.done:
-                    break
-        except httpx.TransportError as exc:
-            self._interrupt(f"connection broke ({type(exc).__name__})", exc)
-        except StreamInterruptedError as exc:
-            self._interrupt(exc.reason, exc)
+            try:
+                async for event in aiter_sse(self.response.aiter_bytes(), self._decoder):
+                    self.keepalives = self._decoder.comments
+                    item = self._handle(event)
+                    if item is not None:
+                        yield item
+                    if self.done:
+                        break
+            except httpx.TransportError as exc:
+                self._interrupt(f"connection broke ({type(exc).__name__})", exc)
+            except StreamInterruptedError as exc:
+                self._interrupt(exc.reason, exc)
+            if not self.done:
+                self._interrupt("the stream ended without its terminator", None)
         finally:
+            # Also runs when the consumer stops early (the generator is closed).
             await self.response.aclose()
-        if not self.done:
-            self._interrupt("the stream ended without its terminator", None)
-        self._finish()
+            self._finish()
 
     def _interrupt(self, reason: str, cause: BaseException | None) -> None:
         self.error = StreamInterruptedError(self.text, reason)
-        self._finish()
         raise self.error from cause
 
     def _finish(self) -> None:
