@@ -218,3 +218,16 @@ async def test_active_assets_reach_the_video_reference_fields(emulator: Emulator
         assert (f"bob · Image · asset://{row.asset_id}", f"asset://{row.asset_id}") in list(
             picker.options
         )
+
+
+def test_connect_without_base_url_shows_the_error_and_stays_in_demo_mode() -> None:
+    studio = Studio(session=Session(), resume=False)
+    studio.api_key.value = KEY
+    studio.connect_button.click()
+    assert len(studio.errors) == 1
+    assert "base URL" in studio.errors[0]
+    assert KEY not in studio.errors[0]
+    assert studio.api_key.value == ""
+    assert DEMO_TEXT in studio.banner.value
+    studio.close()
+    assert studio.chat.comm is None

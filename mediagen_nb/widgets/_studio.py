@@ -119,7 +119,8 @@ class Studio(Panel):
         """Switch the session to the real service with ``key`` (or the key field's value).
 
         The field is emptied at once; the key stays only in the session's memory. An empty
-        key returns to demo mode. Unfinished tasks of the new service are re-attached.
+        key returns to demo mode, and so does a configuration the client refuses (no base
+        URL: the error is shown). Unfinished tasks of the new service are re-attached.
         """
         secret = key if key is not None else self.api_key.value
         self.api_key.value = ""
@@ -128,7 +129,11 @@ class Studio(Panel):
             base_url=self.base_url.value.strip() or None,
             text_base_url=self.text_base_url.value.strip() or None,
         )
-        self.session.client  # noqa: B018 - made now so a bad configuration shows here
+        try:
+            self.session.client  # noqa: B018 - made now so a bad configuration shows here
+        except Exception:
+            self.session.set_api_key(None)  # back to demo mode rather than half-connected
+            raise
         self.resume()
 
     # --- tabs and forms ---------------------------------------------------------------------
@@ -208,6 +213,12 @@ class Studio(Panel):
             )
             card.update_from(task)
         await card.drain()
+
+    def close(self) -> None:
+        """Stop every panel's background work and close the Studio."""
+        for panel in (self.chat, self.images, self.videos, self.assets, self.history):
+            panel.close()
+        super().close()
 
     # --- fallback ---------------------------------------------------------------------------
 
