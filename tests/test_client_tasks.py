@@ -217,6 +217,7 @@ async def test_attach_refreshes_at_once_and_reads_video(tmp_path: Path) -> None:
         await task.wait()
         assert clock.sleeps == []
         assert task.polls == 1
+        assert task.created_at == 1_700_000_000
         assert task.local_path is not None
         assert task.local_path.endswith(".mp4")
         assert await task.read_bytes() == MP4_BYTES

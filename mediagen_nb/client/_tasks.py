@@ -170,6 +170,8 @@ class Task:
             return
         previous = self.status
         self.result = result
+        if result.created:
+            self.created_at = float(result.created)
         self.status = normalize_status(result.status)
         if self.status == previous:
             return
