@@ -101,7 +101,7 @@ def test_image2_gpt_image_2_options_follow_the_rules(session: Session) -> None:
     assert isinstance(ratio, EnumField)
     assert isinstance(resolution, EnumField)
     assert quality.offered == (None, "low", "medium", "high")
-    assert quality.input.value == "low"
+    assert quality.value == "low"
     # resolution is set (default 1k): ratio is required, so "not set" is not offered
     assert None not in ratio.offered
     assert resolution.offered == (None, "1k", "2k")  # 4k needs a wide or tall ratio
@@ -109,7 +109,7 @@ def test_image2_gpt_image_2_options_follow_the_rules(session: Session) -> None:
     assert resolution.offered == (None, "1k", "2k", "4k")
     resolution.input.value = "4k"
     assert ratio.offered == ("16:9", "9:16", "2:1", "1:2", "21:9", "9:21")
-    resolution.input.value = None
+    resolution.value = None
     assert None in ratio.offered
     assert "4:3" in ratio.offered
 

@@ -62,7 +62,7 @@ async def test_image_panel_completes_with_thumbnail(fast: Session) -> None:
     assert thumb.format == "JPEG"
     assert max(thumb.size) <= 512
     assert card.full == b""  # the large image travels only on request
-    card._handle_msg(card, {"action": "full"}, [])
+    card._on_custom_msg(card, {"action": "full"}, [])
     assert await _eventually(lambda: len(card.full) > 0)
     assert card.local_path.endswith(".png")
     assert card.file_name.endswith(".png")

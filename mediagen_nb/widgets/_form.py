@@ -288,11 +288,11 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
                     ]
                     if not bad:
                         offered.append(value)
-                before = (enum.offered, enum.input.value)
+                before = (enum.offered, enum.value)
                 if any(v is not None for v in offered):
                     enum.set_offered(offered, prefer=enum.param.default)
                 enum.visible = any(v is not None for v in offered)
-                changed |= (enum.offered, enum.input.value) != before
+                changed |= (enum.offered, enum.value) != before
             if not changed:
                 return
 

@@ -173,27 +173,42 @@ class BoolField(Field):
 
 
 class EnumField(Field):
-    """A dropdown whose offered options the form narrows to the valid ones."""
+    """A dropdown whose offered options the form narrows to the valid ones.
+
+    "Not set" is the empty string inside the widget (a Dropdown shows ``None`` as a blank
+    box) and ``None`` in this class's API.
+    """
 
     def __init__(self, param: Param) -> None:
         self.param = param
         self.all_options: tuple[Any, ...] = (None, *param.options)
-        self.input = widgets.Dropdown(options=self._labels(self.all_options), value=param.default)
+        self.input = widgets.Dropdown(
+            options=self._labels(self.all_options), value=_unset(param.default)
+        )
         super().__init__(param.name, [param.name], labelled(param.name, self.input, param.help))
 
     @staticmethod
     def _labels(values: Sequence[Any]) -> list[tuple[str, Any]]:
-        return [(UNSET_LABEL if v is None else str(v), v) for v in values]
+        return [(UNSET_LABEL, "") if v is None else (str(v), v) for v in values]
+
+    @property
+    def value(self) -> Any:
+        """The chosen option, None when not set."""
+        return None if self.input.value == "" else self.input.value
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        self.input.value = _unset(value)
 
     @property
     def offered(self) -> tuple[Any, ...]:
         """The option values currently offered (None means not set)."""
-        return tuple(value for _label, value in self.input.options)
+        return tuple(None if value == "" else value for _label, value in self.input.options)
 
     def set_offered(self, values: Sequence[Any], prefer: Any = None) -> None:
         """Offer only ``values``; keep the current value if still offered, else ``prefer``
         (the spec's default) if offered, else the first."""
-        current = self.input.value
+        current = self.value
         if current in values:
             keep = current
         elif prefer is not None and prefer in values:
@@ -202,20 +217,24 @@ class EnumField(Field):
             keep = values[0] if values else None
         if tuple(values) != self.offered:
             self.input.options = self._labels(values or [None])
-        self.input.value = keep
+        self.value = keep
 
     def items(self) -> dict[str, Any]:
-        value = self.input.value
+        value = self.value
         return {} if value is None else {self.key: value}
 
     def load(self, body: dict[str, Any]) -> None:
         value = body.get(self.key)
         if value not in self.offered:
             self.input.options = self._labels(self.all_options)
-        self.input.value = value if value in self.all_options else None
+        self.value = value if value in self.all_options else None
 
     def observe(self, callback: Callback) -> None:
         _on_value(self.input, callback)
+
+
+def _unset(value: Any) -> Any:
+    return "" if value is None else value
 
 
 class AssetPicker:

@@ -170,7 +170,7 @@ class GeneratePanel(Panel):
             label=f"{fam.title} · {model}",
             kind=fam.kind,
             prompt=_prompt_of(body)[:300],
-            eta=fam.eta(model, seconds),
+            eta=tuple(t / task.speed for t in fam.eta(model, seconds)),  # emulator clock
             task_id=task.id,
             status=task.status,
             error=task.error or "",

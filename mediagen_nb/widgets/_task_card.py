@@ -90,7 +90,7 @@ class TaskCard(anywidget.AnyWidget):
         self._throttle = Throttle(self, self._apply)
         self._cancel_callbacks: list[CancelCallback] = []
         self._source: bytes = b""
-        self.on_msg(self._handle_msg)
+        self.on_msg(self._on_custom_msg)
 
     def __repr__(self) -> str:
         parts = [f"{self.label}", self.task_id or "(no id yet)", self.status]
@@ -186,15 +186,15 @@ class TaskCard(anywidget.AnyWidget):
         for callback in list(self._cancel_callbacks):
             callback(self)
 
-    def _handle_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+    def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         action = content.get("action") if isinstance(content, dict) else None
         if action == "cancel":
             self.cancel()
         elif action == "full":
             try:
                 self.load_full()
-            except (OSError, ValueError) as exc:
-                self.update(note=f"full-size image unavailable: {exc}")
+            except Exception as exc:  # shown on the card: a browser click has no error area
+                self.update(note=f"full-size image unavailable: {type(exc).__name__}: {exc}")
 
 
 def media_values(kind: str, data: bytes, file_name: str, local_path: str | None) -> dict[str, Any]:

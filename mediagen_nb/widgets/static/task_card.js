@@ -22,8 +22,12 @@ function fmtSeconds(s) {
   return `${m} min ${Math.round(s - 60 * m)} s`;
 }
 
+function byteSize(view) {
+  return view && view.byteLength ? view.byteLength : 0;
+}
+
 function blobUrl(view, mime) {
-  if (!view || view.byteLength === 0) return null;
+  if (byteSize(view) === 0) return null;
   return URL.createObjectURL(new Blob([view], { type: mime }));
 }
 
@@ -116,7 +120,7 @@ function render({ model, el: host }) {
       img.title = "click for full size";
       img.addEventListener("click", () => {
         wantFull = true;
-        if (model.get("full").byteLength > 0) showFull();
+        if (byteSize(model.get("full")) > 0) showFull();
         else model.send({ action: "full" });
       });
       preview.append(img);
@@ -154,7 +158,7 @@ function render({ model, el: host }) {
       return;
     }
     wantSave = true;
-    if (model.get("full").byteLength > 0) showFull();
+    if (byteSize(model.get("full")) > 0) showFull();
     else model.send({ action: "full" });
   });
 
@@ -174,7 +178,7 @@ function render({ model, el: host }) {
     note.style.display = model.get("note") ? "" : "none";
     const hasMedia =
       status === "completed" &&
-      (model.get("video").byteLength > 0 || model.get("thumbnail").byteLength > 0);
+      (byteSize(model.get("video")) > 0 || byteSize(model.get("thumbnail")) > 0);
     actions.style.display = hasMedia ? "" : "none";
     tick();
   }
