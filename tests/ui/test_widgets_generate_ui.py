@@ -62,6 +62,8 @@ def test_generate_in_browser_shows_previews(lab: Lab, tmp_path: Path) -> None:
     expect(video_card).to_have_count(1)
     assert video_card.locator("video.mediagen-preview").get_attribute("src", timeout=5000)
 
+    image_card.scroll_into_view_if_needed()
+    page.screenshot(path=str(tmp_path / "image-panel.png"))
     image_card.locator("img.mediagen-preview").click()  # full size, sent on demand
     expect(page.locator(".mediagen-overlay img.mediagen-full")).to_be_visible()
     page.screenshot(path=str(tmp_path / "generate-panels.png"))
