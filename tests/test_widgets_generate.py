@@ -276,3 +276,43 @@ async def test_session_makes_a_client_per_loop(monkeypatch: pytest.MonkeyPatch) 
     assert session.client is client
     assert client.base_url == "https://svc.example.org/api"
     await session.aclose()
+
+
+def _png(width: int, height: int) -> bytes:
+    out = BytesIO()
+    Image.new("RGBA", (width, height), (200, 40, 40, 128)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_previews_stay_bounded() -> None:
+    from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
+
+    big = _png(3000, 1000)
+    thumb, mime = thumbnail(big)
+    assert mime == "image/jpeg"
+    assert Image.open(BytesIO(thumb)).size == (512, 171)
+    full, full_mime = full_image(big)
+    assert full_mime == "image/png"
+    assert max(Image.open(BytesIO(full)).size) == 2048
+    small = _png(800, 600)
+    assert full_image(small) == (small, "image/png")  # already bounded: sent as it is
+    mp4 = b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 100
+    assert sniff_mime(mp4) == "video/mp4"
+    assert video_preview(mp4) == (mp4, "video/mp4", "")
+    data, _mime, note = video_preview(mp4, cap=50)
+    assert data == b""
+    assert "not sent to the browser" in note
+
+
+def test_video_card_says_when_the_video_is_too_big(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mediagen_nb.widgets import _preview
+
+    monkeypatch.setattr(_preview, "MAX_VIDEO_BYTES", 10)
+    monkeypatch.setattr(_preview.video_preview, "__defaults__", (10,))
+    card = TaskCard(label="v", kind="video")
+    card.set_media(
+        b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 64, file_name="v.mp4", local_path="/x/v.mp4"
+    )
+    assert card.preview_bytes == b""
+    assert "preview limit" in card.note
+    assert "/x/v.mp4" in card.note
