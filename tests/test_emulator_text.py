@@ -162,7 +162,7 @@ async def test_messages_stop_sequences_and_max_tokens(app: Starlette) -> None:
             "/v1/chat/completions",
             _chat(max_tokens=0),
             "max_tokens",
-            "max_tokens: must be an integer of at least 1",
+            "max_tokens: must be at least 1",
         ),
         (
             "/v1/chat/completions",
@@ -189,8 +189,8 @@ async def test_messages_stop_sequences_and_max_tokens(app: Starlette) -> None:
         (
             "/v1/messages",
             {"model": "claude-opus-4-6", "max_tokens": 5, "messages": [], "stop_sequences": "x"},
-            "messages",
-            "stop_sequences: must be an array of strings",
+            "stop_sequences",
+            "stop_sequences: must be a list (JSON array)",
         ),
         ("/v1/messages", [1, 2], "(body)", "(body): must be a JSON object"),
     ],

@@ -241,15 +241,6 @@ def test_image2_r_model_takes_sizes_around_1k(size: str) -> None:
     assert_clean(IMAGE2, image2(model="gpt-image-2-r", size=size))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the spec's model table gives gpt-image-2-r a max resolution of 1K, but an explicit "
-        "size of 2K/4K pixels is accepted for it (size rules only check the generic "
-        "edge/multiple/aspect/pixel limits); the exact 1K pixel bound is not shown, so the "
-        "lead picks it"
-    ),
-)
 @pytest.mark.parametrize("size", ["3840x2160", "2560x1440", "2048x2048"])
 def test_image2_r_model_rejects_sizes_beyond_1k(size: str) -> None:
     assert_error(IMAGE2, image2(model="gpt-image-2-r", size=size), "size", "gpt-image-2-r")

@@ -217,15 +217,6 @@ def test_seedance_roles_and_scenario_exclusivity(
     assert_error(SEEDANCE, seedance(*content), field, *words)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason=(
-        "validate_request raises TypeError (unhashable type) when a seedance content "
-        "item's role is a list or object: SeedanceRequest._content_rules does "
-        "'role not in roles' on a dict; it must return a Problem on content[i].role instead"
-    ),
-)
 @pytest.mark.parametrize("role", [[], ["first_frame"], {}, {"a": 1}])
 def test_seedance_role_of_the_wrong_json_type(role: Any) -> None:
     item = image()
@@ -413,15 +404,6 @@ def test_starvideos_frames_exclude_references(extra: dict[str, Any], field: str)
     assert_error(STAR, body, field, "cannot be combined", "referenceImages")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "an empty reference list counts as 'used' for the starvideos first/last-frame "
-        "exclusivity (and the sora input_reference/image_urls pair), yet as 'not used' for "
-        "the 4-with-a-video limit and the ignored-with-video warnings; a form that sends [] "
-        "for an unused list gets a false 'cannot be combined' error"
-    ),
-)
 @pytest.mark.parametrize(
     ("path", "body"),
     [

@@ -39,6 +39,9 @@ IMAGE2_SIZE_MULTIPLE = 16
 IMAGE2_SIZE_MAX_ASPECT = 3.0
 IMAGE2_SIZE_MIN_PIXELS = 655_360
 IMAGE2_SIZE_MAX_PIXELS = 8_294_400
+IMAGE2_R_MAX_PIXELS = 1536 * 1024
+"""gpt-image-2-r renders at most 1K; the spec shows no pixel bound for ``size``, so we take
+the largest 1K-class size of the gpt-image line, 1536x1024 (1,572,864 pixels)."""
 
 # --- sora ---------------------------------------------------------------------------------
 SoraModel = Literal["neutralSora2Plus", "neutralSora2Pro"]

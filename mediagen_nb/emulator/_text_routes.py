@@ -7,7 +7,7 @@ OpenAI and Anthropic wire formats closely enough that the official ``openai`` an
 - **Errors.** A body that breaks a rule of ``validate_request`` gets 400
   ``{"error": {"type": "invalid_request_error", "message": "field: rule; ...",
   "param": "<first field>"}}``; warnings never block. Two protocol aliases the request types
-  do not model are checked here: chat ``max_tokens`` (legacy alias of
+  model are checked by ``validate_request`` too: chat ``max_tokens`` (legacy alias of
   ``max_completion_tokens``, which wins when both are set) and messages ``stop_sequences``.
 - **Non-streaming bodies** carry exactly the spec's fields (messages add ``stop_sequence``,
   the Anthropic field that names the matched stop sequence). Finish reasons: chat ``stop`` /
@@ -138,26 +138,13 @@ def _stop_list(value: Any) -> list[str]:
     return []
 
 
-def _alias_problems(body: dict[str, Any], path: str) -> list[Problem]:
-    """Rules for protocol fields the request types do not model (see module docstring)."""
-    if path == "/v1/chat/completions" and "max_tokens" in body:
-        value = body["max_tokens"]
-        if value is not None and (type(value) is not int or value < 1):
-            return [Problem("max_tokens", "must be an integer of at least 1")]
-    if path == "/v1/messages" and body.get("stop_sequences") is not None:
-        value = body["stop_sequences"]
-        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-            return [Problem("stop_sequences", "must be an array of strings")]
-    return []
-
-
 async def _parse(
     request: Request, path: str, reader: Callable[[dict[str, Any]], Conversation]
 ) -> tuple[dict[str, Any], Conversation] | Response:
     body = await _read_json(request)
     if isinstance(body, Response):
         return body
-    problems = errors_only(validate_request(path, body)) + _alias_problems(body, path)
+    problems = errors_only(validate_request(path, body))
     if problems:
         return _bad_request(problems)
     return body, reader(body)

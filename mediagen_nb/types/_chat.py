@@ -86,6 +86,8 @@ class ChatCompletionRequest(RequestModel):
     top_p: float | None = None
     stream: bool | None = None
     max_completion_tokens: int | None = None
+    max_tokens: int | None = None
+    """Legacy alias of ``max_completion_tokens`` that OpenAI-compatible clients still send."""
     stop: Any = None
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
@@ -107,8 +109,10 @@ class ChatCompletionRequest(RequestModel):
             yield Problem("top_p", "must be between 0 and 1")
         if self.temperature is not None and self.top_p is not None:
             yield Problem("top_p", "adjust temperature or top_p, not both", "warning")
-        if self.max_completion_tokens is not None and self.max_completion_tokens < 1:
-            yield Problem("max_completion_tokens", "must be at least 1")
+        for name in ("max_completion_tokens", "max_tokens"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                yield Problem(name, "must be at least 1")
         yield from _stop_problems(self.stop)
 
 
@@ -132,6 +136,7 @@ class MessagesRequest(RequestModel):
     system: Any = None
     stream: bool | None = None
     temperature: float | None = None
+    stop_sequences: list[str] | None = None
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
         yield from _text_model_problems(self.model, ctx)

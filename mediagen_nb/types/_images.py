@@ -11,6 +11,7 @@ from mediagen_nb.catalog._params import (
     IMAGE2_4K_RATIOS,
     IMAGE2_HIRES_MODELS,
     IMAGE2_MAX_REFS,
+    IMAGE2_R_MAX_PIXELS,
     IMAGE2_SIZE_MAX_ASPECT,
     IMAGE2_SIZE_MAX_EDGE,
     IMAGE2_SIZE_MAX_PIXELS,
@@ -119,6 +120,17 @@ class Image2Request(RequestModel):
             )
         if self.size is not None:
             yield from size_problems(self.size)
+            parsed = parse_size(self.size)
+            if (
+                self.model == "gpt-image-2-r"
+                and parsed
+                and parsed[0] * parsed[1] > IMAGE2_R_MAX_PIXELS
+            ):
+                yield Problem(
+                    "size",
+                    f"gpt-image-2-r renders at most 1K: at most {IMAGE2_R_MAX_PIXELS:,} pixels "
+                    "(e.g. 1536x1024)",
+                )
             if self.resolution is not None or self.ratio is not None:
                 yield Problem(
                     "size", "overrides resolution and ratio; those are ignored", "warning"

@@ -80,7 +80,7 @@ _PLAIN: dict[str, str] = {
     "int_from_float": "must be an integer",
     "float_type": "must be a number",
     "bool_type": "must be true or false",
-    "list_type": "must be a list",
+    "list_type": "must be a list (JSON array)",
     "dict_type": "must be an object",
     "model_type": "must be an object",
     "model_attributes_type": "must be an object",

@@ -53,8 +53,13 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
+def _given(value: Any) -> bool:
+    """Set in the body: an empty list counts as absent."""
+    return value is not None and value != []
+
+
 def _exclusive(a: str, b: str, a_value: Any, b_value: Any) -> Iterator[Problem]:
-    if a_value is not None and b_value is not None:
+    if _given(a_value) and _given(b_value):
         yield Problem(b, f"cannot be combined with {a}; they are mutually exclusive")
 
 
@@ -161,7 +166,7 @@ class SeedanceRequest(RequestModel):
                 role = item.get("role", "first_frame")
                 if role is None:
                     role = "first_frame"
-                if role not in roles:
+                if not isinstance(role, str) or role not in roles:
                     yield Problem(
                         f"{field}.role",
                         "must be one of 'first_frame', 'last_frame', 'reference_image'",
@@ -227,7 +232,7 @@ class StarvideosRequest(RequestModel):
             value = getattr(self, name)
             if value is not None:
                 yield from check_reference(value, name)
-                if self.referenceImages is not None or videos is not None:
+                if _given(self.referenceImages) or _given(videos):
                     yield Problem(
                         name, "cannot be combined with referenceImages or referenceVideos"
                     )

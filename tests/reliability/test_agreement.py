@@ -360,20 +360,12 @@ ALIAS_ROWS: dict[str, Row] = {
         MESSAGES, {**CLAUDE_MSG, "stop_sequences": "END"}, "stop_sequences", "array"
     ),
 }
-"""Protocol aliases the emulator checks but ``validate_request`` does not (xfail below)."""
+"""Protocol aliases (chat ``max_tokens``, messages ``stop_sequences``) every layer checks."""
 
 
 def _cases() -> list[Any]:
     cases: list[Any] = [pytest.param(row, id=name) for name, row in ROWS.items()]
-    reason = (
-        "validate_request (and so the client) accepts chat 'max_tokens' and messages "
-        "'stop_sequences' of any value, while the emulator rejects bad ones with 400: the "
-        "request types should model these protocol fields so all layers agree"
-    )
-    cases += [
-        pytest.param(row, id=name, marks=pytest.mark.xfail(strict=True, reason=reason))
-        for name, row in ALIAS_ROWS.items()
-    ]
+    cases += [pytest.param(row, id=name) for name, row in ALIAS_ROWS.items()]
     return cases
 
 

@@ -329,20 +329,6 @@ def malformed(draw: st.DrawFn) -> tuple[str, Any]:
 # --- the property ---------------------------------------------------------------------------
 
 
-def _known_crash(path: str, body: Any) -> bool:
-    """Bodies that make ``validate_request`` raise (pinned as xfail in test_validation_videos).
-
-    A seedance content item whose ``role`` is a list or object: ``role not in roles`` raises
-    TypeError (unhashable). Remove this filter once that is fixed.
-    """
-    if path != FAMILIES["seedance"].create_path or not isinstance(body, dict):
-        return False
-    content = body.get("content")
-    return isinstance(content, list) and any(
-        isinstance(item, dict) and isinstance(item.get("role"), (list, dict)) for item in content
-    )
-
-
 def _url(path: str) -> str:
     return ("/gateway" if path in TEXT_PATHS else "/api") + path
 
@@ -409,7 +395,6 @@ def _run_property(
         path, body = case
         alias = ALIASES.get(path)
         assume(not (alias and isinstance(body, dict) and alias in body))
-        assume(not _known_crash(path, body))
         stats["examples"] += 1
         loop.run_until_complete(_check(http, path, body, stats))
 
