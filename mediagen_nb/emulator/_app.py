@@ -23,7 +23,7 @@ from mediagen_nb.emulator._errors import error_response
 from mediagen_nb.emulator._faults import FaultConfig
 from mediagen_nb.emulator._middleware import EmulatorMiddleware
 from mediagen_nb.emulator._state import Clock, EmulatorState
-from mediagen_nb.emulator._task_routes import task_routes
+from mediagen_nb.emulator._task_routes import result_reply, task_routes
 from mediagen_nb.emulator._text_routes import text_routes
 
 API_PREFIX = "/api"
@@ -71,7 +71,14 @@ def create_app(
             Mount(API_PREFIX, routes=[*task_routes(state), *asset_routes(state)]),
             Mount(TEXT_PREFIX, routes=text_routes()),
         ],
-        middleware=[Middleware(EmulatorMiddleware, state=state, post_paths=post_paths)],
+        middleware=[
+            Middleware(
+                EmulatorMiddleware,
+                state=state,
+                post_paths=post_paths,
+                fast_result=lambda scope, task_id: result_reply(state, scope, task_id),
+            )
+        ],
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
     )
     app.state.emulator = state

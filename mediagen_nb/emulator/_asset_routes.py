@@ -27,8 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from mediagen_nb.emulator._errors import JSON_TYPE, dumps
-from mediagen_nb.emulator._middleware import JSON_KEY
+from mediagen_nb.emulator._errors import JSON_KEY, JSON_TYPE, dumps
 from mediagen_nb.emulator._state import EmulatorState
 from mediagen_nb.types import validate_request
 

@@ -21,6 +21,8 @@ from starlette.responses import Response
 from starlette.types import Send
 
 JSON_TYPE: Final = "application/json"
+JSON_KEY: Final = "mediagen.json"
+"""Scope key under which the middleware puts the parsed JSON body of a POST."""
 
 ERROR_TYPES: Final[Mapping[int, str]] = {
     400: "invalid_request_error",

@@ -7,7 +7,9 @@ Every response carries ``x-mediagen-emulator-speed``. Then, in this order:
    ``x-api-key: <key>`` (what the Anthropic SDK sends), compared in constant time; else 401.
 2. A path with control characters: 400.
 3. **Faults** (``_faults``) for the request's category.
-4. **Bodies**, for POSTs to known endpoints only (other methods and paths go on to the
+4. ``GET /api/v1/result/{id}`` is answered right here (``fast_result``): it is the path
+   clients poll, so it skips the router and Request/Response objects.
+5. **Bodies**, for POSTs to known endpoints only (other methods and paths go on to the
    router, which answers 404/405): larger than ``MAX_BODY_BYTES`` (by ``Content-Length`` or
    as streamed) 413; a content type other than ``application/json`` (``+json`` and
    parameters allowed) 415; empty, not UTF-8, not JSON (``NaN``/``Infinity`` included),
@@ -20,21 +22,24 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mediagen_nb.emulator._errors import format_seconds, send_error
+from mediagen_nb.emulator._errors import JSON_KEY, JSON_TYPE, format_seconds, send_error
 from mediagen_nb.emulator._faults import FaultCategory, drop_connection
 from mediagen_nb.emulator._state import EmulatorState
 
 MAX_BODY_BYTES: Final = 1024 * 1024
 """Largest accepted request body (1 MiB)."""
-JSON_KEY: Final = "mediagen.json"
-"""Scope key holding the parsed JSON body of a POST."""
 SPEED_HEADER: Final = b"x-mediagen-emulator-speed"
 MEDIA_PREFIX: Final = "/api/media/"
+RESULT_PREFIX: Final = "/api/v1/result/"
+__all__ = ["JSON_KEY", "MAX_BODY_BYTES", "EmulatorMiddleware", "category", "parse_json"]
+
+FastResult = Callable[[Scope, str], tuple[int, bytes, Mapping[str, str]]]
+"""Answers ``GET /api/v1/result/{id}`` from the scope and the id (no router, no Request)."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -45,7 +50,7 @@ def category(method: str, path: str) -> FaultCategory | None:
     """The fault category of a request (see ``_faults``)."""
     if path.startswith("/gateway/"):
         return "text"
-    if path.startswith("/api/v1/result/"):
+    if path.startswith(RESULT_PREFIX):
         return "result"
     if path.startswith(MEDIA_PREFIX):
         return "media"
@@ -94,10 +99,17 @@ def parse_json(raw: bytes) -> tuple[Any, str | None]:
 class EmulatorMiddleware:
     """Wraps the router; see the module docstring for what it does and in which order."""
 
-    def __init__(self, app: ASGIApp, state: EmulatorState, post_paths: Collection[str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        state: EmulatorState,
+        post_paths: Collection[str],
+        fast_result: FastResult | None = None,
+    ) -> None:
         self.app = app
         self.state = state
         self.post_paths = frozenset(post_paths)
+        self.fast_result = fast_result
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -151,6 +163,20 @@ class EmulatorMiddleware:
                 else:
                     await self._send_fault_error(send_with_speed)
                     return
+        if method == "GET" and self.fast_result is not None and path.startswith(RESULT_PREFIX):
+            task_id = path[len(RESULT_PREFIX) :]
+            if "/" not in task_id:
+                status, body, extra = self.fast_result(scope, task_id)
+                headers = [
+                    (b"content-type", JSON_TYPE.encode()),
+                    (b"content-length", str(len(body)).encode()),
+                    *((k.encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()),
+                ]
+                await send_with_speed(
+                    {"type": "http.response.start", "status": status, "headers": headers}
+                )
+                await send_with_speed({"type": "http.response.body", "body": body})
+                return
         if method == "POST" and path in self.post_paths:
             replay = await self._read_body(scope, receive, send_with_speed)
             if replay is None:

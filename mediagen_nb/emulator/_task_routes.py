@@ -18,10 +18,17 @@ from typing import Final
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import Scope
 
 from mediagen_nb.catalog import FAMILIES, Family
-from mediagen_nb.emulator._errors import JSON_TYPE, dumps, error_response, format_seconds
-from mediagen_nb.emulator._middleware import JSON_KEY
+from mediagen_nb.emulator._errors import (
+    JSON_KEY,
+    JSON_TYPE,
+    dumps,
+    error_body,
+    error_response,
+    format_seconds,
+)
 from mediagen_nb.emulator._state import EmulatorState
 
 _ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -33,9 +40,11 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 MEDIA_CACHE_CONTROL: Final = "private, max-age=3600"
 
 
-def media_root(request: Request) -> str:
-    """``scheme://host{root}/media/`` for the request (a hostile Host header is ignored)."""
-    scope = request.scope
+def media_root(scope: Scope) -> str:
+    """``scheme://host/api/media/`` for a request scope (a hostile Host header is ignored).
+
+    Works both inside the ``/api`` mount and in the middleware's fast path (before it).
+    """
     host = ""
     for name, value in scope["headers"]:
         if name == b"host":
@@ -44,7 +53,32 @@ def media_root(request: Request) -> str:
     if not _HOST.match(host):
         name, port = scope.get("server") or ("127.0.0.1", None)
         host = f"{name}:{port}" if port else str(name)
-    return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}/media/"
+    root = scope.get("app_root_path", scope.get("root_path", ""))
+    return f"{scope.get('scheme', 'http')}://{host}{root}/api/media/"
+
+
+Reply = tuple[int, bytes, dict[str, str]]
+
+
+def result_reply(state: EmulatorState, scope: Scope, task_id: str) -> Reply:
+    """Status, JSON body and extra headers of ``GET /v1/result/{task_id}``.
+
+    Plain data so the middleware can answer result polls without the router (the hot path).
+    """
+    if not _ID.match(task_id):
+        return 404, error_body(404, "no task with this id"), {}
+    now = state.now()
+    task, wait = state.tasks.poll(task_id, now)
+    if task is None:
+        return 404, error_body(404, f"no task with id {task_id} (unknown or expired)"), {}
+    if wait is not None:
+        state.counters["poll_too_fast"] += 1
+        message = (
+            f"polling too often: at most one poll every {format_seconds(task.min_interval)}"
+            f" s for {task.family.title} tasks"
+        )
+        return 429, error_body(429, message), {"retry-after": format_seconds(wait)}
+    return 200, task.result_json(now, media_root(scope)), {}
 
 
 def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
@@ -57,25 +91,9 @@ def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
 
 
 def _result_endpoint(state: EmulatorState) -> Endpoint:
-    tasks = state.tasks
-
     async def result(request: Request) -> Response:
-        task_id: str = request.path_params["id"]
-        if not _ID.match(task_id):
-            return error_response(404, "no task with this id")
-        now = state.now()
-        task, wait = tasks.poll(task_id, now)
-        if task is None:
-            return error_response(404, f"no task with id {task_id} (unknown or expired)")
-        if wait is not None:
-            state.counters["poll_too_fast"] += 1
-            return error_response(
-                429,
-                f"polling too often: at most one poll every {format_seconds(task.min_interval)}"
-                f" s for {task.family.title} tasks",
-                headers={"retry-after": format_seconds(wait)},
-            )
-        return Response(task.result_json(now, media_root(request)), media_type=JSON_TYPE)
+        status, body, headers = result_reply(state, request.scope, request.path_params["id"])
+        return Response(body, status_code=status, headers=headers, media_type=JSON_TYPE)
 
     return result
 
