@@ -316,3 +316,13 @@ def test_video_card_says_when_the_video_is_too_big(monkeypatch: pytest.MonkeyPat
     assert card.preview_bytes == b""
     assert "preview limit" in card.note
     assert "/x/v.mp4" in card.note
+
+
+def test_closing_a_panel_releases_the_session() -> None:
+    session = Session(mode_text="test")
+    panel = VideoPanel(session=session)
+    assert len(session._callbacks) == 1
+    assert len(session._asset_callbacks) == 1
+    panel.close()
+    assert session._callbacks == []
+    assert session._asset_callbacks == []

@@ -238,6 +238,11 @@ class GenerationForm(widgets.VBox):  # type: ignore[misc]
             self._syncing = False
         self._refresh()
 
+    def close(self) -> None:
+        """Close the widget and stop following the session's active assets."""
+        self.session.on_assets_change(self._assets_changed, remove=True)
+        super().close()
+
     # --- reacting ------------------------------------------------------------------------------
 
     def _assets_changed(self, _session: Session) -> None:

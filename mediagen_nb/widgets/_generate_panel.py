@@ -72,7 +72,8 @@ class GeneratePanel(Panel):
         ]
         self.generate_button.on_click(self.guard(lambda _b: self.generate()))
         self.form.on_change(self.guard(self._form_changed))
-        self.session.on_change(self.guard(self._session_changed))
+        self._on_session = self.guard(self._session_changed)
+        self.session.on_change(self._on_session)
         self._session_changed(self.session)
         self._form_changed(self.form)
 
@@ -182,6 +183,12 @@ class GeneratePanel(Panel):
     def _cancel(self, task: Any, card: TaskCard) -> None:
         if task.cancel():  # records "cancelled" in the ledger before the card shows it
             card.update_from(task)
+
+    def close(self) -> None:
+        """Stop background tasks and let go of the session's callbacks."""
+        self.session.on_change(self._on_session, remove=True)
+        self.form.close()
+        super().close()
 
     def text_summary(self) -> str:
         lines = [super().text_summary(), f"model: {self.form.model or '(none)'}"]
