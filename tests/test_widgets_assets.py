@@ -142,3 +142,16 @@ async def test_refresh_lists_assets_from_history(session: Session) -> None:
     listed: list[Any] = [(r.asset_id, r.status, r.library) for r in second.assets]
     assert listed == [(row.asset_id, "Active", "seedance2")]
     assert "asset://" in second.text_summary()
+
+
+def test_copy_button_hears_the_front_end() -> None:
+    from mediagen_nb.widgets import CopyButton
+
+    button = CopyButton("asset://asset-1-abc")
+    heard: list[str] = []
+    button.on_copy(lambda b: heard.append(b.text))
+    # what the comm delivers when copy.js calls model.send({event: "copied"})
+    button._handle_msg(
+        {"content": {"data": {"method": "custom", "content": {"event": "copied"}}}, "buffers": []}
+    )
+    assert heard == ["asset://asset-1-abc"]

@@ -112,7 +112,10 @@ class AssetPanel(Panel):
         self.poll_interval = poll_interval
         """Seconds between status polls; None: ``ASSET_POLL_S`` over the service speed."""
         self.library = widgets.ToggleButtons(
-            options=[(lib.title, lib.id) for lib in ASSET_LIBRARIES.values()],
+            options=[
+                (lib.title.removesuffix(" asset library"), lib.id)
+                for lib in ASSET_LIBRARIES.values()
+            ],
             description="Library",
         )
         self.asset_type = widgets.Dropdown(options=_SEEDANCE2.asset_types, description="Type")
@@ -127,6 +130,9 @@ class AssetPanel(Panel):
         self.status = widgets.HTML()
         self.clipboard = widgets.Text(description="Copied", disabled=True)
         self.rows_box = widgets.VBox()
+        self.urls.add_class("mediagen-asset-urls")
+        self.submit_button.add_class("mediagen-asset-submit")
+        self.clipboard.add_class("mediagen-asset-clipboard")
         self.seedance_box = widgets.VBox([self.asset_type, self.name, self.urls])
         self.sd2_box = widgets.VBox([self.image_urls, self.video_urls, self.audio_urls])
         self.children = [

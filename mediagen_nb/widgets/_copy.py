@@ -26,7 +26,7 @@ class CopyButton(anywidget.AnyWidget):
     def __init__(self, text: str = "", label: str = "Copy", **kwargs: Any) -> None:
         super().__init__(text=text, label=label, **kwargs)
         self._callbacks: list[CopyCallback] = []
-        self.on_msg(self._handle_msg)
+        self.on_msg(self._on_custom_msg)
 
     def on_copy(self, callback: CopyCallback, remove: bool = False) -> None:
         """Call ``callback(button)`` after the front end copied the text."""
@@ -42,6 +42,7 @@ class CopyButton(anywidget.AnyWidget):
             callback(self)
         return str(self.text)
 
-    def _handle_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+    def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        # not `_handle_msg`: that name is ipywidgets' own comm dispatcher
         if isinstance(content, dict) and content.get("event") == "copied":
             self.click()

@@ -4,6 +4,7 @@ anywidget transcript (Markdown rendered in the browser), and the History tab lis
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,20 @@ def test_studio_chat_streams_in_the_browser(lab: Lab, tmp_path: Path) -> None:
     expect(done.locator(".mediagen-turn-foot")).to_contain_text("usage")
     page.screenshot(path=str(tmp_path / "studio-chat.png"))
 
+    page.locator(".lm-TabBar-tabLabel", has_text="Assets").first.click()
+    page.locator(".mediagen-asset-urls textarea").fill("https://example.com/people/carol.png")
+    page.locator(".mediagen-asset-submit").click()
+    active = page.locator(".mediagen-asset[data-status=Active]")
+    expect(active).to_have_count(1)
+    copy = page.locator("button.mediagen-copy")
+    expect(copy).to_be_visible()
+    copy.click()  # headless chromium may refuse the clipboard; the kernel is told either way
+    expect(page.locator(".mediagen-asset-clipboard input")).to_have_value(
+        re.compile(r"^asset://asset-")
+    )
+    page.screenshot(path=str(tmp_path / "studio-assets.png"))
+
     page.locator(".lm-TabBar-tabLabel", has_text="History").first.click()
     expect(page.locator(".mediagen-history-table tr[data-kind=chat]")).to_have_count(1)
+    expect(page.locator(".mediagen-history-table tr[data-kind=asset]")).to_have_count(1)
     page.screenshot(path=str(tmp_path / "studio-history.png"))
