@@ -236,12 +236,14 @@ def test_image2_valid_sizes(size: str) -> None:
     assert_clean(IMAGE2, image2(size=size))
 
 
-@pytest.mark.parametrize("size", ["1024x1024", "1024x640", "640x1024", "1536x1024"])
+@pytest.mark.parametrize(
+    "size", ["1024x1024", "1024x640", "640x1024", "1536x1024", "1024x1536", "1248x1248"]
+)
 def test_image2_r_model_takes_sizes_around_1k(size: str) -> None:
     assert_clean(IMAGE2, image2(model="gpt-image-2-r", size=size))
 
 
-@pytest.mark.parametrize("size", ["3840x2160", "2560x1440", "2048x2048"])
+@pytest.mark.parametrize("size", ["3840x2160", "2560x1440", "2048x2048", "1552x1024", "1264x1264"])
 def test_image2_r_model_rejects_sizes_beyond_1k(size: str) -> None:
     assert_error(IMAGE2, image2(model="gpt-image-2-r", size=size), "size", "gpt-image-2-r")
 
