@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import email.utils
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import httpx
 import pytest
@@ -19,7 +21,9 @@ from mediagen_nb.client import (
 )
 
 
-def counting(responses: list[httpx.Response | Exception]) -> tuple[httpx.MockTransport, list[str]]:
+def counting(
+    responses: Sequence[httpx.Response | Exception],
+) -> tuple[httpx.MockTransport, list[str]]:
     """A transport answering from a list (last entry repeats), logging each request."""
     seen: list[str] = []
 
@@ -165,7 +169,7 @@ async def test_get_is_retried_after_read_errors_then_gives_up() -> None:
 
 
 async def test_sd2_asset_status_post_counts_as_idempotent() -> None:
-    envelope = {"code": "0", "msg": None, "data": {"items": [], "failedItems": []}}
+    envelope: dict[str, Any] = {"code": "0", "msg": None, "data": {"items": [], "failedItems": []}}
     transport, seen = counting([httpx.Response(503), httpx.Response(200, json=envelope)])
     clock = FakeClock()
     async with make(transport, clock) as client:

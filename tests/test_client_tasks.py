@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -19,7 +20,7 @@ from mediagen_nb.client import (
     normalize_status,
 )
 
-SEEDANCE = {"content": [{"type": "text", "text": "a boat at dawn"}]}
+SEEDANCE: dict[str, Any] = {"content": [{"type": "text", "text": "a boat at dawn"}]}
 
 
 def make(
@@ -48,7 +49,7 @@ async def test_wait_until_completed_records_and_caches_media(tmp_path: Path) -> 
         assert task.status == "queued"
         result = await task.wait(on_update=lambda t: updates.append(t.status))
         assert result is task
-        assert task.status == "completed"
+        assert result.status == "completed"
         assert task.done
         assert task.polls == 4
         assert updates == ["queued", "processing", "processing", "completed"]
