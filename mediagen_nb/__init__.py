@@ -28,17 +28,34 @@ _EXPORTS: dict[str, str] = {
     "Task": "mediagen_nb.client",
     "VideoPanel": "mediagen_nb.widgets",
     "history": "mediagen_nb.history",
-    "resume": "mediagen_nb.history",
+    "resume": "mediagen_nb._defaults",
     "start_emulator": "mediagen_nb.emulator",
     "validate_request": "mediagen_nb.types",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AssetPanel",
+    "AsyncClient",
+    "ChatPanel",
+    "Client",
+    "HistoryPanel",
+    "ImagePanel",
+    "Problem",
+    "RequestValidationError",
+    "Studio",
+    "Task",
+    "VideoPanel",
+    "history",
+    "resume",
+    "start_emulator",
+    "validate_request",
+]
 
 if TYPE_CHECKING:
+    from mediagen_nb._defaults import resume
     from mediagen_nb.client import AsyncClient, Client, Task
     from mediagen_nb.emulator import start_emulator
-    from mediagen_nb.history import history, resume
+    from mediagen_nb.history import history
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

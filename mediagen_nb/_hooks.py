@@ -59,6 +59,9 @@ class ServiceEndpoint:
     base_url: str
     text_base_url: str
     api_key: str
+    service_id: str | None = None
+    """Stable identity recorded in history instead of ``base_url`` (whose port changes with
+    every kernel); lets a restarted kernel re-attach the previous kernel's demo tasks."""
 
 
 _lock = threading.Lock()

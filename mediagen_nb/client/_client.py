@@ -98,6 +98,7 @@ class AsyncClient:
         settings = resolve_settings(api_key, base_url, text_base_url)
         self.demo_mode = False
         """True when no key was configured and the built-in emulator is used."""
+        service_id: str | None = None
         if settings.api_key is None:
             if settings.base_url or settings.text_base_url:
                 raise ConfigurationError(
@@ -115,6 +116,7 @@ class AsyncClient:
                 text_base_url=endpoint.text_base_url.rstrip("/"),
             )
             self.demo_mode = True
+            service_id = endpoint.service_id
             _announce_demo(endpoint)
         elif settings.base_url is None and settings.text_base_url is None:
             raise ConfigurationError(
@@ -122,6 +124,9 @@ class AsyncClient:
                 "MEDIAGEN_TEXT_BASE_URL"
             )
         self._settings = settings
+        self.service_id: str | None = service_id or settings.base_url
+        """Identity of the service in history: the base URL, or the built-in emulator's
+        stable id (its port changes with every kernel; its journal does not)."""
         self._core = HTTPCore(
             settings,
             transport=transport,
@@ -132,7 +137,7 @@ class AsyncClient:
         )
         self._ctx = ClientContext(
             core=self._core,
-            recorder=SafeRecorder(_resolve_recorder(recorder), settings.base_url),
+            recorder=SafeRecorder(_resolve_recorder(recorder), self.service_id),
             sleep=self._core.retry.sleep,
             clock=clock if clock is not None else time.monotonic,
             allow_unknown_models=allow_unknown_models,

@@ -98,7 +98,6 @@ class _TaskResource:
             task.id,
             family=fam.id,
             model=model,
-            service=self._ctx.core.settings.base_url,
             request=body,
             status=status,
             created=created.created,

@@ -9,6 +9,7 @@ else under ``/api`` (``base_url = http://host:port/api``). ``app.state.emulator`
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -21,6 +22,7 @@ from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._asset_routes import ASSET_POST_PATHS, asset_routes
 from mediagen_nb.emulator._errors import error_response
 from mediagen_nb.emulator._faults import FaultConfig
+from mediagen_nb.emulator._journal import TaskJournal
 from mediagen_nb.emulator._middleware import EmulatorMiddleware
 from mediagen_nb.emulator._state import Clock, EmulatorState
 from mediagen_nb.emulator._task_routes import result_reply, task_routes
@@ -55,14 +57,19 @@ def create_app(
     faults: FaultConfig | None = None,
     clock: Clock | None = None,
     seed: int | None = None,
+    state_dir: Path | None = None,
 ) -> Starlette:
     """Build the emulator app.
 
     ``speed`` divides every service duration (30: a 2-minute video takes 4 s); ``faults``
     turns on fault injection (off by default); ``clock`` replaces ``time.time`` (tests
-    advance it by hand); ``seed`` makes ids and timings reproducible.
+    advance it by hand); ``seed`` makes ids and timings reproducible; ``state_dir`` keeps a
+    journal of task records there, so a new emulator on the same folder still knows (and
+    finishes) the tasks of a previous one (see ``_journal``).
     """
     state = EmulatorState(api_key=api_key, speed=speed, faults=faults, clock=clock, seed=seed)
+    if state_dir is not None:
+        state.tasks.use_journal(TaskJournal(state_dir))
     post_paths = [API_PREFIX + fam.create_path for fam in FAMILIES.values()]
     post_paths += [API_PREFIX + path for path in ASSET_POST_PATHS]
     post_paths += [TEXT_PREFIX + path for path in TEXT_POST_PATHS]

@@ -9,9 +9,11 @@ client falls back to when no API key is configured (``fallback_endpoint`` is wha
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import threading
 import time
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
@@ -59,8 +61,11 @@ class EmulatorHandle:
         host: str,
         port: int,
         api_key: str,
+        service_id: str | None = None,
     ) -> None:
         self.app = app
+        self.service_id = service_id
+        """Stable identity of the service across restarts (journaled emulators only)."""
         self.host = host
         self.port = port
         self.api_key = api_key
@@ -97,7 +102,9 @@ class EmulatorHandle:
 
     def endpoint(self) -> _hooks.ServiceEndpoint:
         """Where a client should talk to this emulator."""
-        return _hooks.ServiceEndpoint(self.base_url, self.text_base_url, self.api_key)
+        return _hooks.ServiceEndpoint(
+            self.base_url, self.text_base_url, self.api_key, service_id=self.service_id
+        )
 
     def __enter__(self) -> Self:
         return self
@@ -126,14 +133,17 @@ def start_emulator(
     faults: FaultConfig | None = None,
     *,
     seed: int | None = None,
+    state_dir: Path | None = None,
 ) -> EmulatorHandle:
     """Serve a new emulator in a daemon thread; returns once it accepts connections.
 
     ``api_key`` None makes a random key for this instance (read it from the handle).
+    ``state_dir`` journals task records there so a later emulator on the same folder
+    finishes them (the handle's ``service_id`` then names that folder, not the port).
     Raises RuntimeError when the server cannot start (e.g. the port is taken).
     """
     key = api_key or f"emu-{secrets.token_urlsafe(24)}"
-    app = create_app(api_key=key, speed=speed, faults=faults, seed=seed)
+    app = create_app(api_key=key, speed=speed, faults=faults, seed=seed, state_dir=state_dir)
     config = uvicorn.Config(
         app,
         host=host,
@@ -164,8 +174,15 @@ def start_emulator(
         detail = f": {failure[0]!r}" if failure else ""
         raise RuntimeError(f"the emulator could not start on {host}:{port}{detail}")
     bound_port = server.servers[0].sockets[0].getsockname()[1]
+    service_id = f"emulator:{state_dir.resolve()}" if state_dir is not None else None
     return EmulatorHandle(
-        app=app, server=server, thread=thread, host=host, port=bound_port, api_key=key
+        app=app,
+        server=server,
+        thread=thread,
+        host=host,
+        port=bound_port,
+        api_key=key,
+        service_id=service_id,
     )
 
 
@@ -174,12 +191,22 @@ _default: EmulatorHandle | None = None
 
 
 def default_emulator() -> EmulatorHandle:
-    """The process-wide emulator (started on first use, restarted if it was stopped)."""
+    """The process-wide emulator (started on first use, restarted if it was stopped).
+
+    It journals its tasks under ``$MEDIAGEN_HOME/emulator`` so that, after a kernel restart,
+    the new kernel's emulator still knows the unfinished tasks that history re-attaches.
+    """
     global _default  # noqa: PLW0603 - one embedded service per process, by design
     with _default_lock:
         if _default is None or not _default.running:
-            _default = start_emulator()
+            _default = start_emulator(state_dir=_home() / "emulator")
         return _default
+
+
+def _home() -> Path:
+    """``$MEDIAGEN_HOME`` (default ``~/.mediagen_nb``), as the history ledger uses it."""
+    home = os.environ.get("MEDIAGEN_HOME")
+    return Path(home).expanduser() if home else Path.home() / ".mediagen_nb"
 
 
 def fallback_endpoint() -> _hooks.ServiceEndpoint:

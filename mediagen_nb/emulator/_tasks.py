@@ -28,6 +28,7 @@ from mediagen_nb.emulator._render import MediaCache, MediaSpec, media_spec, tota
 from mediagen_nb.types import validate_request
 
 if TYPE_CHECKING:
+    from mediagen_nb.emulator._journal import TaskJournal
     from mediagen_nb.emulator._state import EmulatorState
 
 DEFAULT_RETENTION_S: Final = 2 * 86_400.0
@@ -133,6 +134,27 @@ class TaskStore:
         self._by_token: dict[str, str] = {}
         self._by_asset: dict[str, set[str]] = {}
         self._expiry: list[tuple[float, str]] = []
+        self._journal: TaskJournal | None = None
+
+    def use_journal(self, journal: TaskJournal) -> int:
+        """Replay ``journal`` (a previous emulator's tasks) and record every change into it.
+
+        Returns how many live tasks were restored. Expired records are dropped and the file
+        is compacted.
+        """
+        now = self._state.now()
+        restored = 0
+        with self._state.lock:
+            for task in journal.load():
+                self._set_expiry(task)
+                if task.expires_at <= now or task.id in self._tasks:
+                    continue
+                task.next_poll_at = now
+                self._remember(task)
+                restored += 1
+            journal.rewrite(self._tasks.values())
+            self._journal = journal
+        return restored
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -172,6 +194,8 @@ class TaskStore:
         with state.lock:
             self._remember(task)
             state.counters["tasks_rejected" if task.rejected else "tasks_created"] += 1
+        if self._journal is not None:
+            self._journal.append(task)
         return task
 
     def _plan(self, task: Task, body: dict[str, Any], now: float) -> None:
@@ -264,6 +288,8 @@ class TaskStore:
                 task.media_token = None
                 task.cache.clear()
                 self._set_expiry(task)
+                if self._journal is not None:
+                    self._journal.append(task)
                 failed += 1
         return failed
 

@@ -2,7 +2,8 @@
 
 Decisions:
 
-* Only tasks whose ``service`` equals the client's ``base_url`` (ignoring a trailing slash)
+* Only tasks whose ``service`` equals the client's ``service_id`` (its ``base_url``, or the
+  built-in emulator's stable id; ignoring a trailing slash)
   are re-attached: a task id means nothing on another service. Tasks recorded without a
   service are skipped for the same reason.
 * Tasks whose last event was written by *this* process are left alone by default: their own
@@ -165,7 +166,7 @@ async def resume(
     """
     store = _ledger_for(home)
     loop = asyncio.get_running_loop()
-    service = _service_key(str(client.base_url))
+    service = _service_key(getattr(client, "service_id", None) or client.base_url)
     resumed: list[Task] = []
     for pending in unfinished(home):
         if service is None or _service_key(pending.service) != service:

@@ -1,0 +1,39 @@
+"""Package-level conveniences that need a client the user did not make: ``resume()``.
+
+``mediagen_nb.resume()`` (no arguments) re-attaches the unfinished tasks of the service this
+kernel talks to by default: the real one when ``MEDIAGEN_API_KEY`` is set, else the built-in
+emulator. The client it makes lives as long as the event loop it was made on, because the
+re-attached tasks keep polling through it after ``resume`` returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mediagen_nb.client import AsyncClient, Task
+
+_clients: dict[int, AsyncClient] = {}
+
+
+def default_client() -> AsyncClient:
+    """One shared client per running event loop (made on first use)."""
+    from mediagen_nb.client import AsyncClient
+
+    loop_id = id(asyncio.get_running_loop())
+    client = _clients.get(loop_id)
+    if client is None:
+        client = _clients[loop_id] = AsyncClient()
+    return client
+
+
+async def resume(client: AsyncClient | None = None, **kwargs: Any) -> list[Task]:
+    """Re-attach every unfinished task of the default (or given) client's service.
+
+    Returns at once with the tasks being polled in the background (``wait=True`` waits for
+    them); see :func:`mediagen_nb.history.resume` for the options.
+    """
+    from mediagen_nb.history import resume as resume_with
+
+    return await resume_with(client if client is not None else default_client(), **kwargs)
