@@ -229,5 +229,7 @@ def test_connect_without_base_url_shows_the_error_and_stays_in_demo_mode() -> No
     assert KEY not in studio.errors[0]
     assert studio.api_key.value == ""
     assert DEMO_TEXT in studio.banner.value
+    session = studio.session
     studio.close()
     assert studio.chat.comm is None
+    assert session._callbacks == []  # nothing keeps the closed Studio alive

@@ -101,7 +101,8 @@ class Studio(Panel):
         self.connect_button.on_click(self.guard(lambda _b: self.connect()))
         self.tabs.observe(self.guard(self._tab_changed), names="selected_index")
         self.history.on_open(self.guard(self._open))
-        self.session.on_change(self.guard(self._session_changed))
+        self._on_session = self.guard(self._session_changed)
+        self.session.on_change(self._on_session)
         self._session_changed(self.session)
         if resume:
             self.resume()
@@ -216,6 +217,7 @@ class Studio(Panel):
 
     def close(self) -> None:
         """Stop every panel's background work and close the Studio."""
+        self.session.on_change(self._on_session, remove=True)
         for panel in (self.chat, self.images, self.videos, self.assets, self.history):
             panel.close()
         super().close()
