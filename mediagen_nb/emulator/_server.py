@@ -9,7 +9,6 @@ client falls back to when no API key is configured (``fallback_endpoint`` is wha
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import threading
 import time
@@ -23,6 +22,7 @@ from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mediagen_nb import _hooks
+from mediagen_nb._home import resolve_home
 from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX, create_app
 from mediagen_nb.emulator._faults import TRANSPORT_KEY, FaultConfig
 from mediagen_nb.emulator._state import EmulatorState
@@ -199,14 +199,8 @@ def default_emulator() -> EmulatorHandle:
     global _default  # noqa: PLW0603 - one embedded service per process, by design
     with _default_lock:
         if _default is None or not _default.running:
-            _default = start_emulator(state_dir=_home() / "emulator")
+            _default = start_emulator(state_dir=resolve_home() / "emulator")
         return _default
-
-
-def _home() -> Path:
-    """``$MEDIAGEN_HOME`` (default ``~/.mediagen_nb``), as the history ledger uses it."""
-    home = os.environ.get("MEDIAGEN_HOME")
-    return Path(home).expanduser() if home else Path.home() / ".mediagen_nb"
 
 
 def fallback_endpoint() -> _hooks.ServiceEndpoint:

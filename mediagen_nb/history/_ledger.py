@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import EventKind, LedgerEvent
 from mediagen_nb.history._materialise import apply_event
 from mediagen_nb.history._media import find_media, media_path, write_atomic
@@ -39,13 +40,6 @@ DB_NAME = "history.sqlite3"
 MEDIA_DIR = "media"
 _BACKLOG_MAX = 10_000
 _T = TypeVar("_T")
-
-
-def resolve_home(home: Path | str | None = None) -> Path:
-    """``home``, else ``$MEDIAGEN_HOME``, else ``~/.mediagen_nb`` (user-expanded, absolute)."""
-    if home is None:
-        home = os.environ.get("MEDIAGEN_HOME") or "~/.mediagen_nb"
-    return Path(home).expanduser().absolute()
 
 
 def url_lifetime(family_id: str | None) -> float | None:
