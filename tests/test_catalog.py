@@ -1,4 +1,4 @@
-"""The catalog holds exactly what the spec says: text models, families, timing, assets."""
+"""The catalog holds exactly what the spec says: text models, families, polling, ETAs, lifetimes."""
 
 from __future__ import annotations
 
