@@ -21,10 +21,10 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from lab_driver import Lab, Server
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +37,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("MEDIAGEN_SCREENSHOTS", ROOT / "docs" / "screenshots"))
+"""Where panel screenshots go; set MEDIAGEN_SCREENSHOTS to keep them out of the checkout."""
 STARTUP_TIMEOUT_S = 90.0
 NEWS_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
 
@@ -72,14 +73,6 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=15)
-
-
-@dataclass(frozen=True)
-class Server:
-    """A running Jupyter server: where it answers and where its notebooks live."""
-
-    url: str
-    root: Path
 
 
 @pytest.fixture(scope="session")
@@ -192,25 +185,6 @@ def screenshot_dir() -> Path:
     """Where panel screenshots go (committed, shown in the README)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
-
-
-class Lab:
-    """Drives one notebook in JupyterLab the way a person does: open, wait, Run All."""
-
-    def __init__(self, page: Page, server: Server) -> None:
-        self.page = page
-        self.server = server
-
-    def open(self, notebook: str) -> None:
-        """Open ``notebooks/<notebook>`` in a reset workspace and wait for an idle kernel."""
-        self.page.goto(f"{self.server.url}/lab/tree/notebooks/{notebook}?reset")
-        self.page.wait_for_selector(".jp-Notebook")
-        self.page.wait_for_selector("#jp-main-statusbar >> text=Idle")
-
-    def run_all(self) -> None:
-        """Run → Run All Cells from the menu bar."""
-        self.page.click("#jp-MainMenu >> text=Run")
-        self.page.click("text=Run All Cells")
 
 
 @pytest.fixture
