@@ -104,9 +104,11 @@ async def test_restart_resumes_against_the_emulator(app: object, tmp_path: Path)
     frame = history_pkg.history(kind="task", home=home)
     assert set(frame["status"]) == {"completed"}
     assert frame["local_file"].map(lambda p: Path(p).is_file()).all()
-    seen = frame["time"] + pd.to_timedelta(frame["elapsed"], unit="s")  # completion event
-    lifetimes = (frame["url_expires"] - seen).dt.total_seconds()
-    by_id = dict(zip(frame["task_id"], lifetimes, strict=True))
-    assert by_id[video.id] == pytest.approx(86_400, abs=1e-3)  # seedance: 1 day from then
-    assert pd.isna(by_id[image.id])  # banana: the spec states no lifetime
+    completed_at = {  # ledger time of each task's completion event
+        e["key"]: e["ts"] for e in new_kernel.events() if e["action"] == "completed"
+    }
+    expires = dict(zip(frame["task_id"], frame["url_expires"], strict=True))
+    video_lifetime = expires[video.id].timestamp() - completed_at[video.id]
+    assert video_lifetime == pytest.approx(86_400, abs=1e-3)  # seedance: 1 day from then
+    assert pd.isna(expires[image.id])  # banana: the spec states no lifetime
     assert isinstance(frame["time"].iloc[0], pd.Timestamp)

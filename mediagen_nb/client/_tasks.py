@@ -176,27 +176,29 @@ class Task:
         if self.status == previous:
             return
         rec = self._ctx.recorder
-        rec.event(
-            "task", "status", self.id, family=self.family, model=self.model, status=self.status
-        )
         if self.done:
             self._ended = self._ctx.clock()
+        # every status event carries the poll count and elapsed time for the history row
+        common: dict[str, Any] = {
+            "family": self.family,
+            "model": self.model,
+            "polls": self.polls,
+            "elapsed": self.elapsed,
+        }
+        rec.event("task", "status", self.id, status=self.status, **common)
         if self.status == "completed":
             rec.event(
                 "task",
                 "completed",
                 self.id,
-                family=self.family,
-                model=self.model,
                 url=self.url,
                 result=result.model_dump(mode="json"),
+                **common,
             )
         elif self.status == "failed":
-            rec.event(
-                "task", "failed", self.id, family=self.family, model=self.model, error=self.error
-            )
+            rec.event("task", "failed", self.id, error=self.error, **common)
         elif self.status == "cancelled":
-            rec.event("task", "cancelled", self.id, family=self.family, model=self.model)
+            rec.event("task", "cancelled", self.id, **common)
 
     async def wait(
         self,
