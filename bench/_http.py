@@ -7,12 +7,15 @@ import time
 
 import httpx
 
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+"""httpx's default pool limits (what AsyncClient uses); experiments may change them."""
+
 
 class CountingTransport(httpx.AsyncBaseTransport):
     """Wraps a transport and counts the requests sent through it (by method and status)."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner if inner is not None else httpx.AsyncHTTPTransport()
+        self.inner = inner if inner is not None else httpx.AsyncHTTPTransport(limits=LIMITS)
         self.requests = 0
         self.statuses: dict[int, int] = {}
 
