@@ -270,7 +270,8 @@ class AssetPanel(Panel):
     async def _refresh(self) -> None:
         from mediagen_nb.history import history
 
-        service = str(self.session.client.base_url or "").rstrip("/")
+        client = self.session.client
+        service = str(client.service_id or client.base_url or "").rstrip("/")
         frame = history(kind="asset")
         for record in reversed(frame.to_dict("records")):
             asset_id = record["task_id"]
