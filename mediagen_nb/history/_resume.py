@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -165,6 +166,7 @@ async def resume(
     also takes tasks this process wrote (a restart simulated within one process).
     """
     store = _ledger_for(home)
+    close_orphaned_turns(store)
     loop = asyncio.get_running_loop()
     service = _service_key(getattr(client, "service_id", None) or client.base_url)
     resumed: list[Task] = []
@@ -198,3 +200,46 @@ async def resume(
         if pollers:
             await asyncio.gather(*pollers)
     return resumed
+
+
+ORPHANED_TURN_ERROR = "the kernel stopped before the reply finished"
+"""Error text recorded for a chat turn whose kernel died while the reply was streaming."""
+
+
+def _process_alive(origin: str | None) -> bool:
+    """Whether the process that wrote ``origin`` (``"{pid}-{random}"``) still runs here."""
+    pid_text = (origin or "").split("-", 1)[0]
+    if not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True
+
+
+def close_orphaned_turns(store: Ledger) -> int:
+    """Mark chat turns still ``started`` by a dead process as ``incomplete``; return how many.
+
+    A turn's reply streams inside the kernel that asked for it; when that kernel is gone the
+    turn can never finish, so its row must not say "started" forever. The partial text, if
+    any was recorded, is kept. Turns of live processes (another open kernel) are left alone.
+    """
+    closed = 0
+    for item in store.items(kind="chat", status="started"):
+        if item.get("origin") == store.origin or _process_alive(item.get("origin")):
+            continue
+        store.record(
+            LedgerEvent(
+                kind="chat",
+                action="incomplete",
+                key=item["key"],
+                model=item.get("model"),
+                service=item.get("service"),
+                data={"error": ORPHANED_TURN_ERROR},
+            )
+        )
+        closed += 1
+    return closed
