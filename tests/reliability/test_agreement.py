@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _reliability import report
 
 from mediagen_nb.catalog import FAMILIES, family_for_path
 from mediagen_nb.client import AsyncClient, RequestValidationError
@@ -376,6 +377,14 @@ def test_table_covers_every_endpoint_both_ways() -> None:
     invalid = {row.path for row in ROWS.values() if row.field is not None}
     assert valid == paths
     assert invalid == paths
+    rows = [*ROWS.values(), *ALIAS_ROWS.values()]
+    report(
+        "agreement table",
+        rows=len(rows),
+        valid=sum(1 for r in rows if r.field is None),
+        invalid=sum(1 for r in rows if r.field is not None),
+        endpoints=len(paths),
+    )
 
 
 class GuardTransport(httpx.AsyncBaseTransport):

@@ -15,7 +15,9 @@ below 500, within a time limit, and:
 The protocol aliases chat ``max_tokens`` and messages ``stop_sequences`` are generated too
 (every layer checks them since the request types model them).
 
-Runs >= 2,500 examples in all (asserted), in-process through ``httpx.ASGITransport``.
+Runs >= 2,500 examples in all by default (asserted), in-process through
+``httpx.ASGITransport``; ``MEDIAGEN_RELIABILITY_PROPERTY_WELL_FORMED`` and
+``MEDIAGEN_RELIABILITY_PROPERTY_MALFORMED`` scale the two runs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _reliability import report, scale
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,8 +50,8 @@ SD2_STATUS = "/asset/sd2Manxue/assetStatus"
 ASSET_PATHS = (SEEDANCE2_UPLOAD, SD2_UPLOAD, SD2_STATUS)
 CREATE_PATHS = tuple(f.create_path for f in FAMILIES.values())
 
-WELL_FORMED_EXAMPLES = 1500
-MALFORMED_EXAMPLES = 1000
+WELL_FORMED_EXAMPLES = scale("property_well_formed", 1500)
+MALFORMED_EXAMPLES = scale("property_malformed", 1000)
 REQUEST_TIMEOUT_S = 10.0
 
 # --- building blocks ------------------------------------------------------------------------
@@ -415,6 +418,7 @@ def test_well_formed_bodies_agree() -> None:
     assert stats["accepted"] >= WELL_FORMED_EXAMPLES // 5, stats
     assert stats["rejected"] >= WELL_FORMED_EXAMPLES // 10, stats
     assert all(stats[path] > 0 for path in BY_PATH), stats
+    _report("property well-formed", stats)
 
 
 def test_malformed_bodies_agree() -> None:
@@ -422,6 +426,18 @@ def test_malformed_bodies_agree() -> None:
     _run_property(malformed(), MALFORMED_EXAMPLES, stats)
     assert stats["examples"] >= MALFORMED_EXAMPLES
     assert stats["rejected"] >= MALFORMED_EXAMPLES // 4, stats
+    _report("property malformed", stats)
+
+
+def _report(name: str, stats: Counter[str]) -> None:
+    endpoints = sum(1 for path in BY_PATH if stats[path])
+    report(
+        name,
+        examples=stats["examples"],
+        accepted=stats["accepted"],
+        rejected=stats["rejected"],
+        endpoints=endpoints,
+    )
 
 
 @pytest.mark.parametrize("path", sorted(BY_PATH))
