@@ -1,9 +1,31 @@
-"""Reliability tests: print every row's counts again in the terminal summary of the run."""
+"""Reliability tests: a media-rendering shortcut, and every row's counts in the terminal summary."""
 
 from __future__ import annotations
 
 import pytest
 from _reliability import COUNTS
+
+from mediagen_nb.emulator import _render as emulator_render
+
+
+@pytest.fixture
+def fast_render(monkeypatch: pytest.MonkeyPatch) -> dict[tuple[object, ...], bytes]:
+    """Make the emulator render each distinct media shape (kind, size, length) only once.
+
+    Rendering costs 0.1-0.9 s of CPU per PNG/MP4; tests of many tasks measure the protocol,
+    retries and history, not PIL and PyAV. The bytes are still real files sent over HTTP.
+    """
+    real = emulator_render.render
+    memo: dict[tuple[object, ...], bytes] = {}
+
+    def render(spec: emulator_render.MediaSpec) -> bytes:
+        shape = (spec.kind, spec.width, spec.height, spec.seconds)
+        if shape not in memo:
+            memo[shape] = real(spec)
+        return memo[shape]
+
+    monkeypatch.setattr(emulator_render, "render", render)
+    return memo
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

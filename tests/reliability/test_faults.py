@@ -8,9 +8,9 @@ fresh history ledger. Pass when every task reaches a terminal state, the emulato
 task exactly once, and the ledger has exactly one row per task holding its final status (and,
 for a completed task, its cached media file).
 
-The emulator's media rendering is memoised per picture shape for this test only: rendering
-500 distinct PNG/MP4 files costs minutes of CPU (0.15-0.5 s each) and measures PIL and PyAV,
-not the protocol. Every byte still travels over HTTP and lands in the media cache.
+The emulator's media rendering is memoised per picture shape (``fast_render`` in conftest):
+rendering 500 distinct PNG/MP4 files costs minutes of CPU (0.15-0.9 s each) and measures PIL
+and PyAV, not the protocol. Every byte still travels over HTTP and lands in the media cache.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from _reliability import order, report, scale
 
 from mediagen_nb.client import AsyncClient, Task, TaskFailedError
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
-from mediagen_nb.emulator import _render as emulator_render
 from mediagen_nb.history import Ledger
 
 KEY = "reliability-faults-key-0001"
@@ -42,22 +41,6 @@ FAULTS = FaultConfig(
 )
 WAIT_LIMIT_S = 120.0
 """Polling deadline per task (real seconds): far above the few the emulator needs; ends a hang."""
-
-
-@pytest.fixture
-def fast_render(monkeypatch: pytest.MonkeyPatch) -> dict[tuple[object, ...], bytes]:
-    """Render each distinct media shape once (see the module docstring)."""
-    real = emulator_render.render
-    memo: dict[tuple[object, ...], bytes] = {}
-
-    def render(spec: emulator_render.MediaSpec) -> bytes:
-        shape = (spec.kind, spec.width, spec.height, spec.seconds)
-        if shape not in memo:
-            memo[shape] = real(spec)
-        return memo[shape]
-
-    monkeypatch.setattr(emulator_render, "render", render)
-    return memo
 
 
 @pytest.fixture
