@@ -22,12 +22,13 @@ import mediagen_nb as mg
 from mediagen_nb.widgets import Session
 
 emulator = mg.start_emulator(speed=1)
-session = Session(
+client = mg.AsyncClient(
     api_key=emulator.api_key,
     base_url=emulator.base_url,
     text_base_url=emulator.text_base_url,
+    recorder=None,  # stay out of the history the other browser tests read
 )
-mg.ChatPanel(session=session)
+mg.ChatPanel(session=Session(client=client))
 """
 RECORD_LENGTHS = """() => {
     window.__lengths = [];

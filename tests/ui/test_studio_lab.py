@@ -103,7 +103,9 @@ def test_playground_renders_studio(lab: Lab, screenshot_dir: Path) -> None:
     save_screenshot(studio, screenshot_dir / "studio.png")
     assets = show_tab(studio, "Assets")
     expect(studio.locator(".mediagen-asset-panel")).to_be_visible()
-    expect(assets).to_contain_text("Submit for review")
+    type_into(assets.locator("textarea").first, "https://example.com/people/presenter.jpg")
+    assets.get_by_role("button", name="Submit for review").click()
+    expect(assets.locator(".mediagen-asset[data-status=Active]")).to_have_count(1)
     save_screenshot(studio, screenshot_dir / "assets.png")
 
 
