@@ -9,9 +9,12 @@ chat turns), then waits for all of them. It reports on stdout, one line per fact
 * ``polling`` once every task exists;
 * ``polled <task id> <status>`` after each poll (the test kills the process on one of these);
 * ``chat <turn id> <status>`` after each chat turn;
-* ``done <json>`` at the end: ``{"tasks": {id: status}, "chats": {turn id: status}}``.
+* ``resumed <n>`` with ``--resume``: it first re-attached the unfinished tasks of the history
+  (as ``Studio`` does at start), and waits for them too before ``done``;
+* ``done <json>`` at the end: ``{"tasks": {id: status}, "chats": {turn id: status},
+  "resumed": [ids], "ledger_retries": n}``.
 
-Usage: ``python _kernel.py --tasks 12 --chats 3 --prefix kernel-a``.
+Usage: ``python _kernel.py --tasks 12 --chats 3 --prefix kernel-a [--resume]``.
 """
 
 from __future__ import annotations
@@ -57,9 +60,14 @@ async def one_chat(client: AsyncClient, prefix: str, i: int) -> tuple[str, str]:
     return str(stream.turn_id), status
 
 
-async def main(tasks: int, chats: int, prefix: str) -> None:
+async def main(tasks: int, chats: int, prefix: str, resume_first: bool) -> None:
+    from mediagen_nb.history import ledger, resume
+
     assert mediagen_nb.__version__
     async with AsyncClient() as client:
+        resumed = await resume(client) if resume_first else []
+        if resume_first:
+            say(f"resumed {len(resumed)}")
         handles: list[Task] = []
         for i in range(tasks):
             spec = order(i)
@@ -74,9 +82,17 @@ async def main(tasks: int, chats: int, prefix: str) -> None:
             *(one_task(client, t) for t in handles),
             *(one_chat(client, prefix, i) for i in range(chats)),
         )
+        if resume_first:
+            await resume(client, wait=True)
     statuses = {t.id: str(s) for t, s in zip(handles, results[:tasks], strict=True)}
     turns: dict[str, str] = {r[0]: r[1] for r in results[tasks:] if isinstance(r, tuple)}
-    say("done " + json.dumps({"tasks": statuses, "chats": turns}))
+    done = {
+        "tasks": statuses,
+        "chats": turns,
+        "resumed": [t.id for t in resumed],
+        "ledger_retries": ledger().retries,
+    }
+    say("done " + json.dumps(done))
 
 
 if __name__ == "__main__":
@@ -84,5 +100,6 @@ if __name__ == "__main__":
     parser.add_argument("--tasks", type=int, default=12)
     parser.add_argument("--chats", type=int, default=0)
     parser.add_argument("--prefix", default="kernel")
+    parser.add_argument("--resume", action="store_true", help="resume unfinished tasks first")
     args = parser.parse_args()
-    asyncio.run(main(args.tasks, args.chats, args.prefix))
+    asyncio.run(main(args.tasks, args.chats, args.prefix, args.resume))
