@@ -26,6 +26,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,6 +37,8 @@ from typing import Any, Literal
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+# Benchmarks never write into the user's history folder.
+os.environ.setdefault("MEDIAGEN_HOME", str(Path(tempfile.gettempdir()) / "mediagen_nb-bench"))
 
 BENCH = Path(__file__).resolve().parent
 PYTHON = sys.executable
