@@ -11,6 +11,7 @@ splits the size into widget state and the rest. ``--quick``: 5 images.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -19,11 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import nbformat
 from _common import ROOT, Figure, finish, parse_args
 from nbclient import NotebookClient
 
-nbformat: Any = _nbformat  # untyped package
+nbformat: Any = importlib.import_module("nbformat")  # untyped package
 LIMIT = 1_000_000
 NOTEBOOK = ROOT / "notebooks" / "00-playground.ipynb"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
