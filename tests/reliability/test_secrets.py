@@ -4,7 +4,7 @@ Two sessions, each against an emulator that accepts only the marker key:
 
 * in this process: the client from ``MEDIAGEN_*`` variables (tasks of both kinds, chat and
   messages streams, assets), errors (validation, 401 with a second, wrong marker key, 404),
-  the panels and ``Studio`` (the key typed into its field), the history and its CSV export,
+  every panel and ``Studio`` (the key typed into its field), the history and its CSV exports,
   every logger at DEBUG (httpx and httpcore included), stdout and stderr;
 * a notebook executed by nbclient in a real kernel whose environment holds the key, with
   DEBUG logging printed into the cells, panels displayed, a 401 traceback, and widget state
@@ -29,7 +29,15 @@ from mediagen_nb.client import AsyncClient, AuthenticationError, MediagenError
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from mediagen_nb.history import export, history, ledger
 from mediagen_nb.types import RequestValidationError
-from mediagen_nb.widgets import ChatPanel, ImagePanel, Session, Studio, VideoPanel
+from mediagen_nb.widgets import (
+    AssetPanel,
+    ChatPanel,
+    HistoryPanel,
+    ImagePanel,
+    Session,
+    Studio,
+    VideoPanel,
+)
 
 CORE = "Q7m2X9vL4kP8"
 MARKER = f"mgk-LEAKMARKER-{CORE}-live"
@@ -167,7 +175,7 @@ async def _client_session(emulator: EmulatorHandle) -> list[str]:
     return texts
 
 
-async def _panel_session(emulator: EmulatorHandle) -> list[str]:
+async def _panel_session(emulator: EmulatorHandle, csv_path: Path) -> list[str]:
     """The panels and Studio, the key typed into Studio's field; returns texts to search."""
     import ipywidgets
 
@@ -184,16 +192,24 @@ async def _panel_session(emulator: EmulatorHandle) -> list[str]:
     studio.text_base_url.value = emulator.text_base_url
     studio.api_key.value = MARKER  # what a user types (synced once on Enter)
     studio.connect()
+    assets = AssetPanel(session=session)
+    assets.urls.value = "https://example.com/faceless.png"
     wrong = ChatPanel(
         session=Session(
             api_key=WRONG, base_url=emulator.base_url, text_base_url=emulator.text_base_url
         )
     )
-    panels = [image, video, chat, studio, wrong]
+    panels = [image, video, chat, studio, assets, wrong]
     try:
         for job in (image.generate(), video.generate(), chat.send("hello there")):
             assert job is not None
             await job
+        await assets.submit()
+        assets.refresh()
+        await assets.join()
+        history_panel = HistoryPanel(session=session)
+        panels.append(history_panel)
+        history_panel.export(csv_path)
         wrong.send("this will be refused")
         await wrong.join()
         assert wrong.transcript[-1].state == "error"
@@ -221,7 +237,7 @@ async def test_marker_key_never_leaks_in_process(
     monkeypatch.setenv("MEDIAGEN_BASE_URL", emulator.base_url)
     monkeypatch.setenv("MEDIAGEN_TEXT_BASE_URL", emulator.text_base_url)
     texts = await _client_session(emulator)
-    texts += await _panel_session(emulator)
+    texts += await _panel_session(emulator, tmp_path / "panel-export.csv")
     frame = history()
     texts.append(frame.to_csv())
     csv = export(tmp_path / "export.csv")
@@ -232,6 +248,7 @@ async def test_marker_key_never_leaks_in_process(
     leaks += [leak for line in debug_logs.lines for leak in _leaks("log", line)]
     leaks += _leaks("stdout", out) + _leaks("stderr", err)
     leaks += _leaks("export.csv", csv.read_bytes())
+    leaks += _leaks("panel-export.csv", (tmp_path / "panel-export.csv").read_bytes())
     file_leaks, files = _files_leaks(home)
     leaks += file_leaks
     names = sorted(p.name for p in home.iterdir())
