@@ -12,9 +12,9 @@ Ideal requests per task = 1 create + the polls needed at the family interval: th
 reports each task's creation time and completion time (``/bench/tasks``), so a poller that
 polls every interval after the create needs ``ceil((done - created) / interval)`` polls.
 
-Pass: every task completes; requests <= ideal + 1 per task (the figure's ratio is
-requests / (ideal + tasks), target <= 1); lag p99 <= 50 ms (a second criterion; the figure
-line notes it, and it fails the script like the ratio does). ``--quick``: 100 tasks at
+Pass: every task completes; requests <= ideal + 1 per task; lag p99 <= 50 ms. The figure's
+ratio is the worse of requests / (ideal + tasks) and lag p99 / 50 ms (target <= 1); the
+note gives both. ``--quick``: 100 tasks at
 speed 5 (~10 s).
 """
 
@@ -54,7 +54,7 @@ async def ideal_requests(server: Server, ids: list[str]) -> tuple[int, dict[str,
     return total, info["counters"]
 
 
-async def measure(server: Server, count: int, speed: float) -> tuple[Figure, float]:
+async def measure(server: Server, count: int, speed: float) -> Figure:
     counter = CountingTransport()
     ticker = LagTicker()
     tasks: list[Task] = []
@@ -89,32 +89,31 @@ async def measure(server: Server, count: int, speed: float) -> tuple[Figure, flo
         f"p99 {p99 * 1e3:.1f} ms, max {max(ticker.lags, default=0) * 1e3:.1f} ms "
         f"over {len(ticker.lags)} ticks"
     )
-    figure = Figure(
+    request_ratio = counter.requests / allowed
+    lag_ratio = p99 / LAG_P99_TARGET_S
+    return Figure(
         id="many_tasks_requests",
         ours=counter.requests,
         unit="requests",
         baseline=allowed,
         baseline_unit="requests (ideal + 1 per task)",
-        ratio=counter.requests / allowed,
+        ratio=max(request_ratio, lag_ratio),
         op="<=",
         target=1.0,
         note=(
-            f"{completed}/{count} completed; lag p99 {p99 * 1e3:.1f} ms "
-            f"(target <= {LAG_P99_TARGET_S * 1e3:.0f} ms)"
+            f"{completed}/{count} completed; requests/allowed {request_ratio:.3f}; lag p99 "
+            f"{p99 * 1e3:.1f} ms / {LAG_P99_TARGET_S * 1e3:.0f} ms = {lag_ratio:.3f}"
         ),
         correct=completed == count,
     )
-    return figure, p99
 
 
 def main() -> int:
     args = parse_args(__doc__ or "")
     count, speed = (100, 5.0) if args.quick else (1000, SPEED)
     with serve("emulator", "--speed", str(speed)) as server:
-        figure, p99 = asyncio.run(measure(server, count, speed))
-    code = finish(figure, args.quick)
-    lag_limit = LAG_P99_TARGET_S * (2 if args.quick else 1)
-    return code or int(p99 > lag_limit)
+        figure = asyncio.run(measure(server, count, speed))
+    return finish(figure, args.quick)
 
 
 if __name__ == "__main__":
