@@ -1,9 +1,11 @@
 """Real-browser fixtures: JupyterLab and Voila on 127.0.0.1, driven by Debian's chromium.
 
-JupyterLab starts once per session in a temporary root holding a copy of ``notebooks/``, with
-a blank token, its own ``JUPYTER_CONFIG_DIR``, user-settings and workspaces folders (so a
-developer's own Lab settings are neither read nor touched) and the "Jupyter news" prompt
-switched off through those temporary user settings. Voila renders the playground standalone.
+JupyterLab starts for each test (a few seconds) in a temporary root holding a copy of
+``notebooks/``, with a blank token, its own history folder (``MEDIAGEN_HOME``), workspaces,
+``JUPYTER_CONFIG_DIR`` and user-settings folders (so a developer's own Lab settings are
+neither read nor touched) and the "Jupyter news" prompt switched off through those temporary
+user settings (the same effect as NOTES' ``overrides.json`` without writing into the
+installation). Voila renders the playground standalone.
 Both run without ``MEDIAGEN_API_KEY``, so the panels use the built-in emulator.
 
 Outside CI the tests skip when ``/usr/bin/chromium`` is missing; with ``CI=true`` they fail.
@@ -77,7 +79,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="session")
 def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Environment for the servers and their kernels: emulator mode, private Jupyter dirs."""
+    """Environment shared by the servers and their kernels: emulator mode, private Jupyter
+    config and user settings. Each server adds its own history folder and workspaces."""
     base = tmp_path_factory.mktemp("jupyter")
     settings = base / "lab-settings"
     news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
@@ -91,65 +94,68 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env.update(
         JUPYTER_CONFIG_DIR=str(base / "config"),
         JUPYTERLAB_SETTINGS_DIR=str(settings),
-        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
-        MEDIAGEN_HOME=str(base / "mediagen_home"),
         # the kernels import mediagen_nb from this checkout even when it is not installed
         PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p),
     )
     return env
 
 
-@pytest.fixture(scope="session")
-def notebook_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A temporary root folder holding a copy of the repository's notebooks."""
-    root = tmp_path_factory.mktemp("root")
+def _isolated(server_env: dict[str, str], base: Path) -> tuple[dict[str, str], Path]:
+    """A server's own environment and root: fresh history, workspaces, notebook copies."""
+    root = base / "root"
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
-    return root
+    env = dict(server_env)
+    env.update(
+        MEDIAGEN_HOME=str(base / "mediagen_home"),
+        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+    )
+    return env, root
 
 
-@pytest.fixture(scope="session")
-def lab_server(
-    server_env: dict[str, str], notebook_root: Path, tmp_path_factory: pytest.TempPathFactory
+def _serve(
+    cmd: list[str], env: dict[str, str], ready_path: str, port: int, base: Path, root: Path
 ) -> Iterator[Server]:
-    """JupyterLab on 127.0.0.1 with a blank token; stopped at the end of the session."""
+    log = base / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(url + ready_path, proc, log)
+        yield Server(url=url, root=root)
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture
+def lab_server(server_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
+    """JupyterLab on 127.0.0.1 with a blank token, one per test (about 3 s to start), so
+    every test starts with an empty history and a fresh kernel; stopped after the test."""
+    base = tmp_path / "lab"
+    env, root = _isolated(server_env, base)
     port = _free_port()
-    log = tmp_path_factory.mktemp("lab-log") / "lab.log"
     cmd = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         "--ServerApp.port_retries=0", "--ServerApp.allow_root=True",
         "--IdentityProvider.token=", "--ServerApp.password=",
-        "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={notebook_root}",
-        f"--LabApp.workspaces_dir={server_env['JUPYTERLAB_WORKSPACES_DIR']}",
+        "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}",
+        f"--LabApp.workspaces_dir={env['JUPYTERLAB_WORKSPACES_DIR']}",
     ]  # fmt: skip
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, env=server_env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_http(f"{url}/api/status", proc, log)
-        yield Server(url=url, root=notebook_root)
-    finally:
-        _stop(proc)
+    yield from _serve(cmd, env, "/api/status", port, base, root)
 
 
 @pytest.fixture(scope="session")
 def voila_server(
-    server_env: dict[str, str], notebook_root: Path, tmp_path_factory: pytest.TempPathFactory
+    server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """Voila serving the notebook folder on 127.0.0.1; stopped at the end of the session."""
+    base = tmp_path_factory.mktemp("voila")
+    env, root = _isolated(server_env, base)
     port = _free_port()
-    log = tmp_path_factory.mktemp("voila-log") / "voila.log"
     cmd = [
         sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
-        "--Voila.port_retries=0", f"--Voila.root_dir={notebook_root / 'notebooks'}",
+        "--Voila.port_retries=0", f"--Voila.root_dir={root / 'notebooks'}",
     ]  # fmt: skip
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, env=server_env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_http(f"{url}/", proc, log)
-        yield Server(url=url, root=notebook_root)
-    finally:
-        _stop(proc)
+    yield from _serve(cmd, env, "/", port, base, root)
 
 
 @pytest.fixture(scope="session")

@@ -22,13 +22,12 @@ import mediagen_nb as mg
 from mediagen_nb.widgets import Session
 
 emulator = mg.start_emulator(speed=1)
-client = mg.AsyncClient(
+session = Session(
     api_key=emulator.api_key,
     base_url=emulator.base_url,
     text_base_url=emulator.text_base_url,
-    recorder=None,  # stay out of the history the other browser tests read
 )
-mg.ChatPanel(session=Session(client=client))
+mg.ChatPanel(session=session)
 """
 RECORD_LENGTHS = """() => {
     window.__lengths = [];
