@@ -35,6 +35,8 @@ from mediagen_nb.client import AsyncClient, Task
 SPEED = 2.0
 MODEL = "nano-banana-pro"
 LAG_P99_TARGET_S = 0.050
+DEADLINE_S = 40.0
+"""Tasks not done by then count as not completed (keeps the script under a minute)."""
 
 
 async def one_task(client: AsyncClient, index: int, tasks: list[Task]) -> str:
@@ -67,13 +69,17 @@ async def measure(server: Server, count: int, speed: float) -> Figure:
     ) as client:
         ticker.start()
         start = time.perf_counter()
-        statuses = await asyncio.gather(
-            *(one_task(client, i, tasks) for i in range(count)), return_exceptions=True
-        )
+        runners = [asyncio.ensure_future(one_task(client, i, tasks)) for i in range(count)]
+        _done, late = await asyncio.wait(runners, timeout=DEADLINE_S)
+        for runner in late:  # the script must end within a minute, complete or not
+            runner.cancel()
+        statuses = await asyncio.gather(*runners, return_exceptions=True)
         elapsed = time.perf_counter() - start
         await ticker.stop()
     completed = sum(1 for s in statuses if s == "completed")
     failures = [s for s in statuses if s != "completed"][:3]
+    if late:
+        print(f"{len(late)} tasks still running after {DEADLINE_S:g} s were cancelled")
     ideal, counters = await ideal_requests(server, [t.id for t in tasks])
     allowed = ideal + count
     p99 = ticker.percentile(0.99)
