@@ -233,3 +233,14 @@ def test_connect_without_base_url_shows_the_error_and_stays_in_demo_mode() -> No
     studio.close()
     assert studio.chat.comm is None
     assert session._callbacks == []  # nothing keeps the closed Studio alive
+
+
+def test_close_releases_the_whole_tree() -> None:
+    from ipywidgets.widgets.widget import _instances
+
+    studio = Studio(session=Session(), resume=False)
+    inner = [studio.tabs, studio.banner, studio.chat, studio.history]
+    studio.close()
+    assert all(w.comm is None for w in inner)  # nothing of the Studio stays live
+    for widget in list(_instances.values()):
+        widget.get_state()  # no live container points at a closed widget

@@ -104,9 +104,11 @@ class Panel(widgets.VBox):  # type: ignore[misc]
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     def close(self) -> None:
-        """Cancel background tasks and close the widget."""
+        """Cancel background tasks and close the widget with every widget inside it."""
         for task in list(self._tasks):
             task.cancel()
+        for child in list(self.children):
+            close_tree(child)
         super().close()
 
     # --- plain-text fallback -------------------------------------------------------------
@@ -125,6 +127,16 @@ class Panel(widgets.VBox):  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {self.session.mode_text}>"
+
+
+def close_tree(widget: widgets.Widget) -> None:
+    """Close ``widget`` and its descendants, so no live container points at a closed one."""
+    if isinstance(widget, Panel):
+        widget.close()  # cancels its tasks, then closes its own subtree
+        return
+    for child in list(getattr(widget, "children", ())):
+        close_tree(child)
+    widget.close()
 
 
 class Throttle:
