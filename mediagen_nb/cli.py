@@ -5,7 +5,9 @@ accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--ap
 never echoed; without one a random key is made and printed, since nobody could use the
 server otherwise. ``lab`` starts JupyterLab on ``notebooks/00-playground.ipynb`` (looked up
 next to the package, then in the current folder) with ``MEDIAGEN_API_KEY`` removed from the
-environment, so the notebooks run against the built-in emulator.
+environment, so the notebooks run against the built-in emulator. Run as root (a container, a
+CI machine), ``lab`` adds ``--ServerApp.allow_root=True``, without which Jupyter refuses to
+start; an ``--allow-root`` or ``allow_root`` option of the user's own is left as given.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from types import FrameType
 from typing import get_args
 
 PLAYGROUND = Path("notebooks") / "00-playground.ipynb"
+ALLOW_ROOT = "--ServerApp.allow_root=True"
+"""What Jupyter needs to start as root (its own ``--allow-root`` is the same trait)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -117,6 +121,26 @@ def find_playground(start: Path | None = None) -> Path:
     )
 
 
+def running_as_root() -> bool:
+    """True when the effective user is root (never on systems without ``os.geteuid``)."""
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is not None and geteuid() == 0
+
+
+def _mentions_allow_root(option: str) -> bool:
+    name = option.split("=", 1)[0].lower()
+    return name == "--allow-root" or name.endswith(".allow_root")
+
+
+def lab_command(notebook: str, extra: Sequence[str], *, as_root: bool) -> list[str]:
+    """The ``jupyter lab`` command line: the notebook, ``ALLOW_ROOT`` when ``as_root``, then
+    the user's options (last, so they win; an allow-root option of theirs replaces ours)."""
+    command = [sys.executable, "-m", "jupyter", "lab", notebook]
+    if as_root and not any(_mentions_allow_root(option) for option in extra):
+        command.append(ALLOW_ROOT)
+    return [*command, *extra]
+
+
 def _lab(extra: list[str]) -> int:
     try:
         notebook = find_playground()
@@ -125,8 +149,12 @@ def _lab(extra: list[str]) -> int:
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
     env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
-    command = [sys.executable, "-m", "jupyter", "lab", str(notebook.relative_to(root)), *extra]
-    print("Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset)", flush=True)
+    command = lab_command(str(notebook.relative_to(root)), extra, as_root=running_as_root())
+    note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in command else ""
+    print(
+        f"Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset){note}",
+        flush=True,
+    )
     return subprocess.call(command, cwd=root, env=env)
 
 
