@@ -3,8 +3,8 @@
 Where requests go: explicit arguments, else ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
 ``MEDIAGEN_TEXT_BASE_URL``. With no key anywhere (and no base URL either), the client asks
 ``mediagen_nb._hooks.fallback_service()`` for the built-in emulator, sets ``demo_mode`` and
-says so once on stderr. A key without any base URL is a :class:`ConfigurationError` (the spec
-names no public default address).
+says so once per process (see ``_announce_demo``). A key without any base URL is a
+:class:`ConfigurationError` (the spec names no public default address).
 """
 
 from __future__ import annotations
@@ -45,18 +45,39 @@ _notice_lock = threading.Lock()
 _notice_shown = False
 
 
+def _in_jupyter_kernel() -> bool:
+    """True inside a Jupyter kernel, where stderr is drawn as a red (alarming) box."""
+    if "ipykernel" not in sys.modules:
+        return False
+    get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    shell = get_ipython() if callable(get_ipython) else None
+    return getattr(shell, "kernel", None) is not None
+
+
 def _announce_demo(endpoint: _hooks.ServiceEndpoint) -> None:
+    """Say once per process that the built-in emulator is in use, where a user looks for it.
+
+    Decision (the spec says nothing): always an INFO record on ``mediagen_nb.client``; in a
+    script, the CLI or a terminal REPL also a line on stderr; in a Jupyter kernel never stderr
+    (a red box reads as an error): a plain stdout line under the cell, unless the notebook
+    panels are loaded (``mediagen_nb.widgets`` imported), whose mode banner already says
+    "demo mode". The module is only looked up, never imported: the client stays free of it.
+    """
     global _notice_shown  # noqa: PLW0603 - one notice per process
     with _notice_lock:
         if _notice_shown:
             return
         _notice_shown = True
-    print(
+    text = (
         f"mediagen_nb demo mode: using the built-in emulator at {endpoint.base_url} "
         "(set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL for the real "
-        "service)",
-        file=sys.stderr,
+        "service)"
     )
+    logger.info("%s", text)
+    if not _in_jupyter_kernel():
+        print(text, file=sys.stderr)
+    elif "mediagen_nb.widgets" not in sys.modules:
+        print(text, flush=True)
 
 
 def _resolve_recorder(recorder: _hooks.Recorder | _Default | None) -> _hooks.Recorder | None:
