@@ -3,8 +3,9 @@ filled by the client against the emulator."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Hashable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,14 +90,11 @@ async def test_open_in_form_hands_over_the_request(filled: dict[str, Any]) -> No
         panel.open_in_form(image_id)
     opened: list[tuple[str, str | None, dict[str, Any]]] = []
     panel.on_open(lambda kind, fam, body: opened.append((kind, fam, body)))
+    assert panel.frame is not None
     assert panel.picker.value == panel.frame.iloc[0]["task_id"]  # newest row preselected
     panel.picker.value = image_id
     panel.open_button.click()
-    assert (
-        panel.errors
-        == ["RuntimeError: no form to open it in: use Studio(), or register on_open(...)"]
-        or len(panel.errors) == 0
-    )
+    assert panel.errors == []  # the registered callback took it
     assert opened == [
         ("image", "banana", {"model": "nano-banana", "prompt": "a red fox", "size": "16:9"})
     ]
@@ -121,3 +119,76 @@ async def test_export_csv_and_parquet(filled: dict[str, Any], tmp_path: Path) ->
     panel.export_path.value = str(tmp_path / "bad.txt")
     panel.export_button.click()
     assert "suffix" in panel.errors[-1]
+
+
+def _row_html(table: str, task_id: str) -> str:
+    start = table.index(f"<tr data-task-id='{task_id}'")
+    return table[start : table.index("</tr>", start)]
+
+
+def _preview_cell(row: str) -> str:
+    start = row.index("<td>") + len("<td>")
+    return row[start : row.index("</td>", start)]
+
+
+async def test_video_rows_show_a_video_badge_not_a_broken_image(
+    emulator: EmulatorHandle,
+) -> None:
+    """A cached video gets a solid inline-SVG badge, a completed one missing from the cache
+    an outlined one, a failed one nothing: never an <img> (at an mp4 or at nothing), never
+    the video's bytes, never a glyph that needs an emoji font."""
+    async with AsyncClient(
+        api_key=emulator.api_key,
+        base_url=emulator.base_url,
+        text_base_url=emulator.text_base_url,
+    ) as client:
+        tasks = []
+        for text in ("a paper boat", "waves at dusk", "[fail] a storm"):
+            task = await client.videos.create(
+                "seedance_1_5_pro_480p", content=[{"type": "text", "text": text}], duration=4
+            )
+            with contextlib.suppress(Exception):
+                await task.wait()
+            tasks.append(task)
+        cached, evicted, failed = tasks
+        assert (cached.status, evicted.status, failed.status) == ("completed",) * 2 + ("failed",)
+        video = Path(str(cached.local_path))
+        assert video.suffix == ".mp4"
+        size = len(await cached.read_bytes())
+        await asyncio.to_thread(Path(str(evicted.local_path)).unlink)  # the cache was cleared
+        panel = HistoryPanel(session=Session(client=client))
+
+    assert panel.errors == []
+    table = panel.table.value
+    solid = _row_html(table, cached.id)
+    outlined = _row_html(table, evicted.id)
+    for row in (solid, outlined):
+        preview = _preview_cell(row)
+        assert preview.startswith("<svg class='mediagen-thumb mediagen-thumb-video'")
+        assert preview.isascii()  # no emoji: chromium without an emoji font drew a box
+        assert "<img" not in row
+        assert "src=" not in row
+        assert "href=" not in preview
+        assert len(preview) < 1000
+    assert "data-cached='true'" in solid
+    assert f"video: {video.name}" in solid
+    assert "data-cached='false'" in outlined
+    assert "not in the local media cache" in outlined
+    assert _preview_cell(_row_html(table, failed.id)) == ""
+    assert "data:video" not in table
+    assert len(table) < 8000 < size  # the video itself is not embedded
+
+
+def test_unknown_family_goes_by_the_cached_files_suffix(tmp_path: Path) -> None:
+    panel = HistoryPanel(session=Session(mode_text="test"))
+    clip = tmp_path / "t1.mp4"
+    clip.write_bytes(b"\x00\x00\x00\x18ftypmp42")
+    row: dict[Hashable, Any] = {
+        "kind": "task",
+        "family": "newfamily",
+        "local_file": str(clip),
+        "status": "completed",
+    }
+    assert "mediagen-thumb-video" in panel._preview(row)
+    assert panel._preview({**row, "local_file": str(tmp_path / "t1.txt")}) == ""
+    assert panel._preview({**row, "kind": "chat"}) == ""

@@ -2,9 +2,13 @@
 
 Reading the ledger is local SQLite, so filters and Refresh run synchronously in the
 callback. Image rows show a small JPEG thumbnail made from the media cache (64 px, cached
-per file, so a saved notebook stays small). "Open in form" hands a past request to whoever
-registered with ``on_open`` (``Studio`` fills the Image, Video or Chat panel). Export writes
-the filtered rows to CSV or Parquet (by suffix) with ``mediagen_nb.history.export``.
+per file, so a saved notebook stays small). Video rows show a small inline-SVG "video" badge:
+a poster frame would need ffmpeg, a ``<video>`` pointing at the kernel's local file does not
+load in the browser, and embedding the video would bloat the notebook; the badge is solid
+when the file is in the local media cache, outlined when a completed video is not (yet).
+"Open in form" hands a past request to whoever registered with ``on_open`` (``Studio`` fills
+the Image, Video or Chat panel). Export writes the filtered rows to CSV or Parquet (by
+suffix) with ``mediagen_nb.history.export``.
 
 Decision: the table shows the newest ``limit`` rows (default 100) of the filtered history;
 the status and model filters offer the values present in the whole history.
@@ -15,7 +19,8 @@ from __future__ import annotations
 import base64
 import html
 import math
-from collections.abc import Callable
+import mimetypes
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +47,17 @@ _STYLE = (
     ".mediagen-history-table td:nth-child(2){white-space:nowrap}</style>"
 )
 _SHOWN = ("time", "kind", "model", "prompt", "status", "elapsed", "polls", "error", "task_id")
+_VIDEO_BADGE = (
+    "<svg class='mediagen-thumb mediagen-thumb-video' data-cached='{cached}' role='img' "
+    "aria-label='{label}' width='64' height='40' viewBox='0 0 64 40' "
+    "xmlns='http://www.w3.org/2000/svg'><title>{label}</title>"
+    "<rect x='1' y='1' width='62' height='38' rx='5' fill='{fill}' stroke='#607d8b' "
+    "stroke-width='2'{dash}/>"
+    "<path d='M6 6h4v3h-4zM6 31h4v3h-4zM54 6h4v3h-4zM54 31h4v3h-4z' fill='{mark}'/>"
+    "<circle cx='32' cy='20' r='11' fill='{mark}'/>"
+    "<path d='M28.5 14v12l10-6z' fill='{fill}'/></svg>"
+)
+"""A film-frame "play" badge, about 500 bytes; no fonts, no external URLs."""
 
 
 def _missing(value: Any) -> bool:
@@ -60,6 +76,17 @@ def _cell(value: Any, limit: int = 80) -> str:
         return f"{value:.1f}"
     text = str(value)
     return html.escape(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _video_badge(label: str, *, cached: bool) -> str:
+    """The video badge: solid when the file is cached locally, outlined when it is not."""
+    return _VIDEO_BADGE.format(
+        label=html.escape(label, quote=True),
+        cached="true" if cached else "false",
+        fill="#37474f" if cached else "#eceff1",
+        mark="#ffffff" if cached else "#90a4ae",
+        dash="" if cached else " stroke-dasharray='4 3'",
+    )
 
 
 class HistoryPanel(Panel):
@@ -188,18 +215,35 @@ class HistoryPanel(Panel):
                 )
         return self._thumbs[path]
 
+    def _preview(self, row: Mapping[Hashable, Any]) -> str:
+        """The first cell of a task row: an image thumbnail, a video badge, or nothing."""
+        if row["kind"] != "task":
+            return ""
+        fam, local = row.get("family"), row.get("local_file")
+        path = local if isinstance(local, str) and local else None
+        known = FAMILIES.get(fam) if isinstance(fam, str) else None
+        kind: str
+        if known is not None:
+            kind = known.kind
+        else:  # a family newer than the catalog: go by the cached file's suffix
+            kind = (mimetypes.guess_type(path)[0] or "").split("/")[0] if path else ""
+        if kind == "image":
+            return self._thumb(path)
+        if kind != "video":
+            return ""
+        if path is not None and Path(path).is_file():
+            return _video_badge(f"video: {Path(path).name}", cached=True)
+        if row.get("status") == "completed":
+            return _video_badge("video (not in the local media cache)", cached=False)
+        return ""
+
     def _render(self, frame: pd.DataFrame) -> str:
         if frame.empty:
             return "<p class='mediagen-history-empty'>No history yet.</p>"
         head = "".join(f"<th>{c}</th>" for c in ("", *_SHOWN))
         rows = []
         for row in frame.to_dict("records"):
-            preview = ""
-            fam, local = row.get("family"), row.get("local_file")
-            if row["kind"] == "task" and isinstance(local, str) and isinstance(fam, str):
-                known = FAMILIES.get(fam)
-                is_image = known is not None and known.kind == "image"
-                preview = self._thumb(local) if is_image else "🎬"
+            preview = self._preview(row)
             cells = "".join(f"<td>{_cell(row[c])}</td>" for c in _SHOWN)
             rows.append(
                 f"<tr data-task-id='{_cell(row['task_id'], 200)}' data-kind='{_cell(row['kind'])}'"
