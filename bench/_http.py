@@ -7,8 +7,10 @@ import time
 
 import httpx
 
-LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-"""httpx's default pool limits (what AsyncClient uses); experiments may change them."""
+from mediagen_nb.client._http import POOL_LIMITS
+
+LIMITS = POOL_LIMITS
+"""The pool limits of the client's own default transport, so the wrapper changes nothing."""
 
 
 class CountingTransport(httpx.AsyncBaseTransport):

@@ -5,10 +5,20 @@ Every resource namespace sends through :class:`HTTPCore`. It owns the single
 requests for the service's own origins (a result URL on a CDN never sees the key), turns
 transport failures and HTTP error statuses into the exception tree, and remembers the
 emulator's ``x-mediagen-emulator-speed`` header (1.0 when absent, i.e. the real service).
+
+Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` requests are handed to the
+connection pool at once; the rest wait on a semaphore in the client. httpcore re-scans its
+whole queue against every connection each time a request starts or ends, so a thousand
+concurrent polls queued *in the pool* cost O(queue x connections) per response, stall the
+event loop for seconds and end in ``PoolTimeout``; queued here they cost nothing. The pool
+keeps as many idle connections alive as it may open (``POOL_LIMITS``), so a burst does not
+close and reopen connections. A streamed response holds its slot only until its headers
+arrive (the pool's own limit bounds open streams).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json as jsonlib
 from collections.abc import Callable
 from typing import Any, Literal
@@ -25,6 +35,10 @@ Base = Literal["base", "text"]
 SPEED_HEADER = "x-mediagen-emulator-speed"
 USER_AGENT = "mediagen_nb/0.1"
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+POOL_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+"""Connection pool of the default transport: idle connections are kept up to the maximum."""
+MAX_IN_FLIGHT = 64
+"""Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``)."""
 
 
 def parse_speed(value: str | None) -> float | None:
@@ -57,7 +71,7 @@ class HTTPCore:
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
-        inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+        inner = transport if transport is not None else httpx.AsyncHTTPTransport(limits=POOL_LIMITS)
         self.retry = RetryTransport(inner, max_retries=max_retries, sleep=sleep, rng=rng)
         self.http = httpx.AsyncClient(
             transport=self.retry,
@@ -70,6 +84,15 @@ class HTTPCore:
         self._origins = {
             _origin(url) for url in (settings.base_url, settings.text_base_url) if url is not None
         }
+        self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+
+    def _in_flight(self) -> asyncio.Semaphore:
+        """The semaphore of the running loop (made on first use: a loop binds its primitives)."""
+        loop = asyncio.get_running_loop()
+        gate = self._gate
+        if gate is None or gate[0] is not loop:
+            gate = self._gate = (loop, asyncio.Semaphore(MAX_IN_FLIGHT))
+        return gate[1]
 
     def url(self, base: Base, path: str) -> str:
         """Absolute URL of ``path`` under the image/video base or the text base."""
@@ -108,7 +131,8 @@ class HTTPCore:
 
     async def _send(self, request: httpx.Request, *, stream: bool) -> httpx.Response:
         try:
-            response = await self.http.send(request, stream=stream)
+            async with self._in_flight():
+                response = await self.http.send(request, stream=stream)
         except httpx.TimeoutException as exc:
             raise APITimeoutError(
                 f"{request.method} {request.url.path} timed out ({type(exc).__name__})"

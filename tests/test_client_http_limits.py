@@ -1,0 +1,80 @@
+"""The HTTP core hands at most ``MAX_IN_FLIGHT`` requests to the pool; the rest queue in it.
+
+A transport that holds every request until released shows how many were in the pool at
+once; a thousand concurrent requests must all complete without more than the limit in
+flight, and the limit must work again on a second event loop (the blocking ``Client``
+runs its own loop; an ``asyncio.Semaphore`` is bound to the loop that first waits on it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+from client_fakes import BASE, KEY, TEXT
+
+from mediagen_nb.client import AsyncClient
+from mediagen_nb.client._http import MAX_IN_FLIGHT, POOL_LIMITS
+
+
+class HoldingTransport(httpx.AsyncBaseTransport):
+    """Answers each request only after ``release`` is set; records the peak concurrency."""
+
+    def __init__(self, expected: int) -> None:
+        self.active = 0
+        self.peak = 0
+        self.seen = 0
+        self.expected = expected
+        self.reached = asyncio.Event()
+        """Set once ``expected`` requests arrived."""
+        self.release = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.active += 1
+        self.seen += 1
+        self.peak = max(self.peak, self.active)
+        if self.seen >= self.expected:
+            self.reached.set()
+        try:
+            await self.release.wait()
+        finally:
+            self.active -= 1
+        return httpx.Response(200, json={"path": request.url.path})
+
+
+async def _burst(client: AsyncClient, count: int) -> tuple[int, int, list[str]]:
+    transport = HoldingTransport(min(count, MAX_IN_FLIGHT))
+    client._core.retry.inner = transport
+    runs = [
+        asyncio.ensure_future(client._core.request("GET", "base", f"/v1/result/t{i}"))
+        for i in range(count)
+    ]
+    await asyncio.wait_for(transport.reached.wait(), timeout=30)
+    for _ in range(5):  # give the queued ones every chance to slip through
+        await asyncio.sleep(0)
+    held = transport.active
+    transport.release.set()
+    results = await asyncio.gather(*runs)
+    return held, transport.peak, [data["path"] for data, _response in results]
+
+
+async def test_a_thousand_concurrent_requests_queue_in_the_client() -> None:
+    async with AsyncClient(KEY, BASE, TEXT, HoldingTransport(0), recorder=None) as client:
+        held, peak, paths = await _burst(client, 1000)
+    assert held == MAX_IN_FLIGHT  # the other 936 wait in the client, not in the pool
+    assert peak == MAX_IN_FLIGHT
+    assert paths == [f"/api/v1/result/t{i}" for i in range(1000)]
+
+
+def test_one_client_keeps_the_limit_on_each_event_loop_it_is_used_from() -> None:
+    client = AsyncClient(KEY, BASE, TEXT, HoldingTransport(0), recorder=None)
+    for _ in range(2):  # a semaphore bound to the first loop would raise on the second
+        held, peak, paths = asyncio.run(_burst(client, MAX_IN_FLIGHT + 10))
+        assert held == peak == MAX_IN_FLIGHT
+        assert len(paths) == MAX_IN_FLIGHT + 10
+    asyncio.run(client.aclose())
+
+
+def test_the_pool_keeps_every_connection_it_may_open_alive() -> None:
+    assert POOL_LIMITS.max_keepalive_connections == POOL_LIMITS.max_connections
+    assert (POOL_LIMITS.max_connections or 0) > MAX_IN_FLIGHT
