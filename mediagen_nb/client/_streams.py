@@ -92,14 +92,17 @@ class BaseStream(Generic[T]):
         try:
             try:
                 async for event in aiter_sse(self.response.aiter_bytes(), self._decoder):
+                    if self.done:
+                        # Read the body to its end (as the official SDKs do): only a fully
+                        # read response returns its connection to the pool for reuse.
+                        continue
                     self.keepalives = self._decoder.comments
                     item = self._handle(event)
                     if item is not None:
                         yield item
-                    if self.done:
-                        break
             except httpx.TransportError as exc:
-                self._interrupt(f"connection broke ({type(exc).__name__})", exc)
+                if not self.done:  # after the terminator the reply is whole: only reuse is lost
+                    self._interrupt(f"connection broke ({type(exc).__name__})", exc)
             except StreamInterruptedError as exc:
                 self._interrupt(exc.reason, exc)
             if not self.done:
