@@ -4,6 +4,7 @@ card reaches ``completed`` and shows the preview that travelled over the widget 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,8 @@ def test_generate_in_browser_shows_previews(lab: Lab, tmp_path: Path) -> None:
         '.mediagen-task-card[data-status="completed"]:has(video.mediagen-preview)'
     )
     expect(video_card).to_have_count(1)
-    assert video_card.locator("video.mediagen-preview").get_attribute("src", timeout=5000)
+    # the src may be set just after the element appears: wait for it, do not read it once
+    expect(video_card.locator("video.mediagen-preview")).to_have_attribute("src", re.compile(r"\S"))
 
     image_card.scroll_into_view_if_needed()
     page.screenshot(path=str(tmp_path / "image-panel.png"))
