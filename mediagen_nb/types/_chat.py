@@ -25,7 +25,7 @@ _IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
 class ChatMessage(BaseModel):
     """One conversation entry of a chat-completions request."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(defer_build=True, strict=True, extra="allow")
     role: ChatRole
     content: Any
 
@@ -33,7 +33,7 @@ class ChatMessage(BaseModel):
 class MessagesMessage(BaseModel):
     """One conversation entry of a messages request (no ``system`` role here)."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(defer_build=True, strict=True, extra="allow")
     role: MessagesRole
     content: Any
 

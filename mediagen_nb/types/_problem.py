@@ -114,7 +114,7 @@ class RequestModel(BaseModel):
     families report them as warnings.
     """
 
-    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, strict=True, extra="allow", populate_by_name=True)
 
     #: Fields documented by the spec beyond the declared ones (none by default).
     _documented_extra: frozenset[str] = frozenset()

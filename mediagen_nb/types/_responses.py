@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 class Response(BaseModel):
     """Base of every response model: keep unknown fields, coerce JSON types leniently."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
 
 class TaskCreateResponse(Response):

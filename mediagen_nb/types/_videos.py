@@ -98,7 +98,7 @@ class SoraRequest(RequestModel):
 class TextContent(BaseModel):
     """Seedance text object."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(defer_build=True, strict=True, extra="allow")
     type: str
     text: str
 
@@ -106,7 +106,7 @@ class TextContent(BaseModel):
 class ImageUrl(BaseModel):
     """Seedance ``image_url`` object."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(defer_build=True, strict=True, extra="allow")
     url: str
 
 
