@@ -30,8 +30,10 @@ from mediagen_nb.types import TaskResult
 from ._config import get_logger
 from ._context import ClientContext
 from ._exceptions import (
+    APIConnectionError,
     MediagenError,
     RateLimitError,
+    ServerError,
     TaskCancelledError,
     TaskFailedError,
     TaskTimeoutError,
@@ -250,6 +252,11 @@ class Task:
         except RateLimitError as exc:
             wanted = exc.retry_after if exc.retry_after is not None else self.poll_interval
             await self._pause(min(wanted, max(0.0, deadline - self._ctx.clock())))
+            return False
+        except (ServerError, APIConnectionError) as exc:
+            # The transport already retried this poll; a short outage must not end a wait
+            # whose deadline is far away. Polling is idempotent, so try again next interval.
+            logger.info("poll of task %s failed (%s); polling again", self.id, exc)
             return False
         return True
 

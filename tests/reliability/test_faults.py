@@ -154,19 +154,6 @@ class _PollOutage(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Task.wait gives up on a short outage: after max_retries (3) retries of one poll the "
-        "RetryTransport returns the 503 and Task._poll_once "
-        "(mediagen_nb/client/_tasks.py) lets ServerError / APIConnectionError / "
-        "APITimeoutError escape wait() although its deadline is far away; the ledger row stays "
-        "'queued'/'processing' and this process's resume() skips it. With 17 % poll "
-        "faults about 1 task in 100 hits 4 faults in a row. Fix: in _poll_once catch "
-        "those transient errors like RateLimitError (log, sleep one poll interval or "
-        "retry_after, poll again) until the deadline; raise only TaskTimeoutError."
-    ),
-)
 async def test_wait_outlives_a_short_poll_outage(tmp_path: Path) -> None:
     store = Ledger(tmp_path / "history")
     outage = _PollOutage(first=2, n=4)  # one poll answers, then 4 x 503, then service is back
