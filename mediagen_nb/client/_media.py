@@ -4,19 +4,38 @@ The family (and so the create path) comes from the model name via the catalog; f
 whose model names the spec does not show (seedance2, veo, grok, videos) need ``family=``.
 A create the service rejects (HTTP 200, ``status: failed``) still returns a :class:`Task`
 (already failed, recorded as such); ``wait()`` then raises :class:`TaskFailedError`.
+
+A create whose answer is lost after the request may have arrived (a 5xx, a dropped or timed-out
+connection) is ambiguous: the service may have made the task. It is never retried (that could
+pay for a duplicate); the error says so and history gets an ``unconfirmed`` row with the request.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
+
+import httpx
 
 from mediagen_nb.catalog import FAMILIES, Family, Kind, family_for_model
 from mediagen_nb.types import Problem, RequestValidationError, TaskCreateResponse, TaskResult
 
 from ._context import ClientContext
-from ._exceptions import APIError, TaskFailedError
+from ._exceptions import (
+    APIConnectionError,
+    APIError,
+    MediagenError,
+    ServerError,
+    TaskFailedError,
+)
 from ._http import SPEED_HEADER, parse_speed
 from ._tasks import Task, normalize_status
+
+UNCONFIRMED_NOTE = (
+    "the service may have created this task; it was not retried to avoid a duplicate - "
+    "check the service or history() before sending it again"
+)
+"""Appended to a create error whose request may have reached the service."""
 
 
 def resolve_family(kind: Kind, model: str, family: str | None) -> Family:
@@ -59,7 +78,13 @@ class _TaskResource:
         fam = resolve_family(self._kind, model, family)
         body: dict[str, Any] = {"model": model, **params}
         self._ctx.check(fam.create_path, body)
-        data, response = await self._ctx.core.request("POST", "base", fam.create_path, body)
+        try:
+            data, response = await self._ctx.core.request("POST", "base", fam.create_path, body)
+        except (ServerError, APIConnectionError) as exc:
+            if not _may_have_arrived(exc):
+                raise
+            self._note_unconfirmed(exc, fam, model, body)
+            raise
         created = TaskCreateResponse.model_validate(data)
         status = normalize_status(created.status)
         if not created.id:
@@ -105,6 +130,30 @@ class _TaskResource:
         if status == "failed":
             rec.event("task", "failed", task.id, family=fam.id, model=model, error=created.error)
         return task
+
+    def _note_unconfirmed(
+        self, exc: ServerError | APIConnectionError, fam: Family, model: str, body: dict[str, Any]
+    ) -> None:
+        """Say in the error, and in history, that the lost create may have made a task."""
+        exc.args = (f"{exc.message}; {UNCONFIRMED_NOTE}",)
+        key = f"attempt-{uuid.uuid4().hex[:12]}"
+        self._ctx.recorder.event(
+            "task",
+            "unconfirmed",
+            key,
+            family=fam.id,
+            model=model,
+            request=body,
+            path=fam.create_path,
+            error=exc.message,
+        )
+
+
+def _may_have_arrived(exc: MediagenError) -> bool:
+    """False only when the request provably never reached the service (no connection made)."""
+    if isinstance(exc, ServerError):
+        return True
+    return not isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout)
 
 
 class Images(_TaskResource):

@@ -36,6 +36,7 @@ _ACTION_STATUS: dict[tuple[str, str], str | None] = {
     ("task", "completed"): "completed",
     ("task", "failed"): "failed",
     ("task", "cancelled"): "cancelled",
+    ("task", "unconfirmed"): "unconfirmed",
     ("chat", "started"): "started",
     ("chat", "completed"): "completed",
     ("chat", "incomplete"): "incomplete",
@@ -59,8 +60,15 @@ _FORCED = frozenset(
 )
 """Actions whose implied status wins over a ``status`` value inside ``data``."""
 
-_CREATING = frozenset({"created", "started", "uploaded", "failed", "status", "completed"})
-"""Actions that may create a row that does not exist yet (``stored`` and ``error`` may not)."""
+_CREATING = frozenset(
+    {"created", "started", "uploaded", "failed", "status", "completed", "unconfirmed"}
+)
+"""Actions that may create a row that does not exist yet (``stored`` and ``error`` may not).
+
+``unconfirmed`` is a create request whose answer was lost (5xx or a broken connection after
+sending): the service may or may not have made the task, so the row keeps the request under a
+local ``attempt-...`` key and the error says so; it is never re-attached (there is no id).
+"""
 
 _RESPONSE_KEYS = ("response", "result", "asset")
 """Names under which the client passes the service's last JSON object."""
