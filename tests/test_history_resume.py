@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def previous_kernel(home: Path) -> None:
     store.record(
         LedgerEvent(kind="task", action="completed", key="t-done", data={"url": "https://x/d"})
     )
+    store.store_media("t-done", PNG, ".png")  # finished and kept: nothing left to do
     store.close()
 
 
@@ -134,6 +136,48 @@ async def test_resume_finishes_live_and_expires_gone(home: Path) -> None:
     assert service.calls["/api/v1/result/t-gone"] == 1  # not retried forever
 
     assert [p.task_id for p in unfinished()] == ["t-other"]
+
+
+def _completed_unkept(home: Path, key: str, *, url_age_s: float) -> None:
+    """A completed task whose result URL was seen ``url_age_s`` ago but never downloaded."""
+    store = Ledger(home, origin="previous-kernel")
+    store.record(
+        LedgerEvent(
+            kind="task",
+            action="created",
+            key=key,
+            family="image2",
+            model="gpt-image-2",
+            service=SERVICE,
+            data={"request": {"model": "gpt-image-2", "prompt": key}},
+        )
+    )
+    url = f"https://cdn.test/{key}.png"
+    store.record(LedgerEvent(kind="task", action="completed", key=key, data={"url": url}))
+    store.close()
+    if url_age_s:
+        with sqlite3.connect(store.db_path) as conn:
+            conn.execute(
+                "UPDATE items SET url_expires = url_expires - ? WHERE key = ?", (url_age_s, key)
+            )
+        conn.close()
+
+
+async def test_resume_keeps_results_the_dead_kernel_saw_but_did_not_store(home: Path) -> None:
+    _completed_unkept(home, "t-seen", url_age_s=0)
+    _completed_unkept(home, "t-stale", url_age_s=2 * 86_400)  # URL long expired
+    assert {p.task_id for p in unfinished(include_unkept=True)} >= {"t-seen"}
+    assert "t-stale" not in {p.task_id for p in unfinished(include_unkept=True)}
+    service = FakeService()
+    async with make_client(service) as client:
+        tasks = await resume(client, wait=True)
+    assert sorted(t.id for t in tasks) == ["t-gone", "t-live", "t-seen"]
+    seen = Ledger(home).item("task", "t-seen")
+    assert seen is not None
+    assert seen["status"] == "completed"
+    assert Path(seen["local_file"]).read_bytes() == PNG  # noqa: ASYNC240 - tiny test file
+    assert "/api/v1/result/t-stale" not in service.calls  # nothing to fetch any more
+    assert "t-seen" not in {p.task_id for p in unfinished(include_unkept=True)}
 
 
 async def test_resume_returns_at_once_and_polls_in_background(home: Path) -> None:

@@ -19,11 +19,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.history._ledger import Ledger, ledger, process_token
@@ -64,16 +65,38 @@ def _ledger_for(home: Path | str | None) -> Ledger:
     return ledger() if home is None else Ledger(home)
 
 
+def _unkept(row: dict[str, Any], now: float) -> bool:
+    """A completed task whose media was never stored here while its URL still works."""
+    if not row.get("remote_url"):
+        return False
+    expires = row.get("url_expires")
+    if expires is not None and float(expires) <= now:
+        return False
+    local = row.get("local_file")
+    return not (local and Path(str(local)).is_file())
+
+
 def unfinished(
-    home: Path | str | None = None, *, include_this_process: bool = True
+    home: Path | str | None = None,
+    *,
+    include_this_process: bool = True,
+    include_unkept: bool = False,
 ) -> list[PendingTask]:
     """Tasks not yet completed, failed or cancelled according to the history, oldest first.
 
     ``include_this_process=False`` leaves out tasks whose last event came from this process.
+    ``include_unkept=True`` adds completed tasks whose result was not downloaded (the
+    kernel died between seeing ``completed`` and storing the file) while the result URL
+    has not expired: re-attaching them fetches and keeps the media before it is lost.
     """
     store = _ledger_for(home)
     try:
         rows = store.items(kind="task", status=UNFINISHED)
+        if include_unkept:
+            now = time.time()
+            done = store.items(kind="task", status="completed")
+            rows += [row for row in done if _unkept(row, now)]
+            rows.sort(key=lambda row: float(row["created"]), reverse=True)
     finally:
         if home is not None:
             store.close()
@@ -157,6 +180,9 @@ async def resume(
 ) -> list[Task]:
     """Re-attach every unfinished task of ``client``'s service and poll each to the end.
 
+    Completed tasks whose result was never downloaded (URL not yet expired) are re-attached
+    too, so their media is kept before the URL expires.
+
     Polling runs in asyncio tasks on the running loop, so this returns as soon as the tasks
     are attached; ``on_task`` is called with each newly re-attached task (panels show a
     card). Returns the tasks being resumed for this service, including ones an earlier call
@@ -170,7 +196,7 @@ async def resume(
     loop = asyncio.get_running_loop()
     service = _service_key(getattr(client, "service_id", None) or client.base_url)
     resumed: list[Task] = []
-    for pending in unfinished(home):
+    for pending in unfinished(home, include_unkept=True):
         if service is None or _service_key(pending.service) != service:
             continue
         key = (service, pending.task_id)

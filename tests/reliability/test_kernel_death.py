@@ -162,7 +162,10 @@ def test_every_task_survives_the_kill(aftermath: Aftermath) -> None:
 
 
 def test_resume_finishes_every_unfinished_task(aftermath: Aftermath) -> None:
-    assert set(aftermath.resumed) == set(aftermath.pending)
+    # unfinished tasks, plus completed ones whose result the dead kernel had not yet stored
+    assert set(aftermath.resumed) == set(aftermath.pending) | set(
+        _without_media(aftermath.at_death)
+    )
     assert set(aftermath.rows) == set(aftermath.created)
     assert all(row["status"] in ("completed", "failed") for row in aftermath.rows.values())
     assert aftermath.unfinished_after == 0
@@ -172,18 +175,6 @@ def test_resume_finishes_every_unfinished_task(aftermath: Aftermath) -> None:
     assert not _without_media(resumed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "A task whose completion the dead kernel recorded but whose result it had not yet "
-        "downloaded stays 'completed' with no local_file for ever: unfinished()/resume() in "
-        "mediagen_nb/history/_resume.py only take queued/processing rows, so nobody fetches "
-        "the media before the URL expires (24 h; sd2 sooner) and the result is lost. Fix: "
-        "make resume() also re-attach completed task rows with a remote_url, no local_file "
-        "and url_expires in the future (client.tasks.attach(...) then task.wait(), which "
-        "keeps the media), e.g. via unfinished(..., include_unkept=True)."
-    ),
-)
 def test_results_seen_just_before_death_are_kept(aftermath: Aftermath) -> None:
     unkept = _without_media(aftermath.at_death)
     if not unkept:
