@@ -16,6 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+import h11
 import uvicorn
 from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
@@ -24,6 +25,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from mediagen_nb import _hooks
 from mediagen_nb._home import resolve_home
 from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX, create_app
+from mediagen_nb.emulator._errors import error_body
 from mediagen_nb.emulator._faults import TRANSPORT_KEY, FaultConfig
 from mediagen_nb.emulator._state import EmulatorState
 
@@ -47,6 +49,26 @@ class DroppingH11Protocol(H11Protocol):
             await inner(scope, receive, send)
 
         self.app = app
+
+    def send_400_response(self, msg: str) -> None:
+        """Answer bytes that are not valid HTTP with the emulator's JSON error shape.
+
+        uvicorn's own answer is ``text/plain``; clients parsing errors expect the same body
+        as every other error, so the spec's shape is written here and the connection closed.
+        """
+        body = error_body(400, msg)
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        for event in (
+            h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+            h11.Data(data=body),
+            h11.EndOfMessage(),
+        ):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
 
 
 class EmulatorHandle:

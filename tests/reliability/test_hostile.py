@@ -341,16 +341,6 @@ PROTOCOL_CASES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Requests that are not valid HTTP never reach the app: uvicorn's H11Protocol answers "
-        "400 'Invalid HTTP request received.' as text/plain (no error JSON, no speed header). "
-        "Fix in mediagen_nb/emulator/_server.py: override send_400_response(msg) in "
-        "DroppingH11Protocol to write the emulator's error_body(400, msg) with "
-        "content-type application/json and content-length, then close."
-    ),
-)
 async def test_invalid_http_gets_the_json_error_shape(served: Served) -> None:
     answers = [await asyncio.to_thread(_raw, served.handle.port, data) for data in PROTOCOL_CASES]
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{served.handle.port}") as http:
