@@ -368,10 +368,22 @@ class ChatPanel(Panel):
             await view.drain()
             raise
         except StreamInterruptedError as exc:
-            view.finish(index, text=exc.partial_text, state="error", error=exc.reason)
+            view.finish(
+                index,
+                text=exc.partial_text,
+                state="error",
+                error=exc.reason,
+                turn_id=stream.turn_id if stream is not None else None,
+            )
         except Exception as exc:
             text = stream.text if stream is not None else ""
-            view.finish(index, text=text, state="error", error=describe_error(exc))
+            view.finish(
+                index,
+                text=text,
+                state="error",
+                error=describe_error(exc),
+                turn_id=stream.turn_id if stream is not None else None,
+            )
             await view.drain()
             raise
         await view.drain()

@@ -111,16 +111,6 @@ async def test_cut_reply_is_kept_incomplete_and_retry_completes(
     assert final.turn_id == done["key"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ChatPanel._run (mediagen_nb/widgets/_chat_panel.py) finishes a cut turn without "
-        "turn_id (the StreamInterruptedError branch passes only text, state and error), so "
-        "the error turn on screen cannot be matched to its 'incomplete' history row (the "
-        "complete and stopped branches pass stream.turn_id). Fix: pass "
-        "turn_id=stream.turn_id if stream is not None else None in that branch too."
-    ),
-)
 async def test_cut_turn_names_its_history_row(
     ledger_and_client: tuple[Ledger, AsyncClient],
 ) -> None:
