@@ -224,6 +224,7 @@ async def _panel_session(emulator: EmulatorHandle, csv_path: Path) -> list[str]:
             panel.close()
         await session.aclose()
         await studio.session.aclose()
+        await wrong.session.aclose()
 
 
 async def test_marker_key_never_leaks_in_process(
