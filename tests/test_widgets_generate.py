@@ -59,8 +59,9 @@ async def test_image_panel_completes_with_thumbnail(fast: Session) -> None:
     assert card.task_id
     assert panel.cards == [card]
     thumb = Image.open(BytesIO(card.preview_bytes))
-    assert thumb.format == "JPEG"
-    assert max(thumb.size) <= 512
+    assert thumb.format == "WEBP"
+    assert card.thumbnail_mime == "image/webp"
+    assert max(thumb.size) <= 384
     assert card.full == b""  # the large image travels only on request
     card._on_custom_msg(card, {"action": "full"}, [])
     assert await _eventually(lambda: len(card.full) > 0)
@@ -289,8 +290,9 @@ def test_previews_stay_bounded() -> None:
 
     big = _png(3000, 1000)
     thumb, mime = thumbnail(big)
-    assert mime == "image/jpeg"
-    assert Image.open(BytesIO(thumb)).size == (512, 171)
+    assert mime == "image/webp"
+    assert Image.open(BytesIO(thumb)).size == (384, 128)
+    assert Image.open(BytesIO(thumb)).mode == "RGBA"  # the source's transparency is kept
     full, full_mime = full_image(big)
     assert full_mime == "image/png"
     assert max(Image.open(BytesIO(full)).size) == 2048
