@@ -81,10 +81,26 @@ def test_tabs_banner_and_fallback_in_demo_mode() -> None:
     assert [type(c).__name__ for c in studio.tabs.children] == [
         "ChatPanel",
         "ImagePanel",
+        "HTML",  # Videos, Assets, History: built when first selected or read
+        "HTML",
+        "HTML",
+    ]
+    placeholders = list(studio.tabs.children[2:])
+    studio.tabs.selected_index = 2  # as a click on the tab in the browser
+    studio.tabs.selected_index = 3
+    assert studio.errors == []
+    history = studio.history  # reading the attribute builds it too
+    assert [type(c).__name__ for c in studio.tabs.children] == [
+        "ChatPanel",
+        "ImagePanel",
         "VideoPanel",
         "AssetPanel",
         "HistoryPanel",
     ]
+    assert studio.tabs.children[2:] == (studio.videos, studio.assets, history)
+    assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
+    assert studio.tabs.selected_index == 3
+    assert all(p.comm is None for p in placeholders)  # replaced ones are closed
     assert "mediagen-banner" in studio.banner._dom_classes
     assert DEMO_TEXT in studio.banner.value
     assert "data-mode='demo'" in studio.banner.value
@@ -239,8 +255,23 @@ def test_close_releases_the_whole_tree() -> None:
     from ipywidgets.widgets.widget import _instances
 
     studio = Studio(session=Session(), resume=False)
-    inner = [studio.tabs, studio.banner, studio.chat, studio.history]
+    inner = [studio.tabs, studio.banner, studio.chat, studio.history, *studio.tabs.children]
     studio.close()
     assert all(w.comm is None for w in inner)  # nothing of the Studio stays live
+    assert studio._videos is None  # closing does not build the panels never opened
     for widget in list(_instances.values()):
         widget.get_state()  # no live container points at a closed widget
+
+
+def test_unopened_tabs_cost_no_panel_widgets() -> None:
+    from ipywidgets.widgets.widget import _instances
+
+    before = len(_instances)
+    lazy = Studio(session=Session(), resume=False)
+    lazy_count = len(_instances) - before
+    for index in (2, 3, 4):
+        lazy.tabs.selected_index = index
+    full_count = len(_instances) - before
+    assert lazy.errors == []
+    assert lazy_count < full_count / 2  # the three panels are most of the Studio's widgets
+    lazy.close()

@@ -12,6 +12,12 @@ Decisions: Connect with an empty key returns to demo mode; base URLs come from t
 else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. Re-attached cards follow the
 handle's state (the resume poller is the only one polling) and refresh at most 4 times a
 second; the Assets tab re-checks known assets the first time it is opened.
+
+The Videos, Assets and History panels are built when their tab is first selected (or the
+``videos`` / ``assets`` / ``history`` attribute is first read) and then take the place of a
+one-line placeholder: together they are most of the Studio's widgets, and every widget's
+state is saved in the notebook, so a notebook that never opens them stays small and opens
+faster. A saved notebook viewed without a kernel shows the placeholder for those tabs.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ if TYPE_CHECKING:
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
 TAB_TITLES = ("Chat", "Images", "Videos", "Assets", "History")
+LAZY_TABS = ("Videos", "Assets", "History")
+"""Tabs whose panel is built on first use (see the module docstring)."""
 FOLLOW_S = 0.25
 """How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
 
@@ -44,7 +52,8 @@ FOLLOW_S = 0.25
 class Studio(Panel):
     """All panels in one place. ``Studio(resume=False)`` skips re-attaching old tasks.
 
-    Attributes: ``chat``, ``images``, ``videos``, ``assets``, ``history`` (the panels),
+    Attributes: ``chat``, ``images``, ``videos``, ``assets``, ``history`` (the panels; the
+    last three are built when first read or when their tab is first selected),
     ``tabs``, ``banner``, ``api_key`` / ``base_url`` / ``text_base_url`` / ``connect_button``,
     ``resumed`` (the ``TaskCard`` of each re-attached task).
     """
@@ -77,11 +86,11 @@ class Studio(Panel):
         )
         self.chat = ChatPanel(session=self.session)
         self.images = ImagePanel(session=self.session, show_banner=False)
-        self.videos = VideoPanel(session=self.session, show_banner=False)
-        self.assets = AssetPanel(session=self.session)
-        self.history = HistoryPanel(session=self.session)
+        self._videos: VideoPanel | None = None
+        self._assets: AssetPanel | None = None
+        self._history: HistoryPanel | None = None
         self.tabs = widgets.Tab(
-            children=[self.chat, self.images, self.videos, self.assets, self.history],
+            children=[self.chat, self.images, *(_placeholder(title) for title in LAZY_TABS)],
             titles=TAB_TITLES,
         )
         self.tabs.add_class("mediagen-tabs")
@@ -100,7 +109,6 @@ class Studio(Panel):
         self._assets_listed = False
         self.connect_button.on_click(self.guard(lambda _b: self.connect()))
         self.tabs.observe(self.guard(self._tab_changed), names="selected_index")
-        self.history.on_open(self.guard(self._open))
         self._on_session = self.guard(self._session_changed)
         self.session.on_change(self._on_session)
         self._session_changed(self.session)
@@ -139,13 +147,57 @@ class Studio(Panel):
 
     # --- tabs and forms ---------------------------------------------------------------------
 
+    @property
+    def videos(self) -> VideoPanel:
+        """The Videos panel (built on first use)."""
+        if self._videos is None:
+            self._videos = VideoPanel(session=self.session, show_banner=False)
+            self._place("Videos", self._videos)
+        return self._videos
+
+    @property
+    def assets(self) -> AssetPanel:
+        """The Assets panel (built on first use)."""
+        if self._assets is None:
+            self._assets = AssetPanel(session=self.session)
+            self._place("Assets", self._assets)
+        return self._assets
+
+    @property
+    def history(self) -> HistoryPanel:
+        """The History panel (built on first use)."""
+        if self._history is None:
+            self._history = HistoryPanel(session=self.session)
+            self._history.on_open(self.guard(self._open))
+            self._place("History", self._history)
+        return self._history
+
+    def _place(self, title: str, panel: Panel) -> None:
+        """Put ``panel`` in its tab instead of the placeholder, and close the placeholder."""
+        index = TAB_TITLES.index(title)
+        children = list(self.tabs.children)
+        placeholder = children[index]
+        children[index] = panel
+        self.tabs.children = children
+        if placeholder is not panel:
+            placeholder.close()
+
+    def _built(self) -> tuple[Panel, ...]:
+        """The panels built so far (never builds one)."""
+        lazy = (self._videos, self._assets, self._history)
+        return (self.chat, self.images, *(panel for panel in lazy if panel is not None))
+
     def _tab_changed(self, change: dict[str, Any]) -> None:
         title = TAB_TITLES[change["new"]] if change["new"] is not None else ""
-        if title == "History":
+        if title == "Videos":
+            self.videos  # noqa: B018 - builds the panel into its tab
+        elif title == "History":
             self.history.refresh()
-        elif title == "Assets" and not self._assets_listed and _loop_running():
-            self._assets_listed = True
-            self.assets.refresh()
+        elif title == "Assets":
+            assets = self.assets
+            if not self._assets_listed and _loop_running():
+                self._assets_listed = True
+                assets.refresh()
 
     def _open(self, kind: str, family: str | None, body: dict[str, Any]) -> None:
         """History "open in form": fill the matching panel and show its tab."""
@@ -218,7 +270,7 @@ class Studio(Panel):
     def close(self) -> None:
         """Stop every panel's background work and close the Studio."""
         self.session.on_change(self._on_session, remove=True)
-        for panel in (self.chat, self.images, self.videos, self.assets, self.history):
+        for panel in self._built():  # a panel never opened was never built: nothing to close
             panel.close()
         super().close()
 
@@ -242,6 +294,13 @@ class Studio(Panel):
                 "<pre class='mediagen-fallback'>" + html.escape(self.text_summary()) + "</pre>"
             )
         return bundle
+
+
+def _placeholder(title: str) -> widgets.HTML:
+    """What a lazily built tab shows until it is first selected."""
+    note = widgets.HTML(f"<i>Loading the {title} panel… (it needs a running kernel)</i>")
+    note.add_class("mediagen-tab-placeholder")
+    return note
 
 
 def _loop_running() -> bool:

@@ -9,6 +9,7 @@ screenshot of its panel in ``docs/screenshots/``.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -35,10 +36,15 @@ def open_studio(lab: Lab) -> Locator:
 
 
 def show_tab(studio: Locator, title: str) -> Locator:
-    """Click a Studio tab; return the panel it shows."""
+    """Click a Studio tab; return the panel it shows.
+
+    Videos, Assets and History are built by the kernel when first selected: until then the
+    tab shows a placeholder, so this waits for the real panel.
+    """
     studio.locator(".mediagen-tabs .lm-TabBar-tab", has_text=title).click()
     panel = studio.locator(".mediagen-tabs > .widget-tab-contents > :not(.lm-mod-hidden)")
     expect(panel).to_have_count(1)
+    expect(panel).not_to_have_class(re.compile(r"\bmediagen-tab-placeholder\b"))
     return panel
 
 
