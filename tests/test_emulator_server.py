@@ -247,7 +247,8 @@ def test_cli_lab_runs_jupyter_on_the_playground_without_the_key(
     command, cwd, env = calls[0]
     assert command[1:4] == ["-m", "jupyter", "lab"]
     assert command[4] == str(Path("notebooks") / "00-playground.ipynb")
-    assert command[5:] == ["--no-browser"]
+    root = ["--ServerApp.allow_root=True"] if os.geteuid() == 0 else []
+    assert command[5:] == [*root, "--no-browser"]
     assert cwd == tmp_path
     assert "MEDIAGEN_API_KEY" not in env
 
