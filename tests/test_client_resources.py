@@ -228,6 +228,10 @@ async def test_assets_lifecycle_and_refusal_of_unusable_assets(tmp_path: Path) -
     assert "uploaded" in recorder.actions("asset")
     assert "deleted" in recorder.actions("asset")
     assert recorder.actions("asset")[-1] == "failed"
+    refused = recorder.events[-1]
+    assert refused.key.startswith("attempt-")  # its own row, not one named by the path
+    assert refused.data["request"]["url"] == "https://example.com/bad.png"
+    assert "1001" in refused.data["error"]
 
 
 async def test_wait_active_raises_on_failed_review_and_on_deadline() -> None:

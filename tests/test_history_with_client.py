@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import mediagen_nb.history as history_pkg
-from mediagen_nb.client import AsyncClient
-from mediagen_nb.emulator import create_app
+from mediagen_nb.client import AssetError, AsyncClient
+from mediagen_nb.emulator import create_app, start_emulator
 from mediagen_nb.history import Ledger, export, history, resume, unfinished
 
 MARKER = "sk-MARKER-3b9e51aa-history-check"
@@ -112,3 +112,22 @@ async def test_restart_resumes_against_the_emulator(app: object, tmp_path: Path)
     assert video_lifetime == pytest.approx(86_400, abs=1e-3)  # seedance: 1 day from then
     assert pd.isna(expires[image.id])  # banana: the spec states no lifetime
     assert isinstance(frame["time"].iloc[0], pd.Timestamp)
+
+
+async def test_refused_asset_reads_make_no_rows(tmp_path: Path) -> None:
+    store = Ledger(tmp_path / "history")
+    with start_emulator(speed=1000.0, api_key="asset-key") as handle:
+        async with AsyncClient(
+            "asset-key", handle.base_url, handle.text_base_url, recorder=store
+        ) as client:
+            info = await client.assets.upload("https://media.test/face.png", "Image")
+            with pytest.raises(AssetError):
+                await client.assets.get("asset-does-not-exist")
+            with pytest.raises(AssetError):
+                await client.assets.delete("asset-does-not-exist")
+    rows = store.items(kind="asset")
+    assert [r["key"] for r in rows] == [info.assetId]  # no row named by a path or a bad id
+    kept = store.item("asset", info.assetId)
+    assert kept is not None
+    assert kept["status"] != "failed"
+    store.close()

@@ -12,6 +12,7 @@ library when it has the ``asset-`` prefix of that library's id format, else in s
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,7 +68,15 @@ class Assets:
                 asset=info.model_dump(mode="json"),
             )
 
-    async def _call(self, method: str, path: str, body: Any | None = None) -> AssetEnvelope:
+    async def _call(
+        self, method: str, path: str, body: Any | None = None, *, asset_id: str | None = None
+    ) -> AssetEnvelope:
+        """Send one library request; a refusal (``code != 0``) is recorded, then raised.
+
+        A refused upload has no asset id yet: it gets its own ``failed`` row under a local
+        ``attempt-...`` key, so the URL the user submitted stays in history. A refused read or
+        delete of a known asset is an ``error`` event on that asset (its state is unchanged).
+        """
         if body is not None:
             self._ctx.check(path, body)
         data, _response = await self._ctx.core.request(
@@ -75,9 +84,23 @@ class Assets:
         )
         envelope = AssetEnvelope.model_validate(data)
         if not envelope.ok:
-            self._ctx.recorder.event(
-                "asset", "failed", path, code=envelope.code, msg=envelope.msg, request=body
-            )
+            failure = {"code": envelope.code, "msg": envelope.msg, "path": path}
+            error = f"{path}: code {envelope.code}: {envelope.msg}"
+            if asset_id is None and method == "POST" and path != _SD2.status_path:
+                library = "sd2" if path == _SD2.upload_path else "seedance2"
+                self._ctx.recorder.event(
+                    "asset",
+                    "failed",
+                    f"attempt-{uuid.uuid4().hex[:12]}",
+                    family=ASSET_LIBRARIES[library].family,
+                    library=library,
+                    request=body,
+                    error=error,
+                    **failure,
+                )
+            else:
+                key = asset_id or path
+                self._ctx.recorder.event("asset", "error", key, error=error, **failure)
             raise AssetError(envelope.code, envelope.msg, path=path)
         return envelope
 
@@ -95,7 +118,7 @@ class Assets:
     async def get(self, asset_id: str) -> AssetInfo:
         """Details and review status of a seedance 2.0 asset."""
         path = (_SEEDANCE2.item_path or "").format(assetId=asset_id)
-        envelope = await self._call("GET", path)
+        envelope = await self._call("GET", path, asset_id=asset_id)
         info = AssetInfo.model_validate({"assetId": asset_id, **(envelope.data or {})})
         self._note(info, "seedance2")
         return info
@@ -103,7 +126,7 @@ class Assets:
     async def delete(self, asset_id: str) -> str | None:
         """Delete a seedance 2.0 asset (its id is invalid for good); returns the service's msg."""
         path = (_SEEDANCE2.item_path or "").format(assetId=asset_id)
-        envelope = await self._call("DELETE", path)
+        envelope = await self._call("DELETE", path, asset_id=asset_id)
         self._note(AssetInfo(assetId=asset_id, status=DELETED), "seedance2", action="deleted")
         return envelope.msg
 
