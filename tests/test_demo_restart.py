@@ -36,6 +36,37 @@ def test_journal_restores_tasks_into_a_new_emulator(tmp_path: Path) -> None:
         assert result.status_code == 404
 
 
+def test_journal_restores_assets_and_deletions(tmp_path: Path) -> None:
+    import httpx
+
+    state = tmp_path / "emu"
+    kept_url = "https://media.example/face.png"
+    with start_emulator(speed=1000.0, state_dir=state) as first:
+        headers = {"Authorization": f"Bearer {first.api_key}"}
+
+        def upload(url: str) -> str:
+            body = {"assetType": "Image", "url": url, "name": "face"}
+            answer = httpx.post(
+                f"{first.base_url}/svcVideo2/asset/upload", json=body, headers=headers
+            )
+            return str(answer.json()["data"]["assetId"])
+
+        kept, gone = upload(kept_url), upload("https://media.example/old.png")
+        deleted = httpx.delete(f"{first.base_url}/svcVideo2/asset/{gone}", headers=headers)
+        assert deleted.json()["code"] == "0"
+    with start_emulator(speed=1000.0, state_dir=state) as second:
+        headers = {"Authorization": f"Bearer {second.api_key}"}
+        detail = httpx.get(f"{second.base_url}/svcVideo2/asset/{kept}", headers=headers).json()
+        assert detail["code"] == "0"
+        assert (detail["data"]["url"], detail["data"]["name"]) == (kept_url, "face")
+        assert detail["data"]["status"] == "Active"  # its review ended meanwhile
+        again = httpx.get(f"{second.base_url}/svcVideo2/asset/{gone}", headers=headers).json()
+        assert again["code"] != "0"
+        assert "deleted" in again["msg"]  # a deleted id stays invalid after a restart
+    lines = (state / "assets.jsonl").read_text().splitlines()
+    assert len(lines) == 2  # compacted: one live asset, one tombstone
+
+
 KERNEL = textwrap.dedent(
     """
     import asyncio, os, sys

@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Mount
 
 from mediagen_nb.catalog import FAMILIES
+from mediagen_nb.emulator._asset_journal import AssetJournal
 from mediagen_nb.emulator._asset_routes import ASSET_POST_PATHS, asset_routes
 from mediagen_nb.emulator._errors import error_response
 from mediagen_nb.emulator._faults import FaultConfig
@@ -63,13 +64,15 @@ def create_app(
 
     ``speed`` divides every service duration (30: a 2-minute video takes 4 s); ``faults``
     turns on fault injection (off by default); ``clock`` replaces ``time.time`` (tests
-    advance it by hand); ``seed`` makes ids and timings reproducible; ``state_dir`` keeps a
-    journal of task records there, so a new emulator on the same folder still knows (and
-    finishes) the tasks of a previous one (see ``_journal``).
+    advance it by hand); ``seed`` makes ids and timings reproducible; ``state_dir`` keeps
+    journals of task and asset records there, so a new emulator on the same folder still
+    knows (and finishes) the tasks and assets of a previous one (see ``_journal`` and
+    ``_asset_journal``).
     """
     state = EmulatorState(api_key=api_key, speed=speed, faults=faults, clock=clock, seed=seed)
     if state_dir is not None:
         state.tasks.use_journal(TaskJournal(state_dir))
+        state.assets.use_journal(AssetJournal(state_dir))
     post_paths = [API_PREFIX + fam.create_path for fam in FAMILIES.values()]
     post_paths += [API_PREFIX + path for path in ASSET_POST_PATHS]
     post_paths += [TEXT_PREFIX + path for path in TEXT_POST_PATHS]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
+    from mediagen_nb.emulator._asset_journal import AssetJournal
     from mediagen_nb.emulator._state import EmulatorState
 
 LibraryId = Literal["seedance2", "sd2"]
@@ -85,6 +86,26 @@ class AssetStore:
         self._state = state
         self._assets: OrderedDict[str, Asset] = OrderedDict()
         self._deleted: OrderedDict[str, None] = OrderedDict()
+        self._journal: AssetJournal | None = None
+
+    def use_journal(self, journal: AssetJournal) -> int:
+        """Replay ``journal`` (a previous emulator's assets), then record every change in it.
+
+        Returns how many live assets were restored; the file is compacted.
+        """
+        assets, deleted = journal.load()
+        with self._state.lock:
+            for asset_id in deleted:
+                self._assets.pop(asset_id, None)
+                self._deleted[asset_id] = None
+            for asset in assets[-MAX_ASSETS:]:
+                if asset.id not in self._deleted:
+                    self._assets[asset.id] = asset
+            while len(self._deleted) > MAX_TOMBSTONES:
+                self._deleted.popitem(last=False)
+            journal.rewrite(self._assets.values(), self._deleted)
+            self._journal = journal
+        return len(self._assets)
 
     def __len__(self) -> int:
         return len(self._assets)
@@ -115,6 +136,8 @@ class AssetStore:
             while len(self._assets) > MAX_ASSETS:
                 self._assets.popitem(last=False)
             state.counters["assets_uploaded"] += 1
+        if self._journal is not None:
+            self._journal.append(asset)
         return asset
 
     def get(self, asset_id: str) -> Asset | None:
@@ -137,6 +160,8 @@ class AssetStore:
             self._deleted[asset_id] = None
             while len(self._deleted) > MAX_TOMBSTONES:
                 self._deleted.popitem(last=False)
+        if self._journal is not None:
+            self._journal.append_deleted(asset_id)
         state.tasks.fail_tasks_using(asset_id, f"referenced asset {asset_id} was deleted")
         return True
 
