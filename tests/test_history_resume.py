@@ -236,3 +236,33 @@ async def test_nothing_to_resume_on_another_service(home: Path) -> None:
     async with client:
         assert await resume(client, wait=True) == []
     assert not service.calls
+
+
+async def test_resume_leaves_tasks_a_live_kernel_is_polling(home: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    exited = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],  # noqa: ASYNC221
+        capture_output=True, text=True, check=True)  # fmt: skip
+    dead_pid = int(exited.stdout)  # a kernel that has ended
+    for key, origin in (("t-busy", f"{os.getpid()}-other-kernel"), ("t-orphan", f"{dead_pid}-x")):
+        store = Ledger(home, origin=origin)
+        store.record(
+            LedgerEvent(
+                kind="task",
+                action="created",
+                key=key,
+                family="image2",
+                model="gpt-image-2",
+                service=SERVICE,
+                data={"request": {"model": "gpt-image-2", "prompt": key}},
+            )
+        )
+        store.close()
+    service = FakeService()
+    async with make_client(service) as client:
+        tasks = await resume(client, wait=True)
+    # the live kernel keeps its task; the dead one's is taken over
+    assert sorted(t.id for t in tasks) == ["t-gone", "t-live", "t-orphan"]
+    assert "/api/v1/result/t-busy" not in service.calls

@@ -9,6 +9,11 @@ Decisions:
 * Tasks whose last event was written by *this* process are left alone by default: their own
   ``Task`` is polling them (a Studio opened while a panel waits must not poll twice). A task
   already re-attached by an earlier ``resume`` in this process is not attached again.
+* Tasks another *live* process on this machine wrote to within ``POLLED_RECENTLY_S`` are
+  left alone too: that kernel is polling them, and a second poller would only double the
+  requests (the service answers polls faster than its interval with 429). Once that kernel
+  is gone, or has not written for ``POLLED_RECENTLY_S`` (its wait was interrupted), the next
+  ``resume`` takes the task.
 * A 404 from the service means its task record has expired (seedance keeps records one
   day): the task is marked failed with ``EXPIRED_ERROR`` instead of being polled forever.
   Every other outcome is recorded by the client's normal recording path.
@@ -35,6 +40,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mediagen_nb.history")
 
+POLLED_RECENTLY_S = 180.0
+"""A live process's task counts as being polled if it wrote an event this recently (three
+times the longest poll interval of any family)."""
+
 EXPIRED_ERROR = "task record expired on the service"
 """Error text recorded for a task the service no longer knows (HTTP 404 on its result)."""
 
@@ -59,6 +68,8 @@ class PendingTask:
     polls: int = 0
     origin: str | None = None
     """Process that wrote the task's last event (see ``process_token``)."""
+    updated: float | None = None
+    """Unix time of the task's last event."""
 
 
 def _ledger_for(home: Path | str | None) -> Ledger:
@@ -112,6 +123,7 @@ def unfinished(
             prompt=row["prompt"],
             polls=int(row["polls"] or 0),
             origin=row.get("origin"),
+            updated=float(row["updated"]) if row.get("updated") is not None else None,
         )
         for row in reversed(rows)
         if include_this_process or row.get("origin") != me
@@ -170,6 +182,15 @@ def _forget(key: tuple[str, str]) -> Callable[[asyncio.Task[None]], None]:
     return done
 
 
+def _polled_elsewhere(pending: PendingTask) -> bool:
+    """Whether another live kernel is polling this task (it wrote to it recently)."""
+    if pending.origin is None or pending.origin == process_token():
+        return False
+    if pending.updated is None or time.time() - pending.updated > POLLED_RECENTLY_S:
+        return False
+    return _process_alive(pending.origin)
+
+
 async def resume(
     client: AsyncClient,
     *,
@@ -205,6 +226,8 @@ async def resume(
             resumed.append(live)
             continue
         if not include_this_process and pending.origin == process_token():
+            continue
+        if _polled_elsewhere(pending):
             continue
         if pending.family is None or pending.model is None:
             log.warning("cannot resume task %s: family or model unknown", pending.task_id)
