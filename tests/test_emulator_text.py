@@ -264,72 +264,76 @@ def test_raw_messages_stream_is_anthropic_shaped(base: str) -> None:
 
 
 def test_openai_sdk_streaming_matches_non_streaming(base: str) -> None:
-    client = openai.OpenAI(base_url=base + "/v1", api_key=KEY, max_retries=0)
-    whole = client.chat.completions.create(
-        model="gpt-5.4", messages=[{"role": "user", "content": QUESTION}]
-    )
-    text = whole.choices[0].message.content
-    assert text
-    assert "volcanoes" in text
-    assert whole.usage is not None
-    assert whole.usage.completion_tokens == count_tokens(text)
-    stream = client.chat.completions.create(
-        model="gpt-5.4",
-        messages=[{"role": "user", "content": QUESTION}],
-        stream=True,
-        stream_options={"include_usage": True},
-    )
-    pieces, finish, usage = [], None, None
-    for chunk in stream:
-        if chunk.choices:
-            pieces.append(chunk.choices[0].delta.content or "")
-            finish = chunk.choices[0].finish_reason or finish
-        if chunk.usage:
-            usage = chunk.usage
-    assert "".join(pieces) == text
-    assert finish == "stop"
-    assert usage is not None
-    assert usage.total_tokens == whole.usage.total_tokens
+    with openai.OpenAI(base_url=base + "/v1", api_key=KEY, max_retries=0) as client:
+        whole = client.chat.completions.create(
+            model="gpt-5.4", messages=[{"role": "user", "content": QUESTION}]
+        )
+        text = whole.choices[0].message.content
+        assert text
+        assert "volcanoes" in text
+        assert whole.usage is not None
+        assert whole.usage.completion_tokens == count_tokens(text)
+        stream = client.chat.completions.create(
+            model="gpt-5.4",
+            messages=[{"role": "user", "content": QUESTION}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        pieces, finish, usage = [], None, None
+        for chunk in stream:
+            if chunk.choices:
+                pieces.append(chunk.choices[0].delta.content or "")
+                finish = chunk.choices[0].finish_reason or finish
+            if chunk.usage:
+                usage = chunk.usage
+        assert "".join(pieces) == text
+        assert finish == "stop"
+        assert usage is not None
+        assert usage.total_tokens == whole.usage.total_tokens
 
 
 def test_openai_sdk_stop_and_bad_request(base: str) -> None:
-    client = openai.OpenAI(base_url=base + "/v1", api_key=KEY, max_retries=0)
-    result = client.chat.completions.create(
-        model="gemini-2.5-pro", messages=[{"role": "user", "content": QUESTION}], stop=["volcanoes"]
-    )
-    assert result.choices[0].finish_reason == "stop"
-    assert "volcanoes" not in (result.choices[0].message.content or "")
-    with pytest.raises(openai.BadRequestError) as caught:
-        client.chat.completions.create(model="nope-1", messages=[{"role": "user", "content": "x"}])
-    assert "model" in str(caught.value)
+    with openai.OpenAI(base_url=base + "/v1", api_key=KEY, max_retries=0) as client:
+        result = client.chat.completions.create(
+            model="gemini-2.5-pro",
+            messages=[{"role": "user", "content": QUESTION}],
+            stop=["volcanoes"],
+        )
+        assert result.choices[0].finish_reason == "stop"
+        assert "volcanoes" not in (result.choices[0].message.content or "")
+        with pytest.raises(openai.BadRequestError) as caught:
+            client.chat.completions.create(
+                model="nope-1", messages=[{"role": "user", "content": "x"}]
+            )
+        assert "model" in str(caught.value)
 
 
 def test_anthropic_sdk_create_stream_helper_and_raw_events(base: str) -> None:
-    client = anthropic.Anthropic(base_url=base, api_key=KEY, max_retries=0)
-    kwargs: dict[str, Any] = {
-        "model": "claude-opus-4-6",
-        "max_tokens": 400,
-        "messages": [{"role": "user", "content": QUESTION}],
-    }
-    message = client.messages.create(**kwargs)
-    block = message.content[0]
-    assert block.type == "text"
-    text = block.text
-    assert message.stop_reason == "end_turn"
-    with client.messages.stream(**kwargs) as stream:
-        streamed = "".join(stream.text_stream)
-        final = stream.get_final_message()
-    assert streamed == text
-    assert final.usage.output_tokens == message.usage.output_tokens == count_tokens(text)
-    assert final.usage.input_tokens == message.usage.input_tokens
-    assert final.stop_reason == "end_turn"
-    kinds = [event.type for event in client.messages.create(**kwargs, stream=True)]
-    assert kinds[0] == "message_start"
-    assert kinds[-2:] == ["message_delta", "message_stop"]
-    short = client.messages.create(**{**kwargs, "max_tokens": 3})
-    assert short.stop_reason == "max_tokens"
-    with pytest.raises(anthropic.BadRequestError):
-        client.messages.create(**{**kwargs, "model": "gemini-2.5-pro"})
+    with anthropic.Anthropic(base_url=base, api_key=KEY, max_retries=0) as client:
+        kwargs: dict[str, Any] = {
+            "model": "claude-opus-4-6",
+            "max_tokens": 400,
+            "messages": [{"role": "user", "content": QUESTION}],
+        }
+        message = client.messages.create(**kwargs)
+        block = message.content[0]
+        assert block.type == "text"
+        text = block.text
+        assert message.stop_reason == "end_turn"
+        with client.messages.stream(**kwargs) as stream:
+            streamed = "".join(stream.text_stream)
+            final = stream.get_final_message()
+        assert streamed == text
+        assert final.usage.output_tokens == message.usage.output_tokens == count_tokens(text)
+        assert final.usage.input_tokens == message.usage.input_tokens
+        assert final.stop_reason == "end_turn"
+        kinds = [event.type for event in client.messages.create(**kwargs, stream=True)]
+        assert kinds[0] == "message_start"
+        assert kinds[-2:] == ["message_delta", "message_stop"]
+        short = client.messages.create(**{**kwargs, "max_tokens": 3})
+        assert short.stop_reason == "max_tokens"
+        with pytest.raises(anthropic.BadRequestError):
+            client.messages.create(**{**kwargs, "model": "gemini-2.5-pro"})
 
 
 @pytest.mark.parametrize("speed", [1000.0])
@@ -372,16 +376,17 @@ def test_stream_cut_fault_ends_without_terminator() -> None:
 
 def test_official_clients_authenticate_and_are_refused_with_a_wrong_key(base: str) -> None:
     # the anthropic SDK sends x-api-key, the openai SDK a Bearer token: both are accepted
-    good = anthropic.Anthropic(base_url=base, api_key=KEY, max_retries=0)
-    reply = good.messages.create(
-        model="claude-haiku-4-5", max_tokens=20, messages=[{"role": "user", "content": "hi"}]
-    )
+    hi: Any = [{"role": "user", "content": "hi"}]
+    with anthropic.Anthropic(base_url=base, api_key=KEY, max_retries=0) as good:
+        reply = good.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=hi)
     assert reply.content[0].type == "text"
-    with pytest.raises(anthropic.AuthenticationError):
-        anthropic.Anthropic(base_url=base, api_key="wrong", max_retries=0).messages.create(
-            model="claude-haiku-4-5", max_tokens=20, messages=[{"role": "user", "content": "hi"}]
-        )
-    with pytest.raises(openai.AuthenticationError):
-        openai.OpenAI(
-            base_url=base + "/v1", api_key="wrong", max_retries=0
-        ).chat.completions.create(model="gpt-5.4", messages=[{"role": "user", "content": "hi"}])
+    with (
+        anthropic.Anthropic(base_url=base, api_key="wrong", max_retries=0) as bad,
+        pytest.raises(anthropic.AuthenticationError),
+    ):
+        bad.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=hi)
+    with (
+        openai.OpenAI(base_url=base + "/v1", api_key="wrong", max_retries=0) as wrong,
+        pytest.raises(openai.AuthenticationError),
+    ):
+        wrong.chat.completions.create(model="gpt-5.4", messages=hi)
