@@ -64,7 +64,7 @@ async def test_rows_thumbnails_and_filters(filled: dict[str, Any]) -> None:
     assert f"data-task-id='{image_id}'" in table
     assert table.count("<img class='mediagen-thumb'") == 1
     thumb = table.split("base64,")[1].split("'")[0]
-    assert len(thumb) < 8000  # a small JPEG, not the full image
+    assert len(thumb) < 8000  # a small WebP thumbnail, not the full image
     assert "<script" not in table
 
     panel.kind.value = "chat"

@@ -42,9 +42,13 @@ THUMB_PX = 64
 _ALL = ""
 _STYLE = (
     "<style>.mediagen-history-table{border-collapse:collapse;font-size:12px}"
+    ".mediagen-history,.mediagen-history .widget-html-content{min-width:0;flex-shrink:1}"
+    ".mediagen-history .widget-html-content{overflow-x:auto}"
     ".mediagen-history-table td,.mediagen-history-table th{padding:2px 6px;"
     "vertical-align:top;text-align:left;border-bottom:1px solid #ddd}"
-    ".mediagen-history-table td:nth-child(2){white-space:nowrap}</style>"
+    ".mediagen-history-table td:nth-child(2),.mediagen-history-table td:nth-child(4)"
+    "{white-space:nowrap}"
+    ".mediagen-history-table td:nth-child(5){min-width:14em}</style>"
 )
 _SHOWN = ("time", "kind", "model", "prompt", "status", "elapsed", "polls", "error", "task_id")
 _VIDEO_BADGE = (
@@ -118,6 +122,7 @@ class HistoryPanel(Panel):
         self.text = widgets.Text(description="Search", placeholder="prompt, answer, id, error")
         self.refresh_button = widgets.Button(description="Refresh", icon="refresh")
         self.count = widgets.HTML()
+        # a wide table scrolls sideways inside the panel instead of being clipped
         self.table = widgets.HTML()
         self.table.add_class("mediagen-history")
         self.picker = widgets.Dropdown(description="Request", options=[])

@@ -99,7 +99,7 @@ class Studio(Panel):
         self.resumed_box = widgets.VBox([self.resume_status])
         self.resumed_box.add_class("mediagen-resumed")
         self.resumed_box.layout = widgets.Layout(width="30%", min_width="260px", display="none")
-        self.tabs.layout = widgets.Layout(flex="1 1 auto")
+        self.tabs.layout = widgets.Layout(flex="1 1 auto", min_width="0")
         self.children = [
             self.banner,
             self.connection,
