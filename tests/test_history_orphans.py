@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.history import Ledger
 from mediagen_nb.history._resume import ORPHANED_TURN_ERROR, close_orphaned_turns
-
-
-def _dead_pid() -> int:
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return int(child.stdout)
 
 
 def _start_turn(home: Path, key: str, origin: str) -> None:
@@ -39,8 +27,8 @@ def _start_turn(home: Path, key: str, origin: str) -> None:
     writer.close()
 
 
-def test_turns_of_dead_kernels_are_closed_and_live_ones_kept(tmp_path: Path) -> None:
-    _start_turn(tmp_path, "turn-dead", f"{_dead_pid()}-aaaa")
+def test_turns_of_dead_kernels_are_closed_and_live_ones_kept(tmp_path: Path, dead_pid: int) -> None:
+    _start_turn(tmp_path, "turn-dead", f"{dead_pid}-aaaa")
     _start_turn(tmp_path, "turn-live", f"{os.getppid()}-bbbb")  # the pytest parent still runs
     store = Ledger(tmp_path)
     assert close_orphaned_turns(store) == 1

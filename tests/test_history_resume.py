@@ -22,30 +22,42 @@ async def no_sleep(_seconds: float) -> None:
     return None
 
 
+def created(
+    store: Ledger,
+    key: str,
+    family: str = "image2",
+    model: str = "gpt-image-2",
+    *,
+    service: str | None = SERVICE,
+    status: str | None = None,
+) -> None:
+    """Record that task ``key`` was created (its request's prompt is the key)."""
+    data: dict[str, object] = {"request": {"model": model, "prompt": key}}
+    if status is not None:
+        data["status"] = status
+    store.record(
+        LedgerEvent(
+            kind="task",
+            action="created",
+            key=key,
+            family=family,
+            model=model,
+            service=service,
+            data=data,
+        )
+    )
+
+
 def previous_kernel(home: Path) -> None:
     """What a kernel that died mid-poll left in the history."""
     store = Ledger(home, origin="previous-kernel")
-
-    def created(key: str, family: str, model: str, service: str | None = SERVICE) -> None:
-        store.record(
-            LedgerEvent(
-                kind="task",
-                action="created",
-                key=key,
-                family=family,
-                model=model,
-                service=service,
-                data={"request": {"model": model, "prompt": key}, "status": "queued"},
-            )
-        )
-
-    created("t-live", "image2", "gpt-image-2")
+    created(store, "t-live", status="queued")
     store.record(
         LedgerEvent(kind="task", action="status", key="t-live", data={"status": "processing"})
     )
-    created("t-gone", "seedance", "seedance_1_5_pro_720p")
-    created("t-other", "sora", "neutralSora2Pro", service=OTHER)
-    created("t-done", "image2", "gpt-image-2")
+    created(store, "t-gone", "seedance", "seedance_1_5_pro_720p", status="queued")
+    created(store, "t-other", "sora", "neutralSora2Pro", service=OTHER, status="queued")
+    created(store, "t-done", status="queued")
     store.record(
         LedgerEvent(kind="task", action="completed", key="t-done", data={"url": "https://x/d"})
     )
@@ -141,17 +153,7 @@ async def test_resume_finishes_live_and_expires_gone(home: Path) -> None:
 def _completed_unkept(home: Path, key: str, *, url_age_s: float) -> None:
     """A completed task whose result URL was seen ``url_age_s`` ago but never downloaded."""
     store = Ledger(home, origin="previous-kernel")
-    store.record(
-        LedgerEvent(
-            kind="task",
-            action="created",
-            key=key,
-            family="image2",
-            model="gpt-image-2",
-            service=SERVICE,
-            data={"request": {"model": "gpt-image-2", "prompt": key}},
-        )
-    )
+    created(store, key)
     url = f"https://cdn.test/{key}.png"
     store.record(LedgerEvent(kind="task", action="completed", key=key, data={"url": url}))
     store.close()
@@ -238,27 +240,12 @@ async def test_nothing_to_resume_on_another_service(home: Path) -> None:
     assert not service.calls
 
 
-async def test_resume_leaves_tasks_a_live_kernel_is_polling(home: Path) -> None:
+async def test_resume_leaves_tasks_a_live_kernel_is_polling(home: Path, dead_pid: int) -> None:
     import os
-    import subprocess
-    import sys
 
-    exited = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],  # noqa: ASYNC221
-        capture_output=True, text=True, check=True)  # fmt: skip
-    dead_pid = int(exited.stdout)  # a kernel that has ended
     for key, origin in (("t-busy", f"{os.getpid()}-other-kernel"), ("t-orphan", f"{dead_pid}-x")):
         store = Ledger(home, origin=origin)
-        store.record(
-            LedgerEvent(
-                kind="task",
-                action="created",
-                key=key,
-                family="image2",
-                model="gpt-image-2",
-                service=SERVICE,
-                data={"request": {"model": "gpt-image-2", "prompt": key}},
-            )
-        )
+        created(store, key)
         store.close()
     service = FakeService()
     async with make_client(service) as client:
