@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-import httpx
+import httpx2
 
 from mediagen_nb.client._http import POOL_LIMITS
 
@@ -13,15 +13,15 @@ LIMITS = POOL_LIMITS
 """The pool limits of the client's own default transport, so the wrapper changes nothing."""
 
 
-class CountingTransport(httpx.AsyncBaseTransport):
+class CountingTransport(httpx2.AsyncBaseTransport):
     """Wraps a transport and counts the requests sent through it (by method and status)."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner if inner is not None else httpx.AsyncHTTPTransport(limits=LIMITS)
+    def __init__(self, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.inner = inner if inner is not None else httpx2.AsyncHTTPTransport(limits=LIMITS)
         self.requests = 0
         self.statuses: dict[int, int] = {}
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         self.requests += 1
         response = await self.inner.handle_async_request(request)
         self.statuses[response.status_code] = self.statuses.get(response.status_code, 0) + 1

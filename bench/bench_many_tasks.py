@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any
 
-import httpx
+import httpx2
 from _common import API_KEY, Figure, Server, finish, parse_args, serve
 from _http import CountingTransport, LagTicker
 
@@ -47,7 +47,7 @@ async def one_task(client: AsyncClient, index: int, tasks: list[Task]) -> str:
 
 
 async def ideal_requests(server: Server, ids: list[str]) -> tuple[int, dict[str, Any]]:
-    async with httpx.AsyncClient(base_url=server.root, timeout=60) as http:
+    async with httpx2.AsyncClient(base_url=server.root, timeout=60) as http:
         info = (await http.post("/bench/tasks", json=ids)).json()
     total = 0
     for record in info["tasks"].values():

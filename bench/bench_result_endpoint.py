@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 from _common import API_KEY, Figure, Server, finish, interleave, median, parse_args, serve
 
 CONNECTIONS = 8
@@ -30,7 +30,7 @@ BANANA_CREATE = "/v1/banana/images"
 def make_tasks(server: Server, count: int) -> list[str]:
     """Create ``count`` banana tasks and wait until all completed; return their ids."""
     headers = {"Authorization": f"Bearer {API_KEY}"}
-    with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as http:
+    with httpx2.Client(base_url=server.base_url, headers=headers, timeout=30) as http:
         ids = [
             http.post(
                 BANANA_CREATE, json={"model": "nano-banana-pro", "prompt": f"fox {i}"}

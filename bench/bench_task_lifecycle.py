@@ -1,10 +1,10 @@
-"""Figure 1: CPU per task lifecycle (create + polls until completed), AsyncClient vs httpx.
+"""Figure 1: CPU per task lifecycle (create + polls until completed), AsyncClient vs httpx2.
 
 The emulator runs in a child process at speed 100 (banana: a poll every 20 ms, done after
 0.1-0.4 s), so this process's CPU (``time.process_time``) is the client's alone. A sample is
 a batch of concurrent banana lifecycles: ours via ``AsyncClient.images.create`` +
 ``Task.wait()`` (``recorder=None``: the history ledger is measured elsewhere, this is the
-client layer); the baseline sends the same requests with a bare ``httpx.AsyncClient`` (POST
+client layer); the baseline sends the same requests with a bare ``httpx2.AsyncClient`` (POST
 create, then GET result at the family interval until completed, JSON decoded). Both use the
 same counting transport. Each task's generation time is a seeded draw inside the catalog ETA,
 so batches differ in how many polls they need: the figure is therefore CPU per request
@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-import httpx
+import httpx2
 from _common import API_KEY, Figure, Server, ainterleave, cpu, finish, median, parse_args, serve
 from _http import CountingTransport
 
@@ -30,8 +30,8 @@ CREATE = family("banana").create_path
 INTERVAL = family("banana").min_poll_interval(MODEL) / SPEED
 
 
-async def bare_lifecycle(http: httpx.AsyncClient, prompt: str) -> None:
-    """Create, then poll at the family interval until completed, with plain httpx."""
+async def bare_lifecycle(http: httpx2.AsyncClient, prompt: str) -> None:
+    """Create, then poll at the family interval until completed, with plain httpx2."""
     created = (await http.post(CREATE, json={"model": MODEL, "prompt": prompt})).json()
     while True:
         await asyncio.sleep(INTERVAL)
@@ -56,7 +56,7 @@ async def measure(server: Server, batch: int, reps: int) -> Figure:
         transport=ours_counter,
         recorder=None,
     )
-    http = httpx.AsyncClient(
+    http = httpx2.AsyncClient(
         base_url=server.base_url,
         headers={"Authorization": f"Bearer {API_KEY}"},
         transport=bare_counter,
@@ -95,7 +95,7 @@ async def measure(server: Server, batch: int, reps: int) -> Figure:
         ours=ours * 1e3,
         unit="ms CPU/lifecycle",
         baseline=base * 1e3,
-        baseline_unit="ms CPU/lifecycle (bare httpx)",
+        baseline_unit="ms CPU/lifecycle (bare httpx2)",
         ratio=ours / base,
         op="<=",
         target=1.25,

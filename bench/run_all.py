@@ -25,14 +25,14 @@ if str(BENCH) not in sys.path:
 from _common import FIGURE_RE, PYTHON, ROOT  # noqa: E402 - needs the path above
 
 SCRIPTS: tuple[tuple[str, str], ...] = (
-    ("task_lifecycle", "1. CPU per task lifecycle vs bare httpx (<= 1.25x)"),
+    ("task_lifecycle", "1. CPU per task lifecycle vs bare httpx2 (<= 1.25x)"),
     ("chat_cpu", "2. CPU per chat completion vs openai (<= 0.8x)"),
     ("chat_stream", "3. streamed chat tokens/CPU-s vs openai (>= 1.0x)"),
     ("messages_stream", "4. streamed messages tokens/CPU-s vs anthropic (>= 1.0x)"),
     ("many_tasks", "5. 1,000 concurrent image tasks: requests vs ideal + 1/task"),
     ("chat_panel", "6. ChatPanel 10,000-token stream: comm msgs in busiest second"),
     ("task_cards", "7. 200 live task cards: CPU of status updates (<= 10 %)"),
-    ("import", "8. import mediagen_nb.client vs import httpx (<= 2.5x)"),
+    ("import", "8. import mediagen_nb.client vs import httpx2 (<= 2.5x)"),
     ("notebook_size", "9. executed playground + 20 images, saved (<= 1 MB)"),
     ("result_endpoint", "10. emulator GET /v1/result rps vs bare Starlette (>= 0.6x)"),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 from starlette.applications import Starlette
 
 from mediagen_nb.catalog import FAMILIES
@@ -38,11 +38,11 @@ def make_app(
     return create_app(api_key=KEY, speed=speed, faults=faults, clock=clock, seed=seed)
 
 
-def client(app: Starlette, *, key: str | None = KEY, prefix: str = "/api") -> httpx.AsyncClient:
-    """An in-process client on the app (``httpx.ASGITransport``)."""
+def client(app: Starlette, *, key: str | None = KEY, prefix: str = "/api") -> httpx2.AsyncClient:
+    """An in-process client on the app (``httpx2.ASGITransport``)."""
     headers = {"Authorization": f"Bearer {key}"} if key is not None else {}
-    return httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
+    return httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app),
         base_url=f"http://emu.test{prefix}",
         headers=headers,
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from mediagen_nb._hooks import LedgerEvent
 
@@ -70,7 +70,7 @@ class MemoryRecorder:
 
 @dataclass
 class FakeService:
-    """A scripted stand-in for the service behind ``httpx.MockTransport``.
+    """A scripted stand-in for the service behind ``httpx2.MockTransport``.
 
     ``script[task_id]`` lists the statuses successive result polls return; the last one
     repeats. ``extra`` routes ``(method, path)`` to a handler for one-off behaviour.
@@ -81,9 +81,9 @@ class FakeService:
     create_status: str = "queued"
     create_error: str | None = None
     fail_error: str = "content policy violation"
-    requests: list[httpx.Request] = field(default_factory=list)
+    requests: list[httpx2.Request] = field(default_factory=list)
     polls: dict[str, int] = field(default_factory=dict)
-    extra: dict[tuple[str, str], Callable[[httpx.Request], httpx.Response]] = field(
+    extra: dict[tuple[str, str], Callable[[httpx2.Request], httpx2.Response]] = field(
         default_factory=dict
     )
     media: bytes = field(default_factory=png_bytes)
@@ -92,10 +92,10 @@ class FakeService:
     def headers(self) -> dict[str, str]:
         return {} if self.speed is None else {"x-mediagen-emulator-speed": str(self.speed)}
 
-    def json(self, data: Any, status: int = 200, **headers: str) -> httpx.Response:
-        return httpx.Response(status, json=data, headers={**self.headers(), **headers})
+    def json(self, data: Any, status: int = 200, **headers: str) -> httpx2.Response:
+        return httpx2.Response(status, json=data, headers={**self.headers(), **headers})
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.requests.append(request)
         path = request.url.path
         handler = self.extra.get((request.method, path))
@@ -130,7 +130,7 @@ class FakeService:
                 data["error"] = self.fail_error
             return self.json(data)
         if request.method == "GET" and request.url.host == "cdn.test":
-            return httpx.Response(200, content=self.media)
+            return httpx2.Response(200, content=self.media)
         return self.json({"error": {"type": "not_found_error", "message": "no route"}}, 404)
 
     def paths(self) -> list[str]:

@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import BASE, KEY, TEXT, FakeClock, FakeService, MemoryRecorder
 
@@ -81,8 +81,8 @@ async def test_demo_mode_uses_fallback_service_and_says_so_once(
     monkeypatch.setattr(_hooks, "_fallback_factory", lambda: endpoint)
     monkeypatch.setattr(client_module, "_notice_shown", False)
     service = FakeService(script=["completed"])
-    first = AsyncClient(transport=httpx.MockTransport(service), recorder=None)
-    second = AsyncClient(transport=httpx.MockTransport(service), recorder=None)
+    first = AsyncClient(transport=httpx2.MockTransport(service), recorder=None)
+    second = AsyncClient(transport=httpx2.MockTransport(service), recorder=None)
     assert first.demo_mode
     assert second.demo_mode
     assert first.base_url == BASE
@@ -101,13 +101,13 @@ async def test_key_absent_from_repr_errors_logs_and_records(
 ) -> None:
     caplog.set_level(logging.DEBUG)
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         assert request.headers["authorization"] == f"Bearer {KEY}"
         if request.url.path.endswith("/boom"):
-            raise httpx.ConnectError(f"cannot connect, token {KEY}")
+            raise httpx2.ConnectError(f"cannot connect, token {KEY}")
         if request.url.path.endswith("/result/echo"):
-            return httpx.Response(401, json={"error": {"message": f"bad key {KEY}"}})
-        return httpx.Response(200, json={"id": "x", "status": "queued"})
+            return httpx2.Response(401, json={"error": {"message": f"bad key {KEY}"}})
+        return httpx2.Response(200, json={"id": "x", "status": "queued"})
 
     recorder = MemoryRecorder(tmp_path)
     clock = FakeClock()
@@ -115,7 +115,7 @@ async def test_key_absent_from_repr_errors_logs_and_records(
         KEY,
         BASE,
         TEXT,
-        httpx.MockTransport(handler),
+        httpx2.MockTransport(handler),
         recorder=recorder,
         sleep=clock.sleep,
         clock=clock,
@@ -130,14 +130,14 @@ async def test_key_absent_from_repr_errors_logs_and_records(
         await client.tasks.get("boom")
     assert KEY not in str(conn.value)
     logging.getLogger("mediagen_nb.client").warning("key is %s", KEY)
-    logging.getLogger("httpx").info("header Authorization: Bearer %s", KEY)
+    logging.getLogger("httpx2").info("header Authorization: Bearer %s", KEY)
     await client.images.create("nano-banana", prompt="p")
     assert caplog.records
     for record in caplog.records:
         assert KEY not in record.getMessage()
     assert KEY not in caplog.text
     assert KEY not in json.dumps([e.data for e in recorder.events], default=str)
-    sync = Client(KEY, BASE, TEXT, httpx.MockTransport(handler), recorder=None)
+    sync = Client(KEY, BASE, TEXT, httpx2.MockTransport(handler), recorder=None)
     assert KEY not in repr(sync)
     assert KEY not in str(sync)
     sync.close()
@@ -147,11 +147,11 @@ async def test_key_absent_from_repr_errors_logs_and_records(
 async def test_bearer_not_sent_to_foreign_hosts() -> None:
     seen: dict[str, str | None] = {}
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         seen[request.url.host] = request.headers.get("authorization")
-        return httpx.Response(200, content=b"data")
+        return httpx2.Response(200, content=b"data")
 
-    async with AsyncClient(KEY, BASE, TEXT, httpx.MockTransport(handler), recorder=None) as c:
+    async with AsyncClient(KEY, BASE, TEXT, httpx2.MockTransport(handler), recorder=None) as c:
         assert await c._core.download("http://cdn.test/x.png") == b"data"
         assert await c._core.download("/api/media/y.png") == b"data"
     assert seen["cdn.test"] is None

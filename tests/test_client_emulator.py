@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import AsyncIterator, Iterator
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import FakeClock
 
@@ -42,7 +42,7 @@ def clock() -> FakeClock:
 @pytest.fixture
 async def client(clock: FakeClock) -> AsyncIterator[AsyncClient]:
     app = create_app(api_key=KEY, speed=1.0, clock=clock, seed=3)
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx2.ASGITransport(app=app)
     async with AsyncClient(
         KEY, BASE, TEXT, transport, sleep=clock.sleep, clock=clock, recorder=None
     ) as c:
@@ -88,7 +88,7 @@ async def test_failures_reach_the_caller(client: AsyncClient) -> None:
 
 async def test_wrong_key_is_an_authentication_error(clock: FakeClock) -> None:
     app = create_app(api_key=KEY, clock=clock)
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx2.ASGITransport(app=app)
     async with AsyncClient("wrong-key-0000", BASE, TEXT, transport, recorder=None) as c:
         with pytest.raises(AuthenticationError) as info:
             await c.tasks.get("t-1")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import email.utils
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import BASE, KEY, TEXT
 
@@ -25,9 +25,9 @@ from mediagen_nb.client import (
 from mediagen_nb.client._exceptions import parse_retry_after
 
 
-def _response(status: int, body: object, headers: dict[str, str] | None = None) -> httpx.Response:
-    request = httpx.Request("GET", f"{BASE}/v1/result/abc?x=1")
-    return httpx.Response(status, json=body, headers=headers, request=request)
+def _response(status: int, body: object, headers: dict[str, str] | None = None) -> httpx2.Response:
+    request = httpx2.Request("GET", f"{BASE}/v1/result/abc?x=1")
+    return httpx2.Response(status, json=body, headers=headers, request=request)
 
 
 @pytest.mark.parametrize(
@@ -70,8 +70,8 @@ def test_rate_limit_carries_retry_after() -> None:
 
 
 def test_non_json_error_body_is_excerpted() -> None:
-    request = httpx.Request("POST", f"{TEXT}/v1/messages")
-    response = httpx.Response(502, text="<html>" + "x" * 2000, request=request)
+    request = httpx2.Request("POST", f"{TEXT}/v1/messages")
+    response = httpx2.Response(502, text="<html>" + "x" * 2000, request=request)
     err = APIError.from_response(response)
     assert isinstance(err, ServerError)
     assert len(err.body) == 500
@@ -100,19 +100,19 @@ def test_task_errors_are_in_the_tree() -> None:
 
 
 async def test_client_maps_http_and_transport_errors() -> None:
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         if request.url.path.endswith("/auth"):
-            return httpx.Response(
+            return httpx2.Response(
                 401, json={"error": {"type": "authentication_error", "message": "bad key"}}
             )
         if request.url.path.endswith("/refused"):
-            raise httpx.ConnectError("connection refused")
+            raise httpx2.ConnectError("connection refused")
         if request.url.path.endswith("/slow"):
-            raise httpx.ReadTimeout("timed out")
-        return httpx.Response(404, json={"error": {"type": "not_found_error", "message": "nope"}})
+            raise httpx2.ReadTimeout("timed out")
+        return httpx2.Response(404, json={"error": {"type": "not_found_error", "message": "nope"}})
 
     client = AsyncClient(
-        KEY, BASE, TEXT, httpx.MockTransport(handler), max_retries=0, recorder=None
+        KEY, BASE, TEXT, httpx2.MockTransport(handler), max_retries=0, recorder=None
     )
     async with client:
         with pytest.raises(AuthenticationError, match="bad key"):

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
+import httpx2
 from client_fakes import BASE, KEY, TEXT
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.client._http import MAX_IN_FLIGHT, POOL_LIMITS
 
 
-class HoldingTransport(httpx.AsyncBaseTransport):
+class HoldingTransport(httpx2.AsyncBaseTransport):
     """Answers each request only after ``release`` is set; records the peak concurrency."""
 
     def __init__(self, expected: int) -> None:
@@ -29,7 +29,7 @@ class HoldingTransport(httpx.AsyncBaseTransport):
         """Set once ``expected`` requests arrived."""
         self.release = asyncio.Event()
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         self.active += 1
         self.seen += 1
         self.peak = max(self.peak, self.active)
@@ -39,7 +39,7 @@ class HoldingTransport(httpx.AsyncBaseTransport):
             await self.release.wait()
         finally:
             self.active -= 1
-        return httpx.Response(200, json={"path": request.url.path})
+        return httpx2.Response(200, json={"path": request.url.path})
 
 
 async def _burst(client: AsyncClient, count: int) -> tuple[int, int, list[str]]:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import BASE, KEY, TEXT, FakeClock, FakeService, MemoryRecorder
 
@@ -27,12 +27,12 @@ from mediagen_nb.client import (
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
-def no_network(request: httpx.Request) -> httpx.Response:
+def no_network(request: httpx2.Request) -> httpx2.Response:
     raise AssertionError(f"nothing should be sent, got {request.method} {request.url}")
 
 
 async def test_invalid_bodies_raise_before_any_request() -> None:
-    async with AsyncClient(KEY, BASE, TEXT, httpx.MockTransport(no_network), recorder=None) as c:
+    async with AsyncClient(KEY, BASE, TEXT, httpx2.MockTransport(no_network), recorder=None) as c:
         with pytest.raises(RequestValidationError, match="resolution") as info:
             await c.images.create("gpt-image-2", prompt="x", resolution="4k", ratio="1:1")
         assert info.value.problems
@@ -55,7 +55,7 @@ async def test_invalid_bodies_raise_before_any_request() -> None:
 
 async def test_family_kwarg_routes_undocumented_families() -> None:
     service = FakeService()
-    async with AsyncClient(KEY, BASE, TEXT, httpx.MockTransport(service), recorder=None) as c:
+    async with AsyncClient(KEY, BASE, TEXT, httpx2.MockTransport(service), recorder=None) as c:
         task = await c.videos.create(
             "seedance-2.0-pro", family="seedance2", prompt="a dancer", duration=5
         )
@@ -69,7 +69,7 @@ async def test_family_kwarg_routes_undocumented_families() -> None:
 async def test_unknown_model_opt_out() -> None:
     service = FakeService()
     async with AsyncClient(
-        KEY, BASE, TEXT, httpx.MockTransport(service), recorder=None, allow_unknown_models=True
+        KEY, BASE, TEXT, httpx2.MockTransport(service), recorder=None, allow_unknown_models=True
     ) as c:
         await c.images.create("nano-banana-3", family="banana", prompt="x")
     assert service.paths() == ["POST /api/v1/banana/images"]
@@ -101,12 +101,12 @@ async def test_chat_and_messages_non_stream(tmp_path: Path) -> None:
     }
     bodies: list[dict[str, Any]] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         bodies.append(json.loads(request.content))
         if request.url.path == "/gateway/v1/chat/completions":
-            return httpx.Response(200, json=completion)
+            return httpx2.Response(200, json=completion)
         if bodies[-1]["max_tokens"] == 1:
-            return httpx.Response(
+            return httpx2.Response(
                 400,
                 json={
                     "error": {
@@ -116,10 +116,10 @@ async def test_chat_and_messages_non_stream(tmp_path: Path) -> None:
                     }
                 },
             )
-        return httpx.Response(200, json=message)
+        return httpx2.Response(200, json=message)
 
     recorder = MemoryRecorder(tmp_path)
-    async with AsyncClient(KEY, BASE, TEXT, httpx.MockTransport(handler), recorder=recorder) as c:
+    async with AsyncClient(KEY, BASE, TEXT, httpx2.MockTransport(handler), recorder=recorder) as c:
         reply = await c.chat.completions.create(model="gpt-5.4", messages=MESSAGES, top_p=0.5)
         assert reply.text == "Hello"
         assert reply.usage is not None
@@ -149,25 +149,25 @@ async def test_chat_and_messages_non_stream(tmp_path: Path) -> None:
     assert recorder.events[0].service == TEXT
 
 
-def asset_service(statuses: dict[str, list[str]]) -> tuple[httpx.MockTransport, list[str]]:
+def asset_service(statuses: dict[str, list[str]]) -> tuple[httpx2.MockTransport, list[str]]:
     """Asset endpoints of both libraries; each id walks through its list of statuses."""
     seen: list[str] = []
 
-    def envelope(data: Any, code: str = "0", msg: str | None = None) -> httpx.Response:
-        return httpx.Response(200, json={"code": code, "msg": msg, "data": data})
+    def envelope(data: Any, code: str = "0", msg: str | None = None) -> httpx2.Response:
+        return httpx2.Response(200, json={"code": code, "msg": msg, "data": data})
 
     def step(asset_id: str) -> str:
         states = statuses[asset_id]
         return states.pop(0) if len(states) > 1 else states[0]
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         path = request.url.path
         seen.append(f"{request.method} {path}")
         body = json.loads(request.content) if request.content else {}
         if path == "/api/svcVideo2/asset/upload":
             if "bad" in body["url"]:
                 return envelope(None, code="1001", msg="url not reachable")
-            return httpx.Response(
+            return httpx2.Response(
                 200, json={"code": 0, "msg": "ok", "data": {"assetId": "asset-1-abc"}}
             )
         if path.startswith("/api/svcVideo2/asset/"):
@@ -188,9 +188,9 @@ def asset_service(statuses: dict[str, list[str]]) -> tuple[httpx.MockTransport, 
         if path == "/api/asset/sd2Manxue/assetStatus":
             items = [{"assetId": i, "status": step(i)} for i in body["assetIds"]]
             return envelope({"items": items, "failedItems": []})
-        return httpx.Response(404)
+        return httpx2.Response(404)
 
-    return httpx.MockTransport(handler), seen
+    return httpx2.MockTransport(handler), seen
 
 
 async def test_assets_lifecycle_and_refusal_of_unusable_assets(tmp_path: Path) -> None:
@@ -252,7 +252,7 @@ def test_blocking_client_works_inside_a_running_loop() -> None:
 
     async def notebook_cell() -> tuple[str, int, bytes]:
         # A running loop in this thread, as in Jupyter: the blocking client must still work.
-        with Client(KEY, BASE, TEXT, httpx.MockTransport(service), recorder=None) as client:
+        with Client(KEY, BASE, TEXT, httpx2.MockTransport(service), recorder=None) as client:
             task = client.images.create("nano-banana", prompt="x")
             statuses: list[str] = []
             task.wait(on_update=lambda t: statuses.append(t.status))
@@ -271,10 +271,10 @@ def test_blocking_client_streams(tmp_path: Path) -> None:
         b"data: [DONE]\n\n"
     )
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
 
-    with Client(KEY, BASE, TEXT, httpx.MockTransport(handler), recorder=None) as client:
+    with Client(KEY, BASE, TEXT, httpx2.MockTransport(handler), recorder=None) as client:
         stream = client.chat.completions.create(model="gpt-5.4", messages=MESSAGES, stream=True)
         assert [c.text for c in stream] == ["He", "y"]
         assert stream.text == "Hey"

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import BASE, KEY, TEXT, FakeClock
 
@@ -22,26 +22,26 @@ from mediagen_nb.client import (
 
 
 def counting(
-    responses: Sequence[httpx.Response | Exception],
-) -> tuple[httpx.MockTransport, list[str]]:
+    responses: Sequence[httpx2.Response | Exception],
+) -> tuple[httpx2.MockTransport, list[str]]:
     """A transport answering from a list (last entry repeats), logging each request."""
     seen: list[str] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         seen.append(f"{request.method} {request.url.path}")
         item = responses[min(len(seen) - 1, len(responses) - 1)]
         if isinstance(item, Exception):
             raise item
         return item
 
-    return httpx.MockTransport(handler), seen
+    return httpx2.MockTransport(handler), seen
 
 
-def ok() -> httpx.Response:
-    return httpx.Response(200, json={"id": "t", "status": "processing"})
+def ok() -> httpx2.Response:
+    return httpx2.Response(200, json={"id": "t", "status": "processing"})
 
 
-def make(transport: httpx.MockTransport, clock: FakeClock, retries: int = 3) -> AsyncClient:
+def make(transport: httpx2.MockTransport, clock: FakeClock, retries: int = 3) -> AsyncClient:
     return AsyncClient(
         KEY,
         BASE,
@@ -58,8 +58,8 @@ def make(transport: httpx.MockTransport, clock: FakeClock, retries: int = 3) -> 
 async def test_get_is_retried_honouring_retry_after() -> None:
     transport, seen = counting(
         [
-            httpx.Response(429, headers={"Retry-After": "0.25"}, json={"error": "slow"}),
-            httpx.Response(503, headers={"Retry-After": "2"}),
+            httpx2.Response(429, headers={"Retry-After": "0.25"}, json={"error": "slow"}),
+            httpx2.Response(503, headers={"Retry-After": "2"}),
             ok(),
         ]
     )
@@ -75,7 +75,7 @@ async def test_get_is_retried_honouring_retry_after() -> None:
 
 async def test_retry_after_http_date_is_honoured() -> None:
     when = email.utils.formatdate(time.time() + 30, usegmt=True)
-    transport, seen = counting([httpx.Response(503, headers={"Retry-After": when}), ok()])
+    transport, seen = counting([httpx2.Response(503, headers={"Retry-After": when}), ok()])
     clock = FakeClock()
     async with make(transport, clock) as client:
         await client.tasks.get("t")
@@ -84,7 +84,7 @@ async def test_retry_after_http_date_is_honoured() -> None:
 
 
 async def test_backoff_is_exponential_capped_and_jittered() -> None:
-    transport, seen = counting([httpx.Response(500)] * 6 + [ok()])
+    transport, seen = counting([httpx2.Response(500)] * 6 + [ok()])
     clock = FakeClock()
     client = AsyncClient(
         KEY,
@@ -105,7 +105,7 @@ async def test_backoff_is_exponential_capped_and_jittered() -> None:
 
 
 async def test_gives_up_after_max_retries_and_raises() -> None:
-    transport, seen = counting([httpx.Response(502, text="bad gateway")])
+    transport, seen = counting([httpx2.Response(502, text="bad gateway")])
     clock = FakeClock()
     async with make(transport, clock, retries=2) as client:
         with pytest.raises(ServerError):
@@ -114,7 +114,7 @@ async def test_gives_up_after_max_retries_and_raises() -> None:
 
 
 async def test_retry_after_beyond_cap_is_returned_not_waited() -> None:
-    transport, seen = counting([httpx.Response(429, headers={"Retry-After": "3600"})])
+    transport, seen = counting([httpx2.Response(429, headers={"Retry-After": "3600"})])
     clock = FakeClock()
     async with make(transport, clock) as client:
         with pytest.raises(RateLimitError) as info:
@@ -125,7 +125,7 @@ async def test_retry_after_beyond_cap_is_returned_not_waited() -> None:
 
 
 async def test_post_is_not_retried_after_a_500() -> None:
-    transport, seen = counting([httpx.Response(500, json={"error": "boom"}), ok()])
+    transport, seen = counting([httpx2.Response(500, json={"error": "boom"}), ok()])
     clock = FakeClock()
     async with make(transport, clock) as client:
         with pytest.raises(ServerError):
@@ -136,8 +136,8 @@ async def test_post_is_not_retried_after_a_500() -> None:
 
 async def test_post_is_not_retried_after_a_429_or_read_timeout() -> None:
     for failure in (
-        httpx.Response(429, headers={"Retry-After": "0"}),
-        httpx.ReadTimeout("no answer"),
+        httpx2.Response(429, headers={"Retry-After": "0"}),
+        httpx2.ReadTimeout("no answer"),
     ):
         transport, seen = counting([failure, ok()])
         async with make(transport, FakeClock()) as client:
@@ -148,7 +148,7 @@ async def test_post_is_not_retried_after_a_429_or_read_timeout() -> None:
 
 async def test_post_is_retried_after_connect_error() -> None:
     transport, seen = counting(
-        [httpx.ConnectError("connection refused"), httpx.ConnectTimeout("no syn-ack"), ok()]
+        [httpx2.ConnectError("connection refused"), httpx2.ConnectTimeout("no syn-ack"), ok()]
     )
     clock = FakeClock()
     async with make(transport, clock) as client:
@@ -159,7 +159,7 @@ async def test_post_is_retried_after_connect_error() -> None:
 
 
 async def test_get_is_retried_after_read_errors_then_gives_up() -> None:
-    transport, seen = counting([httpx.ReadError("reset")])
+    transport, seen = counting([httpx2.ReadError("reset")])
     clock = FakeClock()
     async with make(transport, clock, retries=3) as client:
         with pytest.raises(APIConnectionError):
@@ -170,7 +170,7 @@ async def test_get_is_retried_after_read_errors_then_gives_up() -> None:
 
 async def test_sd2_asset_status_post_counts_as_idempotent() -> None:
     envelope: dict[str, Any] = {"code": "0", "msg": None, "data": {"items": [], "failedItems": []}}
-    transport, seen = counting([httpx.Response(503), httpx.Response(200, json=envelope)])
+    transport, seen = counting([httpx2.Response(503), httpx2.Response(200, json=envelope)])
     clock = FakeClock()
     async with make(transport, clock) as client:
         batch = await client.assets.sd2_status(["a1"])
@@ -179,10 +179,10 @@ async def test_sd2_asset_status_post_counts_as_idempotent() -> None:
 
 
 async def test_retry_transport_standalone_defaults() -> None:
-    transport, seen = counting([httpx.Response(408), ok()])
+    transport, seen = counting([httpx2.Response(408), ok()])
     clock = FakeClock()
     retry = RetryTransport(transport, sleep=clock.sleep, rng=lambda: 0.5)
-    async with httpx.AsyncClient(transport=retry) as http:
+    async with httpx2.AsyncClient(transport=retry) as http:
         response = await http.get("http://x.test/y")
     assert response.status_code == 200
     assert retry.retries == 1

@@ -6,7 +6,7 @@ import json
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import BASE, KEY, TEXT, MemoryRecorder
 
@@ -104,7 +104,7 @@ def chunk(text: str, finish: str | None = None, usage: dict[str, int] | None = N
     return f"data: {json.dumps(data)}\n\n".encode()
 
 
-class CutStream(httpx.AsyncByteStream):
+class CutStream(httpx2.AsyncByteStream):
     """A body that yields some chunks, then (optionally) breaks like a dropped connection."""
 
     def __init__(self, parts: list[bytes], error: Exception | None = None) -> None:
@@ -121,13 +121,13 @@ class CutStream(httpx.AsyncByteStream):
 def stream_client(
     parts: list[bytes], tmp_path: Path, error: Exception | None = None
 ) -> tuple[AsyncClient, MemoryRecorder]:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
             200, headers={"content-type": "text/event-stream"}, stream=CutStream(parts, error)
         )
 
     recorder = MemoryRecorder(tmp_path)
-    client = AsyncClient(KEY, BASE, TEXT, httpx.MockTransport(handler), recorder=recorder)
+    client = AsyncClient(KEY, BASE, TEXT, httpx2.MockTransport(handler), recorder=recorder)
     return client, recorder
 
 
@@ -186,7 +186,7 @@ async def test_chat_stream_cut_by_the_network_keeps_partial_text(tmp_path: Path)
     client, _ = stream_client(
         [chunk("abc"), b'data: {"choi'],
         tmp_path,
-        error=httpx.RemoteProtocolError("peer closed connection"),
+        error=httpx2.RemoteProtocolError("peer closed connection"),
     )
     stream = await client.chat.completions.create(model="gpt-5.4", messages=MESSAGES, stream=True)
     with pytest.raises(StreamInterruptedError, match="connection broke") as info:

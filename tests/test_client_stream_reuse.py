@@ -11,7 +11,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import BASE, KEY, TEXT, MemoryRecorder
 
@@ -28,14 +28,14 @@ def emulator() -> Iterator[EmulatorHandle]:
     handle.stop()
 
 
-class ConnectionCounter(httpx.AsyncBaseTransport):
+class ConnectionCounter(httpx2.AsyncBaseTransport):
     """A real transport that counts the TCP connections its pool opened."""
 
     def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx2.AsyncHTTPTransport()
         self.opened: set[int] = set()
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
         stream = response.extensions.get("network_stream")
         if stream is not None:
@@ -65,7 +65,7 @@ async def test_consecutive_streams_reuse_one_connection(emulator: EmulatorHandle
     assert len(counter.opened) == 1
 
 
-class RecordingBody(httpx.AsyncByteStream):
+class RecordingBody(httpx2.AsyncByteStream):
     """A body that notes how far it was read and can break at its very end."""
 
     def __init__(self, parts: list[bytes], error: Exception | None = None) -> None:
@@ -87,11 +87,11 @@ def chunk(text: str) -> bytes:
 
 
 def client_for(body: RecordingBody, tmp_path: Path) -> tuple[AsyncClient, MemoryRecorder]:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
 
     recorder = MemoryRecorder(tmp_path)
-    return AsyncClient(KEY, BASE, TEXT, httpx.MockTransport(handler), recorder=recorder), recorder
+    return AsyncClient(KEY, BASE, TEXT, httpx2.MockTransport(handler), recorder=recorder), recorder
 
 
 async def test_the_rest_after_done_is_read_but_not_handled(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ async def test_the_rest_after_done_is_read_but_not_handled(tmp_path: Path) -> No
 
 async def test_a_break_after_done_keeps_the_whole_reply(tmp_path: Path) -> None:
     body = RecordingBody(
-        [chunk("whole"), b"data: [DONE]\n\n"], error=httpx.RemoteProtocolError("peer went away")
+        [chunk("whole"), b"data: [DONE]\n\n"], error=httpx2.RemoteProtocolError("peer went away")
     )
     client, recorder = client_for(body, tmp_path)
     stream = await client.chat.completions.create(model="gpt-5.4", messages=MESSAGES, stream=True)

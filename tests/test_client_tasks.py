@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from client_fakes import BASE, KEY, MP4_BYTES, TEXT, FakeClock, FakeService, MemoryRecorder
 
@@ -30,7 +30,7 @@ def make(
         KEY,
         BASE,
         TEXT,
-        httpx.MockTransport(service),
+        httpx2.MockTransport(service),
         sleep=clock.sleep,
         clock=clock,
         rng=lambda: 0.0,
@@ -110,7 +110,7 @@ async def test_local_cancel_wakes_a_waiting_task_and_says_nothing_was_sent(tmp_p
         await asyncio.sleep(3600)
 
     client = AsyncClient(
-        KEY, BASE, TEXT, httpx.MockTransport(service), sleep=slow_sleep, recorder=recorder
+        KEY, BASE, TEXT, httpx2.MockTransport(service), sleep=slow_sleep, recorder=recorder
     )
     task = await client.videos.create("seedance_1_5_pro_720p", **SEEDANCE)
     waiter = asyncio.create_task(task.wait())
@@ -165,11 +165,11 @@ async def test_rate_limited_poll_waits_retry_after_then_continues() -> None:
     service = FakeService(script=["completed"])
     hits = {"n": 0}
 
-    def limited(request: httpx.Request) -> httpx.Response:
+    def limited(request: httpx2.Request) -> httpx2.Response:
         hits["n"] += 1
         if hits["n"] <= 2:
-            return httpx.Response(429, headers={"Retry-After": "1.5"}, json={"error": "slow"})
-        return httpx.Response(
+            return httpx2.Response(429, headers={"Retry-After": "1.5"}, json={"error": "slow"})
+        return httpx2.Response(
             200, json={"id": "task-1", "status": "completed", "image_url": "http://cdn.test/a.png"}
         )
 
@@ -179,7 +179,7 @@ async def test_rate_limited_poll_waits_retry_after_then_continues() -> None:
         KEY,
         BASE,
         TEXT,
-        httpx.MockTransport(service),
+        httpx2.MockTransport(service),
         sleep=clock.sleep,
         clock=clock,
         max_retries=1,
@@ -264,7 +264,7 @@ async def test_recorder_errors_never_break_the_call(caplog: pytest.LogCaptureFix
         KEY,
         BASE,
         TEXT,
-        httpx.MockTransport(service),
+        httpx2.MockTransport(service),
         sleep=clock.sleep,
         clock=clock,
         recorder=Broken(),

@@ -15,29 +15,29 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_journal_restores_tasks_into_a_new_emulator(tmp_path: Path) -> None:
-    import httpx
+    import httpx2
 
     state = tmp_path / "emu"
     with start_emulator(speed=1.0, state_dir=state) as first:
         headers = {"Authorization": f"Bearer {first.api_key}"}
         body = {"model": "nano-banana", "prompt": "a lighthouse at dusk"}
-        created = httpx.post(f"{first.base_url}/v1/banana/images", json=body, headers=headers)
+        created = httpx2.post(f"{first.base_url}/v1/banana/images", json=body, headers=headers)
         task_id = created.json()["id"]
         service_id = first.service_id
     with start_emulator(speed=1.0, state_dir=state) as second:
         assert second.service_id == service_id
         headers = {"Authorization": f"Bearer {second.api_key}"}
-        result = httpx.get(f"{second.base_url}/v1/result/{task_id}", headers=headers)
+        result = httpx2.get(f"{second.base_url}/v1/result/{task_id}", headers=headers)
         assert result.status_code == 200
         assert result.json()["status"] == "processing"
     with start_emulator(speed=1.0, state_dir=tmp_path / "other") as unrelated:
         headers = {"Authorization": f"Bearer {unrelated.api_key}"}
-        result = httpx.get(f"{unrelated.base_url}/v1/result/{task_id}", headers=headers)
+        result = httpx2.get(f"{unrelated.base_url}/v1/result/{task_id}", headers=headers)
         assert result.status_code == 404
 
 
 def test_journal_restores_assets_and_deletions(tmp_path: Path) -> None:
-    import httpx
+    import httpx2
 
     state = tmp_path / "emu"
     kept_url = "https://media.example/face.png"
@@ -46,21 +46,21 @@ def test_journal_restores_assets_and_deletions(tmp_path: Path) -> None:
 
         def upload(url: str) -> str:
             body = {"assetType": "Image", "url": url, "name": "face"}
-            answer = httpx.post(
+            answer = httpx2.post(
                 f"{first.base_url}/svcVideo2/asset/upload", json=body, headers=headers
             )
             return str(answer.json()["data"]["assetId"])
 
         kept, gone = upload(kept_url), upload("https://media.example/old.png")
-        deleted = httpx.delete(f"{first.base_url}/svcVideo2/asset/{gone}", headers=headers)
+        deleted = httpx2.delete(f"{first.base_url}/svcVideo2/asset/{gone}", headers=headers)
         assert deleted.json()["code"] == "0"
     with start_emulator(speed=1000.0, state_dir=state) as second:
         headers = {"Authorization": f"Bearer {second.api_key}"}
-        detail = httpx.get(f"{second.base_url}/svcVideo2/asset/{kept}", headers=headers).json()
+        detail = httpx2.get(f"{second.base_url}/svcVideo2/asset/{kept}", headers=headers).json()
         assert detail["code"] == "0"
         assert (detail["data"]["url"], detail["data"]["name"]) == (kept_url, "face")
         assert detail["data"]["status"] == "Active"  # its review ended meanwhile
-        again = httpx.get(f"{second.base_url}/svcVideo2/asset/{gone}", headers=headers).json()
+        again = httpx2.get(f"{second.base_url}/svcVideo2/asset/{gone}", headers=headers).json()
         assert again["code"] != "0"
         assert "deleted" in again["msg"]  # a deleted id stays invalid after a restart
     lines = (state / "assets.jsonl").read_text().splitlines()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, path_of
@@ -13,7 +13,7 @@ from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, p
 REVIEW_MAX = 60.0
 
 
-async def upload_seedance2(c: httpx.AsyncClient, url: str, **extra: Any) -> str:
+async def upload_seedance2(c: httpx2.AsyncClient, url: str, **extra: Any) -> str:
     body = {"assetType": "Image", "url": url, **extra}
     data = (await c.post("/svcVideo2/asset/upload", json=body)).json()
     assert data["code"] == "0", data
@@ -166,7 +166,7 @@ def seedance2_body(*refs: str) -> dict[str, Any]:
 
 
 async def first_result(
-    c: httpx.AsyncClient, clock: FakeClock, body: dict[str, Any], family: str = "seedance2"
+    c: httpx2.AsyncClient, clock: FakeClock, body: dict[str, Any], family: str = "seedance2"
 ) -> dict[str, Any]:
     created = (await c.post(path_of(family), json=body)).json()
     assert created["status"] == "queued", created

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from mediagen_nb.emulator._conventions import (
@@ -18,7 +18,7 @@ from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, p
 
 
 async def run(
-    c: httpx.AsyncClient, clock: FakeClock, family: str, body: dict[str, Any]
+    c: httpx2.AsyncClient, clock: FakeClock, family: str, body: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Create, then poll every 30 s for an hour; return the distinct result states seen."""
     created = (await c.post(path_of(family), json=body)).json()

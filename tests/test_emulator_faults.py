@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
+import httpx2
 import pytest
 
 from mediagen_nb.emulator import (
@@ -37,7 +37,7 @@ def start(
 
 
 def create_task(handle: EmulatorHandle) -> str:
-    response = httpx.post(
+    response = httpx2.post(
         handle.base_url + path_of("banana"), json=VALID_BODIES["banana"], headers=AUTH
     )
     assert response.status_code == 200
@@ -50,9 +50,9 @@ def test_dropped_connection_is_a_transport_error_and_the_server_survives(
 ) -> None:
     handle = start(serve, FaultConfig(drop_rate=1.0, seed=1))
     task_id = create_task(handle)  # creates are not in apply_to
-    with httpx.Client(headers=AUTH) as c:
+    with httpx2.Client(headers=AUTH) as c:
         for _ in range(3):
-            with pytest.raises(httpx.RemoteProtocolError):
+            with pytest.raises(httpx2.RemoteProtocolError):
                 c.get(f"{handle.base_url}/v1/result/{task_id}")
     assert handle.state.fault_counts()["drop"] == 3
     assert create_task(handle)
@@ -64,7 +64,7 @@ def test_errors_are_500_or_503_with_the_error_shape(serve: list[EmulatorHandle],
     task_id = create_task(handle)
     statuses = []
     for _ in range(8):
-        response = httpx.get(f"{handle.base_url}/v1/result/{task_id}", headers=AUTH)
+        response = httpx2.get(f"{handle.base_url}/v1/result/{task_id}", headers=AUTH)
         statuses.append(response.status_code)
         assert response.json()["error"]["type"] in ("api_error", "overloaded_error")
         if response.status_code == 503:
@@ -78,7 +78,7 @@ def test_errors_are_500_or_503_with_the_error_shape(serve: list[EmulatorHandle],
 def test_rate_limit_fault_is_429_with_retry_after(serve: list[EmulatorHandle]) -> None:
     handle = start(serve, FaultConfig(rate_limit_rate=1.0, seed=1), speed=4)
     task_id = create_task(handle)
-    response = httpx.get(f"{handle.base_url}/v1/result/{task_id}", headers=AUTH)
+    response = httpx2.get(f"{handle.base_url}/v1/result/{task_id}", headers=AUTH)
     assert response.status_code == 429
     assert float(response.headers["retry-after"]) == 0.25
     assert handle.state.fault_counts()["rate_limit"] == 1
@@ -87,7 +87,7 @@ def test_rate_limit_fault_is_429_with_retry_after(serve: list[EmulatorHandle]) -
 
 def test_create_5xx_comes_after_the_task_was_created(serve: list[EmulatorHandle]) -> None:
     handle = start(serve, FaultConfig(error_rate=1.0, seed=4, apply_to=("create",)))
-    response = httpx.post(
+    response = httpx2.post(
         handle.base_url + path_of("sora"), json=VALID_BODIES["sora"], headers=AUTH
     )
     assert response.status_code in (500, 503)
@@ -98,15 +98,15 @@ def test_create_5xx_comes_after_the_task_was_created(serve: list[EmulatorHandle]
 
 def test_create_drop_happens_before_the_task_exists(serve: list[EmulatorHandle]) -> None:
     handle = start(serve, FaultConfig(drop_rate=1.0, seed=4, apply_to=("create",)))
-    with pytest.raises(httpx.RemoteProtocolError):
-        httpx.post(handle.base_url + path_of("sora"), json=VALID_BODIES["sora"], headers=AUTH)
+    with pytest.raises(httpx2.RemoteProtocolError):
+        httpx2.post(handle.base_url + path_of("sora"), json=VALID_BODIES["sora"], headers=AUTH)
     assert len(handle.state.tasks) == 0
 
 
 def test_asset_upload_5xx_after_the_asset_exists(serve: list[EmulatorHandle]) -> None:
     handle = start(serve, FaultConfig(error_rate=1.0, seed=4, apply_to=("asset",)))
     body = {"assetType": "Image", "url": "https://e.com/a.png"}
-    response = httpx.post(handle.base_url + "/svcVideo2/asset/upload", json=body, headers=AUTH)
+    response = httpx2.post(handle.base_url + "/svcVideo2/asset/upload", json=body, headers=AUTH)
     assert response.status_code in (500, 503)
     assert len(handle.state.assets) == 1
 
@@ -114,8 +114,8 @@ def test_asset_upload_5xx_after_the_asset_exists(serve: list[EmulatorHandle]) ->
 def test_latency_makes_a_short_timeout_fire(serve: list[EmulatorHandle]) -> None:
     handle = start(serve, FaultConfig(latency_s=2.0, apply_to=("result",)))
     task_id = create_task(handle)
-    with pytest.raises(httpx.ReadTimeout):
-        httpx.get(f"{handle.base_url}/v1/result/{task_id}", headers=AUTH, timeout=0.2)
+    with pytest.raises(httpx2.ReadTimeout):
+        httpx2.get(f"{handle.base_url}/v1/result/{task_id}", headers=AUTH, timeout=0.2)
     assert handle.state.fault_counts()["latency"] == 1
 
 
@@ -154,7 +154,7 @@ def test_stream_cut_ends_a_chat_stream_without_done(serve: list[EmulatorHandle])
         "messages": [{"role": "user", "content": "tell me about owls"}],
         "stream": True,
     }
-    with httpx.stream(
+    with httpx2.stream(
         "POST", handle.text_base_url + "/v1/chat/completions", json=body, headers=AUTH
     ) as r:
         assert r.status_code == 200
@@ -187,6 +187,6 @@ def test_faults_are_off_by_default() -> None:
 async def test_in_process_drop_raises_a_transport_error() -> None:
     app = make_app(faults=FaultConfig(drop_rate=1.0, seed=1))
     async with client(app) as c:
-        with pytest.raises(httpx.RemoteProtocolError) as caught:
+        with pytest.raises(httpx2.RemoteProtocolError) as caught:
             await c.get("/v1/result/x")
     assert isinstance(caught.value, ConnectionDropped)

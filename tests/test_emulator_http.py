@@ -6,7 +6,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from mediagen_nb.emulator import MAX_BODY_BYTES
@@ -16,7 +16,7 @@ SPEED = "x-mediagen-emulator-speed"
 JSON = {"content-type": "application/json"}
 
 
-def assert_error(response: httpx.Response, status: int, kind: str) -> None:
+def assert_error(response: httpx2.Response, status: int, kind: str) -> None:
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
     body = response.json()

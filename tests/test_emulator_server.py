@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from mediagen_nb import _hooks, cli
@@ -25,7 +25,7 @@ def test_start_emulator_serves_both_prefixes_and_stops() -> None:
         assert handle.base_url == f"http://127.0.0.1:{handle.port}/api"
         assert handle.text_base_url == f"http://127.0.0.1:{handle.port}/gateway"
         assert handle.speed == 5
-        response = httpx.post(
+        response = httpx2.post(
             handle.base_url + path_of("banana"),
             json=VALID_BODIES["banana"],
             headers={"Authorization": f"Bearer {KEY}"},
@@ -34,8 +34,8 @@ def test_start_emulator_serves_both_prefixes_and_stops() -> None:
         assert response.headers["x-mediagen-emulator-speed"] == "5"
         assert handle.running
     assert not handle.running
-    with pytest.raises(httpx.ConnectError):
-        httpx.get(handle.base_url + "/v1/result/x")
+    with pytest.raises(httpx2.ConnectError):
+        httpx2.get(handle.base_url + "/v1/result/x")
 
 
 def test_handle_repr_redacts_a_generated_key() -> None:
@@ -110,7 +110,7 @@ def test_path_traversal_never_escapes(target: bytes) -> None:
         assert b"root:" not in body
         assert body.startswith(b"{")
         assert (
-            httpx.get(handle.base_url + "/v1/result/x", headers={"x-api-key": KEY}).status_code
+            httpx2.get(handle.base_url + "/v1/result/x", headers={"x-api-key": KEY}).status_code
             == 404
         )
 
@@ -131,7 +131,7 @@ def test_huge_chunked_body_is_413_and_the_server_keeps_serving() -> None:
             reply = b"HTTP/1.1 413 (reset while sending)"
         assert reply.split()[1] == b"413"
         assert len(handle.state.tasks) == 0
-        ok = httpx.post(
+        ok = httpx2.post(
             handle.base_url + path_of("banana"),
             json=VALID_BODIES["banana"],
             headers={"x-api-key": KEY},
@@ -149,7 +149,7 @@ def test_garbage_on_the_socket_does_not_kill_the_server() -> None:
             with contextlib.suppress(ConnectionResetError):
                 raw_request(handle.port, junk)
         assert (
-            httpx.get(handle.base_url + "/v1/result/x", headers={"x-api-key": KEY}).status_code
+            httpx2.get(handle.base_url + "/v1/result/x", headers={"x-api-key": KEY}).status_code
             == 404
         )
 
@@ -192,7 +192,7 @@ def test_cli_serve_prints_both_urls_and_serves() -> None:
         assert base.endswith("/api")
         assert text.endswith("/gateway")
         assert base.removesuffix("/api") == text.removesuffix("/gateway")
-        response = httpx.post(
+        response = httpx2.post(
             base + path_of("sora"),
             json=VALID_BODIES["sora"],
             headers={"x-api-key": "cli-marker-key"},
@@ -213,7 +213,7 @@ def test_cli_serve_prints_a_generated_key() -> None:
             for line in lines
             if line.startswith("export ")
         )
-        response = httpx.get(
+        response = httpx2.get(
             exports["MEDIAGEN_BASE_URL"] + "/v1/result/x",
             headers={"x-api-key": exports["MEDIAGEN_API_KEY"]},
         )

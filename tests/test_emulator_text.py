@@ -1,6 +1,6 @@
 """The text gateway routes, including the official openai/anthropic clients.
 
-Streaming runs against a real uvicorn server on 127.0.0.1 (httpx.ASGITransport buffers SSE).
+Streaming runs against a real uvicorn server on 127.0.0.1 (httpx2.ASGITransport buffers SSE).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import anthropic
-import httpx
+import httpx2
 import openai
 import pytest
 import uvicorn
@@ -80,10 +80,10 @@ def _chat(question: str = QUESTION, **extra: Any) -> dict[str, Any]:
 # -- routes, non-streaming -------------------------------------------------------------------
 
 
-async def _post(app: Starlette, path: str, body: Any) -> httpx.Response:
-    transport = httpx.ASGITransport(app=app)
+async def _post(app: Starlette, path: str, body: Any) -> httpx2.Response:
+    transport = httpx2.ASGITransport(app=app)
     headers = {"Authorization": f"Bearer {KEY}"}
-    async with httpx.AsyncClient(
+    async with httpx2.AsyncClient(
         transport=transport, base_url="http://t/gateway", headers=headers
     ) as client:
         if isinstance(body, bytes):
@@ -222,7 +222,7 @@ async def test_malformed_json_gets_400_also_without_the_middleware() -> None:
 
 def test_raw_chat_stream_shape(base: str) -> None:
     body = _chat(stream=True, stream_options={"include_usage": True})
-    with httpx.stream(
+    with httpx2.stream(
         "POST", base + "/v1/chat/completions", json=body, headers=AUTH, timeout=10
     ) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
@@ -247,7 +247,7 @@ def test_raw_messages_stream_is_anthropic_shaped(base: str) -> None:
         "stream": True,
         "messages": [{"role": "user", "content": QUESTION}],
     }
-    with httpx.stream(
+    with httpx2.stream(
         "POST", base + "/v1/messages", json=body, headers=AUTH, timeout=10
     ) as response:
         raw = response.read().decode()
@@ -345,7 +345,7 @@ def test_stream_pacing_scales_with_speed(speed: float, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(_text_routes, "_sleep", record)
     with _serve(_app(speed=speed)) as url:
-        httpx.post(
+        httpx2.post(
             url + "/v1/chat/completions", json=_chat(stream=True), headers=AUTH, timeout=10
         ).raise_for_status()
     assert delays
@@ -355,7 +355,7 @@ def test_stream_pacing_scales_with_speed(speed: float, monkeypatch: pytest.Monke
 def test_stream_cut_fault_ends_without_terminator() -> None:
     app = _app(faults=FaultConfig(stream_cut_rate=1.0, seed=3))
     with _serve(app) as url:
-        chat = httpx.post(
+        chat = httpx2.post(
             url + "/v1/chat/completions", json=_chat(stream=True), headers=AUTH, timeout=10
         ).text
         body = {
@@ -364,7 +364,7 @@ def test_stream_cut_fault_ends_without_terminator() -> None:
             "stream": True,
             "messages": [{"role": "user", "content": QUESTION}],
         }
-        msgs = httpx.post(url + "/v1/messages", json=body, headers=AUTH, timeout=10).text
+        msgs = httpx2.post(url + "/v1/messages", json=body, headers=AUTH, timeout=10).text
     assert "[DONE]" not in chat
     assert '"finish_reason":"stop"' not in chat
     assert chat.count("data: ") > 2

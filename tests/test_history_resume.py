@@ -6,7 +6,7 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from mediagen_nb._hooks import LedgerEvent
@@ -72,11 +72,11 @@ class FakeService:
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
         path = request.url.path
         self.calls[path] += 1
         if request.url.host == "cdn.test":
-            return httpx.Response(200, content=PNG, headers={"content-type": "image/png"})
+            return httpx2.Response(200, content=PNG, headers={"content-type": "image/png"})
         if path.startswith("/api/v1/result/t-") and path != "/api/v1/result/t-gone":
             task_id = path.rsplit("/", 1)[1]
             done = self.calls[path] >= 2 or task_id != "t-live"
@@ -89,11 +89,11 @@ class FakeService:
                 "image_url": f"https://cdn.test/{task_id}.png" if done else None,
                 "error": None,
             }
-            return httpx.Response(200, json=body)
+            return httpx2.Response(200, json=body)
         if path == "/api/v1/result/t-gone":
             error = {"type": "not_found_error", "message": "no such task"}
-            return httpx.Response(404, json={"error": error})
-        return httpx.Response(500, json={"error": {"type": "api_error", "message": path}})
+            return httpx2.Response(404, json={"error": error})
+        return httpx2.Response(500, json={"error": {"type": "api_error", "message": path}})
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def make_client(service: FakeService) -> AsyncClient:
         api_key="sk-test-resume",
         base_url=SERVICE + "/",
         text_base_url="http://service.test/gateway",
-        transport=httpx.MockTransport(service),
+        transport=httpx2.MockTransport(service),
         sleep=no_sleep,
     )
 
@@ -232,7 +232,7 @@ async def test_nothing_to_resume_on_another_service(home: Path) -> None:
         api_key="sk-test-resume",
         base_url="http://third.test/api",
         text_base_url="http://third.test/gateway",
-        transport=httpx.MockTransport(service),
+        transport=httpx2.MockTransport(service),
         sleep=no_sleep,
     )
     async with client:

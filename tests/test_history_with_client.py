@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import httpx
+import httpx2
 import pandas as pd
 import pytest
 
@@ -29,7 +29,7 @@ def client_for(app: object, recorder: Ledger) -> AsyncClient:
         api_key=MARKER,
         base_url=BASE,
         text_base_url=TEXT,
-        transport=httpx.ASGITransport(app=app),  # type: ignore[arg-type]
+        transport=httpx2.ASGITransport(app=app),  # type: ignore[arg-type]
         recorder=recorder,
     )
 

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from io import BytesIO
 
-import httpx
+import httpx2
 import pytest
 from PIL import Image
 
@@ -28,7 +28,7 @@ def emulator_client(speed: float) -> AsyncClient:
         api_key=KEY,
         base_url="http://emulator.test/api",
         text_base_url="http://emulator.test/gateway",
-        transport=httpx.ASGITransport(app=app),
+        transport=httpx2.ASGITransport(app=app),
     )
 
 
@@ -188,17 +188,17 @@ async def test_failure_shows_the_error_text(fast: Session) -> None:
 
 
 async def test_invalid_form_sends_nothing() -> None:
-    calls: list[httpx.Request] = []
+    calls: list[httpx2.Request] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         calls.append(request)
-        return httpx.Response(500)
+        return httpx2.Response(500)
 
     client = AsyncClient(
         api_key=KEY,
         base_url="http://x.test/api",
         text_base_url="http://x.test/gateway",
-        transport=httpx.MockTransport(handler),
+        transport=httpx2.MockTransport(handler),
         max_retries=0,
     )
     panel = ImagePanel(session=Session(client=client), model="gpt-image-2")

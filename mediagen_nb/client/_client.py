@@ -17,7 +17,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
-import httpx
+import httpx2
 
 from mediagen_nb import _hooks
 
@@ -105,9 +105,9 @@ class AsyncClient:
         api_key: str | None = None,
         base_url: str | None = None,
         text_base_url: str | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
         *,
-        timeout: float | httpx.Timeout | None = None,
+        timeout: float | httpx2.Timeout | None = None,
         max_retries: int = 3,
         sleep: Sleep | None = None,
         clock: Callable[[], float] | None = None,

@@ -3,7 +3,7 @@
 The key lives in a :class:`Secret` whose ``repr``/``str`` never show it. Every key wrapped in a
 ``Secret`` is also remembered (process-wide) so :func:`redact` can scrub it from any text:
 exception messages, logged URLs and headers. :class:`RedactingFilter` applies :func:`redact`
-to log records of the loggers this client and httpx/httpcore use.
+to log records of the loggers this client and httpx2/httpcore2 use.
 """
 
 from __future__ import annotations
@@ -95,12 +95,13 @@ class RedactingFilter(logging.Filter):
 LOGGER_NAMES = (
     "mediagen_nb",
     "mediagen_nb.client",
-    "httpx",
-    "httpcore",
-    "httpcore.connection",
-    "httpcore.http11",
-    "httpcore.http2",
-    "httpcore.proxy",
+    "httpx2",
+    "httpcore2",
+    "httpcore2.connection",
+    "httpcore2.http11",
+    "httpcore2.http2",
+    "httpcore2.proxy",
+    "httpcore2.socks",
 )
 """Loggers that get a :class:`RedactingFilter`. Logger filters do not apply to records
 propagated from child loggers, so each logger that emits records is listed."""

@@ -38,7 +38,7 @@ import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import httpx
+import httpx2
 
 from ._config import redact
 
@@ -88,7 +88,7 @@ class APIError(MediagenError):
         super().__init__(f"{method} {path} -> HTTP {status_code}: {message}")
 
     @classmethod
-    def from_response(cls, response: httpx.Response) -> APIError:
+    def from_response(cls, response: httpx2.Response) -> APIError:
         """Build the right subclass from an error response (its body must be read)."""
         status = response.status_code
         error_cls = _class_for_status(status)
@@ -245,10 +245,10 @@ def _class_for_status(status: int) -> type[APIError]:
     return BadRequestError
 
 
-def _safe_text(response: httpx.Response) -> str:
+def _safe_text(response: httpx2.Response) -> str:
     try:
         return response.text
-    except (httpx.ResponseNotRead, UnicodeDecodeError):
+    except (httpx2.ResponseNotRead, UnicodeDecodeError):
         return ""
 
 

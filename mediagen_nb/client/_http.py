@@ -1,13 +1,13 @@
 """The shared HTTP core: one connection pool for both base URLs, auth, errors, speed.
 
 Every resource namespace sends through :class:`HTTPCore`. It owns the single
-``httpx.AsyncClient`` (wrapped in :class:`RetryTransport`), adds the Bearer header only to
+``httpx2.AsyncClient`` (wrapped in :class:`RetryTransport`), adds the Bearer header only to
 requests for the service's own origins (a result URL on a CDN never sees the key), turns
 transport failures and HTTP error statuses into the exception tree, and remembers the
 emulator's ``x-mediagen-emulator-speed`` header (1.0 when absent, i.e. the real service).
 
 Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` requests are handed to the
-connection pool at once; the rest wait on a semaphore in the client. httpcore re-scans its
+connection pool at once; the rest wait on a semaphore in the client. httpcore2 re-scans its
 whole queue against every connection each time a request starts or ends, so a thousand
 concurrent polls queued *in the pool* cost O(queue x connections) per response, stall the
 event loop for seconds and end in ``PoolTimeout``; queued here they cost nothing. The pool
@@ -23,7 +23,7 @@ import json as jsonlib
 from collections.abc import Callable
 from typing import Any, Literal
 
-import httpx
+import httpx2
 
 from ._config import Settings, get_logger
 from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
@@ -34,8 +34,8 @@ logger = get_logger("mediagen_nb.client")
 Base = Literal["base", "text"]
 SPEED_HEADER = "x-mediagen-emulator-speed"
 USER_AGENT = "mediagen_nb/0.1"
-DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
-POOL_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+DEFAULT_TIMEOUT = httpx2.Timeout(60.0, connect=10.0)
+POOL_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
 """Connection pool of the default transport: idle connections are kept up to the maximum."""
 MAX_IN_FLIGHT = 64
 """Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``)."""
@@ -53,7 +53,7 @@ def parse_speed(value: str | None) -> float | None:
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
-    parsed = httpx.URL(url)
+    parsed = httpx2.URL(url)
     return (parsed.scheme, parsed.host, parsed.port)
 
 
@@ -64,16 +64,18 @@ class HTTPCore:
         self,
         settings: Settings,
         *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        timeout: float | httpx.Timeout | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
+        timeout: float | httpx2.Timeout | None = None,
         max_retries: int = 3,
         sleep: Sleep | None = None,
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
-        inner = transport if transport is not None else httpx.AsyncHTTPTransport(limits=POOL_LIMITS)
+        inner = (
+            transport if transport is not None else httpx2.AsyncHTTPTransport(limits=POOL_LIMITS)
+        )
         self.retry = RetryTransport(inner, max_retries=max_retries, sleep=sleep, rng=rng)
-        self.http = httpx.AsyncClient(
+        self.http = httpx2.AsyncClient(
             transport=self.retry,
             timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
             headers={"User-Agent": USER_AGENT},
@@ -112,13 +114,15 @@ class HTTPCore:
             headers["Content-Type"] = "application/json"
         return headers
 
-    def _note_speed(self, response: httpx.Response) -> float:
+    def _note_speed(self, response: httpx2.Response) -> float:
         speed = parse_speed(response.headers.get(SPEED_HEADER))
         if speed is not None:
             self.speed = speed
         return speed if speed is not None else 1.0
 
-    def _build(self, method: str, url: str, body: Any | None, *, idempotent: bool) -> httpx.Request:
+    def _build(
+        self, method: str, url: str, body: Any | None, *, idempotent: bool
+    ) -> httpx2.Request:
         content = None if body is None else jsonlib.dumps(body).encode()
         extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
         return self.http.build_request(
@@ -129,15 +133,15 @@ class HTTPCore:
             extensions=extensions,
         )
 
-    async def _send(self, request: httpx.Request, *, stream: bool) -> httpx.Response:
+    async def _send(self, request: httpx2.Request, *, stream: bool) -> httpx2.Response:
         try:
             async with self._in_flight():
                 response = await self.http.send(request, stream=stream)
-        except httpx.TimeoutException as exc:
+        except httpx2.TimeoutException as exc:
             raise APITimeoutError(
                 f"{request.method} {request.url.path} timed out ({type(exc).__name__})"
             ) from exc
-        except httpx.TransportError as exc:
+        except httpx2.TransportError as exc:
             raise APIConnectionError(
                 f"{request.method} {request.url.path} failed: {type(exc).__name__}: {exc}"
             ) from exc
@@ -145,7 +149,7 @@ class HTTPCore:
         if response.status_code >= 400:
             try:
                 await response.aread()
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             finally:
                 await response.aclose()
@@ -160,7 +164,7 @@ class HTTPCore:
         body: Any | None = None,
         *,
         idempotent: bool = False,
-    ) -> tuple[Any, httpx.Response]:
+    ) -> tuple[Any, httpx2.Response]:
         """Send and return ``(decoded JSON, response)``; raise from the exception tree."""
         request = self._build(method, self.url(base, path), body, idempotent=idempotent)
         response = await self._send(request, stream=False)
@@ -176,7 +180,7 @@ class HTTPCore:
             ) from exc
         return data, response
 
-    async def open_stream(self, base: Base, path: str, body: Any) -> httpx.Response:
+    async def open_stream(self, base: Base, path: str, body: Any) -> httpx2.Response:
         """POST ``body`` and return the open streaming response (caller must close it)."""
         request = self._build("POST", self.url(base, path), body, idempotent=False)
         request.headers["Accept"] = "text/event-stream"
@@ -185,7 +189,7 @@ class HTTPCore:
     async def download(self, url: str) -> bytes:
         """GET a result URL (auth only if it is on the service's own origin); idempotent."""
         if url.startswith("/"):
-            url = str(httpx.URL(self.url("base", "")).join(url))  # relative: the service's own
+            url = str(httpx2.URL(self.url("base", "")).join(url))  # relative: the service's own
         request = self._build("GET", url, None, idempotent=True)
         response = await self._send(request, stream=False)
         return response.content

@@ -15,7 +15,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import httpx
+import httpx2
 
 from mediagen_nb.catalog import FAMILIES, Family, Kind, family_for_model
 from mediagen_nb.types import Problem, RequestValidationError, TaskCreateResponse, TaskResult
@@ -153,7 +153,7 @@ def _may_have_arrived(exc: MediagenError) -> bool:
     """False only when the request provably never reached the service (no connection made)."""
     if isinstance(exc, ServerError):
         return True
-    return not isinstance(exc.__cause__, httpx.ConnectError | httpx.ConnectTimeout)
+    return not isinstance(exc.__cause__, httpx2.ConnectError | httpx2.ConnectTimeout)
 
 
 class Images(_TaskResource):

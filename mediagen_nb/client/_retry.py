@@ -2,7 +2,7 @@
 
 Safe means: the request is idempotent (GET, HEAD, DELETE, OPTIONS, or a read-only POST the
 client marks with the ``mediagen_idempotent`` request extension), or it provably never reached
-the server (no connection was ever established: ``httpx.ConnectError``, ``ConnectTimeout``,
+the server (no connection was ever established: ``httpx2.ConnectError``, ``ConnectTimeout``,
 ``PoolTimeout``). A create POST is never retried after it may have been sent: a second create
 would start a second (billed) task.
 
@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import httpx
+import httpx2
 
 from ._config import get_logger
 from ._exceptions import parse_retry_after
@@ -31,9 +31,9 @@ logger = get_logger("mediagen_nb.client")
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS"})
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 NEVER_SENT_ERRORS: tuple[type[Exception], ...] = (
-    httpx.ConnectError,
-    httpx.ConnectTimeout,
-    httpx.PoolTimeout,
+    httpx2.ConnectError,
+    httpx2.ConnectTimeout,
+    httpx2.PoolTimeout,
 )
 IDEMPOTENT_EXTENSION = "mediagen_idempotent"
 """Request extension a caller sets to True to mark a POST as read-only (e.g. sd2 assetStatus)."""
@@ -41,12 +41,12 @@ IDEMPOTENT_EXTENSION = "mediagen_idempotent"
 Sleep = Callable[[float], Awaitable[Any]]
 
 
-class RetryTransport(httpx.AsyncBaseTransport):
+class RetryTransport(httpx2.AsyncBaseTransport):
     """Wrap ``inner`` and retry safe requests; ``retries`` counts every retry made."""
 
     def __init__(
         self,
-        inner: httpx.AsyncBaseTransport,
+        inner: httpx2.AsyncBaseTransport,
         *,
         max_retries: int = 3,
         initial_delay: float = 0.5,
@@ -77,14 +77,14 @@ class RetryTransport(httpx.AsyncBaseTransport):
         base = min(self.max_delay, self.initial_delay * (2.0**attempt))
         return base * (1.0 - self.jitter * self._rng())
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         marked = bool(request.extensions.pop(IDEMPOTENT_EXTENSION, False))
         idempotent = marked or request.method.upper() in IDEMPOTENT_METHODS
         attempt = 0
         while True:
             try:
                 response = await self.inner.handle_async_request(request)
-            except httpx.TransportError as exc:
+            except httpx2.TransportError as exc:
                 retry = isinstance(exc, NEVER_SENT_ERRORS) or idempotent
                 if not retry or attempt >= self.max_retries:
                     raise

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 
-import httpx
+import httpx2
 
 from mediagen_nb.types import (
     ChatChoice,
@@ -56,7 +56,7 @@ class BaseStream(Generic[T]):
 
     def __init__(
         self,
-        response: httpx.Response,
+        response: httpx2.Response,
         *,
         on_complete: OnComplete | None = None,
         on_incomplete: OnIncomplete | None = None,
@@ -100,7 +100,7 @@ class BaseStream(Generic[T]):
                     item = self._handle(event)
                     if item is not None:
                         yield item
-            except httpx.TransportError as exc:
+            except httpx2.TransportError as exc:
                 if not self.done:  # after the terminator the reply is whole: only reuse is lost
                     self._interrupt(f"connection broke ({type(exc).__name__})", exc)
             except StreamInterruptedError as exc:
@@ -169,7 +169,7 @@ class BaseStream(Generic[T]):
 class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
     """Streamed ``/v1/chat/completions``; ``finish_reason`` and ``usage`` fill in as they come."""
 
-    def __init__(self, response: httpx.Response, **kwargs: Any) -> None:
+    def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
         super().__init__(response, **kwargs)
         self.finish_reason: str | None = None
         self.usage: CompletionUsage | None = None
@@ -213,7 +213,7 @@ class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
 class MessageStream(BaseStream[StreamEvent]):
     """Streamed ``/v1/messages``; ``stop_reason`` and ``usage`` fill in as they come."""
 
-    def __init__(self, response: httpx.Response, **kwargs: Any) -> None:
+    def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
         super().__init__(response, **kwargs)
         self.stop_reason: str | None = None
         self.usage = MessageUsage()

@@ -2,7 +2,7 @@
 
 It is the embedded default service (no API key: demo mode), the Binder playground's service
 and the peer of the integration tests. ``create_app`` gives the ASGI app (for
-``httpx.ASGITransport``); ``start_emulator`` serves it on loopback in a background thread;
+``httpx2.ASGITransport``); ``start_emulator`` serves it on loopback in a background thread;
 ``mediagen-nb serve`` runs it in the foreground.
 
 URLs: ``base_url = http://HOST:PORT/api`` (images, videos, results, media, assets) and

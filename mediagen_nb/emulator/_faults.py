@@ -19,8 +19,8 @@ response stops mid-way (the text routes ask :meth:`FaultInjector.should_cut_stre
 
 A dropped connection closes the socket without any response when served by
 :func:`mediagen_nb.emulator.start_emulator` (its uvicorn protocol hands the transport to the
-app). Elsewhere (another ASGI server, or ``httpx.ASGITransport``) the app starts a response
-and raises :class:`ConnectionDropped`, a subclass of ``httpx.RemoteProtocolError``, so the
+app). Elsewhere (another ASGI server, or ``httpx2.ASGITransport``) the app starts a response
+and raises :class:`ConnectionDropped`, a subclass of ``httpx2.RemoteProtocolError``, so the
 client sees the same kind of transport error.
 
 Every injected fault is counted in :attr:`FaultInjector.counts` (keys in ``COUNT_KEYS``).
@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Final, Literal
 
-import httpx
+import httpx2
 from starlette.types import Receive, Scope, Send
 
 FaultCategory = Literal["result", "create", "asset", "media", "text"]
@@ -58,7 +58,7 @@ COUNT_KEYS: Final[tuple[str, ...]] = (
 FaultKind = Literal["drop", "error", "rate_limit"]
 
 
-class ConnectionDropped(httpx.RemoteProtocolError):
+class ConnectionDropped(httpx2.RemoteProtocolError):
     """Raised by the app to drop a connection when it cannot close the socket itself."""
 
 

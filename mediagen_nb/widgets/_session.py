@@ -1,7 +1,7 @@
 """The one client the panels of a kernel share, its mode banner and the active assets.
 
 ``current_session()`` is the kernel-wide ``Session``; every panel uses it unless given one.
-The ``AsyncClient`` is made lazily, on first use, on the running event loop (httpx pools are
+The ``AsyncClient`` is made lazily, on first use, on the running event loop (httpx2 pools are
 bound to the loop that first uses them; when the running loop changes, e.g. between test
 functions, a fresh client is made). Without an API key the client falls back to the
 built-in emulator ("demo mode"); ``set_api_key`` switches to the real service. The key is

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from _reliability import report
 
@@ -387,15 +387,15 @@ def test_table_covers_every_endpoint_both_ways() -> None:
     )
 
 
-class GuardTransport(httpx.AsyncBaseTransport):
+class GuardTransport(httpx2.AsyncBaseTransport):
     """Passes requests to the emulator, or fails the test when nothing may be sent."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
         self.inner = inner
         self.allow = True
         self.sent: list[str] = []
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         self.sent.append(f"{request.method} {request.url.path}")
         if not self.allow:
             pytest.fail(f"invalid input reached the network: {request.method} {request.url}")
@@ -408,9 +408,9 @@ def app() -> Any:
 
 
 @pytest.fixture
-async def raw(app: Any) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
+async def raw(app: Any) -> AsyncIterator[httpx2.AsyncClient]:
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app),
         base_url="http://emulator.test",
         headers={"Authorization": f"Bearer {KEY}"},
     ) as http:
@@ -419,7 +419,7 @@ async def raw(app: Any) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 def guard(app: Any) -> GuardTransport:
-    return GuardTransport(httpx.ASGITransport(app=app))
+    return GuardTransport(httpx2.ASGITransport(app=app))
 
 
 @pytest.fixture
@@ -450,7 +450,7 @@ async def _client_call(client: AsyncClient, path: str, body: dict[str, Any]) -> 
     return await client.assets.sd2_status(body["assetIds"])
 
 
-async def _emulator_verdict(raw: httpx.AsyncClient, path: str, body: dict[str, Any]) -> str | None:
+async def _emulator_verdict(raw: httpx2.AsyncClient, path: str, body: dict[str, Any]) -> str | None:
     """The emulator's first ``field: rule`` text, or None when it accepted the body."""
     prefix = "/gateway" if path in (CHAT, MESSAGES) else "/api"
     response = await raw.post(prefix + path, json=body)
@@ -482,7 +482,7 @@ async def _emulator_verdict(raw: httpx.AsyncClient, path: str, body: dict[str, A
 
 @pytest.mark.parametrize("row", _cases())
 async def test_all_layers_agree(
-    row: Row, client: AsyncClient, guard: GuardTransport, raw: httpx.AsyncClient
+    row: Row, client: AsyncClient, guard: GuardTransport, raw: httpx2.AsyncClient
 ) -> None:
     # 1. validate_request
     errors = errors_only(validate_request(row.path, row.body))

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from _reliability import ORDERS, is_mp4, is_png, report
 
@@ -55,7 +55,7 @@ class SharedClock:
 @dataclass
 class World:
     clock: SharedClock
-    transport: httpx.ASGITransport
+    transport: httpx2.ASGITransport
     client: AsyncClient
     store: Ledger
     home: Path
@@ -65,7 +65,7 @@ class World:
 async def world(tmp_path: Path, fast_render: object) -> AsyncIterator[World]:
     clock = SharedClock()
     app = create_app(api_key=KEY, speed=SPEED, clock=clock, seed=21)
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx2.ASGITransport(app=app)
     home = tmp_path / "history"
     store = Ledger(home)
     async with AsyncClient(
@@ -77,7 +77,7 @@ async def world(tmp_path: Path, fast_render: object) -> AsyncIterator[World]:
 
 async def _url_statuses(world: World, rows: list[dict[str, object]]) -> dict[str, int]:
     """HTTP status the emulator gives each completed row's result URL now (by family)."""
-    async with httpx.AsyncClient(transport=world.transport) as raw:
+    async with httpx2.AsyncClient(transport=world.transport) as raw:
         return {
             str(row["family"]): (await raw.get(str(row["remote_url"]))).status_code for row in rows
         }

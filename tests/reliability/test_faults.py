@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from _reliability import order, report, scale
 
@@ -35,7 +35,7 @@ TASKS = scale("tasks", 500)
 SPEED = float(scale("speed", 300))
 CONCURRENCY = scale("concurrency", 64)
 """Tasks in flight at once. The client's pool has 100 connections; more requests than that
-queue inside httpcore, whose assignment loop is quadratic (see the report)."""
+queue inside httpcore2, whose assignment loop is quadratic (see the report)."""
 FAULTS = FaultConfig(
     error_rate=0.10, rate_limit_rate=0.05, drop_rate=0.02, seed=20260, apply_to=("result",)
 )
@@ -134,20 +134,20 @@ def _check_rows(rows: list[dict[str, Any]], tasks: list[Task]) -> None:
             assert Path(row["local_file"]).is_file(), row
 
 
-class _PollOutage(httpx.AsyncBaseTransport):
+class _PollOutage(httpx2.AsyncBaseTransport):
     """Passes requests on, except that result polls ``first`` .. ``first + n - 1`` get 503."""
 
     def __init__(self, first: int, n: int) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx2.AsyncHTTPTransport()
         self.first = first
         self.n = n
         self.polls = 0
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if "/v1/result/" in request.url.path:
             self.polls += 1
             if self.first <= self.polls < self.first + self.n:
-                return httpx.Response(503, json={"error": {"type": "overloaded_error"}})
+                return httpx2.Response(503, json={"error": {"type": "overloaded_error"}})
         return await self.inner.handle_async_request(request)
 
     async def aclose(self) -> None:

@@ -4,7 +4,7 @@ A real uvicorn emulator on loopback, started with the working directory and ``HO
 temporary folder, receives malformed and non-UTF-8 JSON, NaN, lone surrogates, raw control
 characters, bodies nested 100,000 deep, 2 MiB bodies (with and without ``Content-Length``),
 wrong content types, hostile auth headers, unknown methods, control and unicode characters
-and path traversal in ids (through httpx, and literally through raw sockets, which httpx
+and path traversal in ids (through httpx2, and literally through raw sockets, which httpx2
 would normalise), ``file://`` URLs, and a hostile ``Host`` header. Pass when every answer is a
 4xx JSON error ``{"error": {"type", "message"}}`` (asset endpoints: their failure envelope,
 as the spec says), no 5xx and no logged emulator bug; the server answers a probe after every
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from _reliability import ROOT, report
 
@@ -180,7 +180,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Served]:
     handle.stop()
 
 
-def _problems(case: Case, response: httpx.Response) -> list[str]:
+def _problems(case: Case, response: httpx2.Response) -> list[str]:
     """What is wrong with the answer to ``case`` (empty: a clear error)."""
     problems: list[str] = []
     if PASSWD_LINE in response.content:
@@ -215,7 +215,7 @@ def _failure_envelope(body: Any) -> bool:
     return isinstance(data, dict) and not data.get("items") and bool(data.get("failedItems"))
 
 
-async def _alive(http: httpx.AsyncClient) -> bool:
+async def _alive(http: httpx2.AsyncClient) -> bool:
     response = await http.get("/api/v1/result/alive-probe", headers=AUTH)
     return response.status_code == 404 and response.json()["error"]["type"] == "not_found_error"
 
@@ -248,7 +248,7 @@ async def test_hostile_requests_get_clear_errors(
     root = f"http://127.0.0.1:{handle.port}"
     failures: list[str] = []
     statuses: list[int] = []
-    async with httpx.AsyncClient(base_url=root, timeout=30) as http:
+    async with httpx2.AsyncClient(base_url=root, timeout=30) as http:
         for case in _cases():
             response = await http.request(
                 case.method, case.path, headers=case.headers, content=case.content
@@ -294,7 +294,7 @@ async def test_hostile_requests_get_clear_errors(
     assert os.listdir(Path.cwd()) == []
 
 
-async def _weird_but_valid(http: httpx.AsyncClient) -> list[str]:
+async def _weird_but_valid(http: httpx2.AsyncClient) -> list[str]:
     """A prompt full of controls, bidi marks and emoji, a file:// asset URL and a hostile
     Host header are accepted, served and never followed; returns what went wrong."""
     failures: list[str] = []
@@ -343,7 +343,7 @@ PROTOCOL_CASES = [
 
 async def test_invalid_http_gets_the_json_error_shape(served: Served) -> None:
     answers = [await asyncio.to_thread(_raw, served.handle.port, data) for data in PROTOCOL_CASES]
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{served.handle.port}") as http:
+    async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{served.handle.port}") as http:
         assert await _alive(http)
     assert [status for status, _head, _body in answers] == [400] * len(PROTOCOL_CASES)
     for _status, head, body in answers:

@@ -16,7 +16,7 @@ The protocol aliases chat ``max_tokens`` and messages ``stop_sequences`` are gen
 (every layer checks them since the request types model them).
 
 Runs >= 2,500 examples in all by default (asserted), in-process through
-``httpx.ASGITransport``; ``MEDIAGEN_RELIABILITY_PROPERTY_WELL_FORMED`` and
+``httpx2.ASGITransport``; ``MEDIAGEN_RELIABILITY_PROPERTY_WELL_FORMED`` and
 ``MEDIAGEN_RELIABILITY_PROPERTY_MALFORMED`` scale the two runs.
 """
 
@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from _reliability import report, scale
 from hypothesis import HealthCheck, given, settings
@@ -340,7 +340,7 @@ def _url(path: str) -> str:
     return ("/gateway" if path in TEXT_PATHS else "/api") + path
 
 
-async def _check(http: httpx.AsyncClient, path: str, body: Any, stats: Counter[str]) -> None:
+async def _check(http: httpx2.AsyncClient, path: str, body: Any, stats: Counter[str]) -> None:
     """Send ``body`` and compare the emulator's verdict with ``validate_request``."""
     errors: list[Problem] = errors_only(validate_request(path, body))
     raw = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -386,8 +386,8 @@ def _run_property(
     """Drive ``examples`` generated bodies through one emulator on a private event loop."""
     loop = asyncio.new_event_loop()
     app = create_app(api_key=KEY, speed=1000.0, seed=11)
-    http = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
+    http = httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app),
         base_url="http://emulator.test",
         headers={"Authorization": f"Bearer {KEY}"},
     )

@@ -5,7 +5,7 @@ Two sessions, each against an emulator that accepts only the marker key:
 * in this process: the client from ``MEDIAGEN_*`` variables (tasks of both kinds, chat and
   messages streams, assets), errors (validation, 401 with a second, wrong marker key, 404),
   every panel and ``Studio`` (the key typed into its field), the history and its CSV exports,
-  every logger at DEBUG (httpx and httpcore included), stdout and stderr;
+  every logger at DEBUG (httpx2 and httpcore2 included), stdout and stderr;
 * a notebook executed by nbclient in a real kernel whose environment holds the key, with
   DEBUG logging printed into the cells, panels displayed, a 401 traceback, and widget state
   stored (``store_widget_state=True``), then saved.
@@ -53,10 +53,10 @@ DEBUG_LOGGERS = (
     "mediagen_nb.history",
     "mediagen_nb.widgets",
     "mediagen_nb.emulator",
-    "httpx",
-    "httpcore",
-    "httpcore.connection",
-    "httpcore.http11",
+    "httpx2",
+    "httpcore2",
+    "httpcore2.connection",
+    "httpcore2.http11",
     "uvicorn",
     "uvicorn.error",
     "asyncio",
@@ -264,15 +264,15 @@ async def test_marker_key_never_leaks_in_process(
     )
     assert "history.sqlite3-wal" in names  # the WAL was searched while it held data
     assert len(frame) >= 8
-    assert any("httpcore" in line for line in debug_logs.lines)
-    assert any(line.startswith("httpx ") for line in debug_logs.lines)
+    assert any("httpcore2" in line for line in debug_logs.lines)
+    assert any(line.startswith("httpx2 ") for line in debug_logs.lines)
     assert not leaks, leaks
 
 
 NOTEBOOK_CELLS = [
     "import logging, os, sys\n"
     "logging.basicConfig(level=logging.DEBUG, stream=sys.stdout, force=True)\n"
-    "for name in ('httpx', 'httpcore', 'mediagen_nb'):\n"
+    "for name in ('httpx2', 'httpcore2', 'mediagen_nb'):\n"
     "    logging.getLogger(name).setLevel(logging.DEBUG)\n"
     "import mediagen_nb\n"
     "client = mediagen_nb.AsyncClient()\n"
@@ -350,6 +350,6 @@ def test_marker_key_never_leaks_from_a_saved_notebook(
         leaks=len(leaks),
     )
     assert "AuthenticationError" in text  # the 401 traceback is in the saved notebook
-    assert "httpcore" in text  # DEBUG logs of every library were printed into the cells
+    assert "httpcore2" in text  # DEBUG logs of every library were printed into the cells
     assert len(state.get("state", {})) > 20  # panels' widget state was stored
     assert not leaks, leaks
