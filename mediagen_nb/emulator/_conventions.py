@@ -58,7 +58,7 @@ SORA_FACE_ERROR: Final = "real portrait photographs are not supported as referen
 
 _TEXT_KEYS: Final = frozenset({"prompt", "text", "name", "model"})
 _REF_PREFIXES: Final = ("http://", "https://", "asset://")
-_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_NUMBER = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -132,12 +132,12 @@ def media_seconds(url: str) -> float:
     fragment = parse_qs(parts.fragment).get("t", [])
     if fragment:
         bounds = fragment[0].removeprefix("npt:").split(",")
-        if len(bounds) == 1 and _NUMBER.match(bounds[0]):
+        if len(bounds) == 1 and _NUMBER.fullmatch(bounds[0]):
             return float(bounds[0])
-        if len(bounds) == 2 and all(_NUMBER.match(b) for b in bounds):
+        if len(bounds) == 2 and all(_NUMBER.fullmatch(b) for b in bounds):
             return max(0.0, float(bounds[1]) - float(bounds[0]))
     query = parse_qs(parts.query).get("duration", [])
-    if query and _NUMBER.match(query[0]):
+    if query and _NUMBER.fullmatch(query[0]):
         return float(query[0])
     return DEFAULT_MEDIA_SECONDS
 

@@ -16,10 +16,10 @@ from pydantic import BaseModel, ConfigDict
 
 from mediagen_nb.catalog._params import CHAT_MAX_STOP, CHAT_TEMPERATURE, ChatRole, MessagesRole
 from mediagen_nb.catalog._text import TEXT_MODELS, text_model, text_vendor_of
+from mediagen_nb.types._parts import content_part_problems, image_parts
 from mediagen_nb.types._problem import Problem, RequestModel, RuleContext
 
 _VIDEO_PART_TYPES = frozenset({"video_url", "video", "input_video"})
-_IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
 
 
 class ChatMessage(BaseModel):
@@ -96,6 +96,8 @@ class ChatCompletionRequest(RequestModel):
             yield Problem("messages", "must contain at least one message")
         for index, message in enumerate(self.messages):
             yield from _content_problems(message.content, f"messages[{index}].content")
+            field = f"messages[{index}].content"
+            yield from content_part_problems(message.content, field, anthropic=False)
         vendor = _vendor(self.model)
         for field, part in _part_types(self.messages):
             if part in _VIDEO_PART_TYPES and vendor in ("gpt", "claude"):
@@ -149,14 +151,16 @@ class MessagesRequest(RequestModel):
             yield Problem("messages", "must contain at least one message")
         for index, message in enumerate(self.messages):
             yield from _content_problems(message.content, f"messages[{index}].content")
-        if vendor == "gpt":
-            for field, part in _part_types(self.messages):
-                if part in _IMAGE_PART_TYPES:
+            field = f"messages[{index}].content"
+            yield from content_part_problems(message.content, field, anthropic=True)
+            if vendor == "gpt":  # wherever the image sits, tool_result content included
+                for path in image_parts(message.content, field):
                     yield Problem(
-                        field,
+                        path,
                         "image input on the messages endpoint is not supported for GPT models; "
                         "use chat-completions",
                     )
+        yield from content_part_problems(self.system, "system", anthropic=True)
         if self.system is not None and not isinstance(self.system, (str, list)):
             yield Problem("system", "must be a string (or an array of text blocks)")
         if self.temperature is not None:

@@ -10,6 +10,7 @@ from mediagen_nb.catalog._families import families, family_for_path
 from mediagen_nb.types._assets import Sd2AssetStatus, Sd2AssetUpload, Seedance2AssetUpload
 from mediagen_nb.types._chat import ChatCompletionRequest, MessagesRequest
 from mediagen_nb.types._images import BananaRequest, Image2Request
+from mediagen_nb.types._json import json_value_problems
 from mediagen_nb.types._problem import (
     Problem,
     RequestModel,
@@ -69,12 +70,18 @@ def validate_request(path: str, body: Any, *, allow_unknown_models: bool = False
         "allow_unknown_models": allow_unknown_models,
         "family_id": family.id if family else None,
     }
+    json_problems = list(json_value_problems(body))
     try:
         model_cls.model_validate(body, context=context)
     except ValidationError as error:
         field_problems = problems_from_pydantic(error)
-        return field_problems + _rules_without(model_cls, body, field_problems, context)
-    return rule_problems
+        found = field_problems + _rules_without(model_cls, body, field_problems, context)
+    else:
+        found = rule_problems
+    if not json_problems:
+        return found
+    reported = {p.field for p in json_problems}
+    return json_problems + [p for p in found if p.field not in reported]
 
 
 def _rules_without(

@@ -249,9 +249,12 @@ ROWS: dict[str, Row] = {
     "grok duration 5": bad(
         _p("grok"), {"model": "grok-video", "prompt": "x", "duration": 5}, "duration", "6 to 30"
     ),
-    "sd2 unknown model": bad(
-        _p("sd2_manxue"), {"model": "sd2_manxue_8k", "prompt": "x"}, "model", "sd2_manxue_4k"
+    "sd2 unknown model (warning)": ok(_p("sd2_manxue"), {"model": "sd2_manxue_8k", "prompt": "x"}),
+    "sd2 vidu model": bad(
+        _p("sd2_manxue"), {"model": "viduq3-pro", "prompt": "x"}, "model", "Vidu"
     ),
+    "veo banana model": bad(_p("veo"), {"model": "nano-banana", "prompt": "x"}, "model", "banana"),
+    "grok vidu model": bad(_p("grok"), {"model": "viduq3-turbo", "prompt": "x"}, "model", "vidu"),
     "videos refs not a list": bad(
         _p("videos"),
         {"model": "videos-1", "prompt": "x", "referenceVideos": VID},
