@@ -202,7 +202,7 @@ class TaskStore:
         state, fam = self._state, task.family
         verdict = judge(fam, body, state.assets, now)
         task.asset_ids = verdict.asset_ids
-        task.spec = media_spec(fam, task.model, body, state.uniform())
+        task.spec = media_spec(fam, task.model, body, state.uniform(), verdict.video_seconds)
         if verdict.immediate_error is not None:
             task.error = verdict.immediate_error
             return

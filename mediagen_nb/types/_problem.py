@@ -58,6 +58,8 @@ class RuleContext:
     allow_unknown_models: bool = False
     family_id: str | None = None
     """The family whose create endpoint the body is for (generic video requests need it)."""
+    service_origins: frozenset[str] = frozenset()
+    """Origins of the service itself (``scheme://host:port``): its URLs count as public."""
 
 
 def errors_only(problems: Iterable[Problem]) -> list[Problem]:
@@ -151,9 +153,13 @@ class RequestModel(BaseModel):
     def _apply_rules(self, info: ValidationInfo) -> Self:
         context = info.context if isinstance(info.context, dict) else {}
         family_id = context.get("family_id")
+        service_origins = context.get("service_origins")
         ctx = RuleContext(
             allow_unknown_models=bool(context.get("allow_unknown_models")),
             family_id=family_id if isinstance(family_id, str) else None,
+            service_origins=service_origins
+            if isinstance(service_origins, frozenset)
+            else frozenset(),
         )
         problems = list(self.rules(ctx))
         sink = context.get("problems")

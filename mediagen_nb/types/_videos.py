@@ -218,7 +218,12 @@ class SeedanceRequest(RequestModel):
 
 
 class StarvideosRequest(RequestModel):
-    """``POST /v1/starvideos/videos``: the five modes and their combinations."""
+    """``POST /v1/starvideos/videos``: the five modes and their combinations.
+
+    Decision: the 3 to 10 s length of a reference video is not checked here. Only the media
+    tells it (a URL fragment such as ``#t=`` is never sent to a server), so it is a task
+    failure naming ``referenceVideos`` (the emulator decides it from its URL conventions).
+    """
 
     model: str
     prompt: str
