@@ -33,14 +33,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from mediagen_nb.catalog import Family
 from mediagen_nb.catalog._params import SD2_MAX_AUDIO_SECONDS, STARVIDEOS_VIDEO_SECONDS
-
-if TYPE_CHECKING:
-    from mediagen_nb.emulator._assets import AssetStore
 
 POLICY_TRIGGER: Final = "[policy]"
 FAIL_TRIGGER: Final = "[fail]"
@@ -63,6 +60,25 @@ SORA_FACE_ERROR: Final = "real portrait photographs are not supported as referen
 _TEXT_KEYS: Final = frozenset({"prompt", "text", "name", "model"})
 _REF_PREFIXES: Final = ("http://", "https://", "asset://")
 _NUMBER = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?", re.ASCII)
+
+
+class _Medium(Protocol):
+    url: str
+
+
+class AssetLookup(Protocol):
+    """What the conventions read of the asset store (``_assets.AssetStore`` is one).
+
+    A protocol, so this module needs no store: the task store hands its asset store in.
+    """
+
+    def get(self, asset_id: str) -> _Medium | None:
+        """The live asset with this id, or None."""
+        ...
+
+    def reference_problem(self, asset_id: str, now: float) -> str | None:
+        """Why ``asset://{asset_id}`` may not be used now (None: usable)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -157,7 +173,7 @@ def _looks_like_face(url: str) -> bool:
 
 
 def _reference_video_seconds(
-    family: Family, refs: list[Reference], assets: AssetStore
+    family: Family, refs: list[Reference], assets: AssetLookup
 ) -> float | None:
     """A starvideos reference video's length (of its asset's URL for ``asset://``)."""
     if family.id != "starvideos":
@@ -169,7 +185,7 @@ def _reference_video_seconds(
     return None
 
 
-def judge(family: Family, body: dict[str, Any], assets: AssetStore, now: float) -> Verdict:
+def judge(family: Family, body: dict[str, Any], assets: AssetLookup, now: float) -> Verdict:
     """Apply the conventions (module docstring) to a body that passed validation."""
     prompt = prompt_text(body).lower()
     refs = list(references(body))
