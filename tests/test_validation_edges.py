@@ -375,6 +375,12 @@ MALFORMED = {
         "messages[0].content[0].source",
         "required",
     ),
+    "messages image in system": (
+        MESSAGES,
+        {**message_blocks({"type": "text", "text": "hi"}), "system": [IMAGE_BLOCK]},
+        "system[0]",
+        "text block",
+    ),
     "messages system block without text": (
         MESSAGES,
         {**message_blocks({"type": "text", "text": "hi"}), "system": [{"type": "text"}]},

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mediagen_nb.catalog._params import CHAT_MAX_STOP, CHAT_TEMPERATURE, ChatRole, MessagesRole
 from mediagen_nb.catalog._text import TEXT_MODELS, text_model, text_vendor_of
-from mediagen_nb.types._parts import content_part_problems, image_parts
+from mediagen_nb.types._parts import content_part_problems, image_parts, system_problems
 from mediagen_nb.types._problem import Problem, RequestModel, RuleContext
 
 _VIDEO_PART_TYPES = frozenset({"video_url", "video", "input_video"})
@@ -160,7 +160,7 @@ class MessagesRequest(RequestModel):
                         "image input on the messages endpoint is not supported for GPT models; "
                         "use chat-completions",
                     )
-        yield from content_part_problems(self.system, "system", anthropic=True)
+        yield from system_problems(self.system)
         if self.system is not None and not isinstance(self.system, (str, list)):
             yield Problem("system", "must be a string (or an array of text blocks)")
         if self.temperature is not None:

@@ -11,7 +11,7 @@ part types those protocols define, what they require is required here too:
 * messages (Anthropic): ``text`` needs a string ``text`` with something besides white space;
   ``image`` and ``document`` need an object ``source``; an image ``source`` is ``base64``
   (``media_type`` one of jpeg/png/gif/webp, string ``data``), ``url`` (string ``url``) or
-  ``file`` (string ``file_id``).
+  ``file`` (string ``file_id``); a ``system`` array holds text blocks only.
 
 Decision: part types these lists do not name pass unchecked (the protocols grow; a newer part
 is the service's to judge), and the blocks of tool use and thinking are left to their own
@@ -129,6 +129,18 @@ def content_part_problems(content: Any, field: str, *, anthropic: bool) -> Itera
     check = anthropic_block_problems if anthropic else openai_part_problems
     for index, part in enumerate(content):
         yield from check(part, f"{field}[{index}]")
+
+
+def system_problems(system: Any) -> Iterator[Problem]:
+    """A messages ``system`` array holds text blocks only (the protocol's system prompt)."""
+    if not isinstance(system, list):
+        return
+    for index, block in enumerate(system):
+        field = f"system[{index}]"
+        if not isinstance(block, dict) or block.get("type") != "text":
+            yield Problem(field, "must be a text block: {'type': 'text', 'text': ...}")
+        else:
+            yield from _string(block, "text", field, non_empty=True)
 
 
 def image_parts(content: Any, field: str, depth: int = 0) -> Iterator[str]:
