@@ -18,6 +18,7 @@ import pytest
 from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.client._http import encode_json
 from mediagen_nb.types import validate_request
+from mediagen_nb.types._urls import not_public_reason, origin, origins
 from tests._emulator_helpers import KEY, FakeClock, make_app
 from tests._validation_helpers import (
     CHAT,
@@ -110,6 +111,18 @@ def test_the_services_own_urls_count_as_public() -> None:
     other = {"assetType": "Image", "url": "http://127.0.0.1:8766/a.png"}
     first_error(SEEDANCE2_UPLOAD, other, "url", "publicly", service_origins=origins)
     first_error(SEEDANCE2_UPLOAD, body, "url", "loopback")  # without the origin: refused
+
+
+def test_origins_compare_scheme_host_and_port_with_defaults_filled_in() -> None:
+    assert origin("HTTP://Example.COM/a?b") == "http://example.com:80"
+    assert origin("https://example.com:443/x") == "https://example.com:443"
+    assert origin("http://[::1]:8765/api") == "http://[::1]:8765"
+    assert origin("not a url") is None
+    assert origins("http://127.0.0.1:8765/api") == {"http://127.0.0.1:8765"}  # one base URL
+    assert origins([None, "", "http://a.test/api", "http://a.test/gateway"]) == {"http://a.test:80"}
+    # a public URL needs no origin; a service on https does not vouch for http on its host
+    assert not_public_reason("https://cdn.example.org/a.png") is None
+    assert not_public_reason("http://10.0.0.1/a", ["https://10.0.0.1/api"]) is not None
 
 
 async def test_the_client_uploads_the_emulators_own_url_and_refuses_a_neighbour() -> None:

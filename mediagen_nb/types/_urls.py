@@ -49,9 +49,9 @@ def origin(url: str) -> str | None:
     return f"{scheme}://{shown}:{port}" if port is not None else f"{scheme}://{shown}"
 
 
-def origins(urls: Iterable[str | None]) -> frozenset[str]:
-    """The origins of some base URLs (None and unparsable ones skipped)."""
-    found = (origin(u) for u in urls if u)
+def origins(urls: str | Iterable[str | None]) -> frozenset[str]:
+    """The origins of some base URLs, or of one (None and unparsable ones skipped)."""
+    found = (origin(u) for u in ([urls] if isinstance(urls, str) else urls) if u)
     return frozenset(o for o in found if o is not None)
 
 

@@ -55,7 +55,7 @@ def validate_request(
     body: Any,
     *,
     allow_unknown_models: bool = False,
-    service_origins: Iterable[str] = (),
+    service_origins: str | Iterable[str] = (),
 ) -> list[Problem]:
     """Check ``body`` for the endpoint ``path`` against every rule of the spec.
 
@@ -124,7 +124,7 @@ def ensure_valid(
     body: Any,
     *,
     allow_unknown_models: bool = False,
-    service_origins: Iterable[str] = (),
+    service_origins: str | Iterable[str] = (),
 ) -> list[Problem]:
     """Raise ``RequestValidationError`` when ``body`` has errors; return its warnings."""
     problems = validate_request(
