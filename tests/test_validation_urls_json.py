@@ -227,6 +227,11 @@ async def test_the_client_never_writes_a_body_that_is_not_json(
     with pytest.raises(RequestValidationError, match=r"cannot be sent as JSON|JSON value"):
         encode_json({"when": object()})
     assert encode_json({"t": 0.5}) == b'{"t": 0.5}'
+    loop: dict[str, Any] = {"n": 1}
+    loop["again"] = loop
+    loop["and_again"] = loop  # the walk visits each container once: no blow-up
+    with pytest.raises(RequestValidationError, match=r"\(body\): cannot be sent as JSON"):
+        encode_json(loop)
     with pytest.raises(RequestValidationError, match="finite"):
         await client._ctx.core.request("POST", "base", "/v1/unvalidated", {"t": INF})
     assert wire.sent == []

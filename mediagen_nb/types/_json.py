@@ -17,8 +17,8 @@ from mediagen_nb.types._problem import Problem
 
 NOT_FINITE: Final = "must be a finite number (NaN and Infinity are not valid JSON)"
 NOT_JSON: Final = "must be a JSON value (string, number, true/false, null, array or object)"
-MAX_DEPTH: Final = 200
-"""Deeper bodies are left to the model checks (no recursion, so no RecursionError)."""
+MAX_DEPTH: Final = 1000
+"""Deeper than a JSON parser reads (the walk itself does not recurse)."""
 
 
 def _child(path: str, key: str | int) -> str:
@@ -30,6 +30,7 @@ def _child(path: str, key: str | int) -> str:
 def json_value_problems(body: Any) -> Iterator[Problem]:
     """A problem for every non-finite number or non-JSON value in ``body``, by JSON path."""
     stack: list[tuple[str, Any, int]] = [("", body, 0)]
+    seen: set[int] = set()  # each container once: a body that holds itself ends the walk
     while stack:
         path, value, depth = stack.pop()
         field = path or "(body)"
@@ -39,8 +40,9 @@ def json_value_problems(body: Any) -> Iterator[Problem]:
             if not math.isfinite(value):
                 yield Problem(field, NOT_FINITE)
             continue
-        if depth >= MAX_DEPTH:
+        if depth >= MAX_DEPTH or id(value) in seen:
             continue
+        seen.add(id(value))
         if isinstance(value, dict):
             children = [(_child(path, str(k)), v) for k, v in value.items()]
         elif isinstance(value, list | tuple):
