@@ -82,22 +82,40 @@ def test_the_renderer_reads_ascii_digits_only() -> None:
 # --- 2. messages + GPT: images anywhere ---------------------------------------------------------
 
 
-async def test_messages_gpt_image_inside_tool_result_is_a_400_naming_it() -> None:
-    content = [
-        {
-            "type": "tool_result",
-            "tool_use_id": "t1",
-            "content": [{"type": "text", "text": "x"}, IMAGE_BLOCK],
-        }
+def _tool_turns(*content: dict[str, Any]) -> list[dict[str, Any]]:
+    """A protocol-shaped tool round whose answer (``messages[2]``) holds ``content``."""
+    call = {"type": "tool_use", "id": "t1", "name": "chart", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": list(content)}
+    return [
+        {"role": "user", "content": "plot it"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
     ]
-    body = {
-        "model": "gpt-5.5",
-        "max_tokens": 16,
-        "messages": [{"role": "user", "content": content}],
-    }
+
+
+@pytest.mark.parametrize(
+    ("content", "field"),
+    [
+        ([IMAGE_BLOCK], "messages[2].content[0].content[0]"),
+        ([{"type": "text", "text": "chart:"}, IMAGE_BLOCK], "messages[2].content[0].content[1]"),
+    ],
+)
+async def test_messages_gpt_image_inside_tool_result_is_a_400_naming_it(
+    content: list[dict[str, Any]], field: str
+) -> None:
+    body = {"model": "gpt-5.5", "max_tokens": 16, "messages": _tool_turns(*content)}
     error = await text_400(make_app(), "/v1/messages", body)
-    assert error["param"] == "messages[0].content[0].content[1]"
+    assert f"{field}: image input on the messages endpoint" in error["message"]
     assert "GPT" in error["message"]
+
+
+async def test_messages_claude_takes_an_image_inside_tool_result() -> None:
+    content = [{"type": "text", "text": "x"}, IMAGE_BLOCK]
+    body = {"model": "claude-sonnet-4-6", "max_tokens": 16, "messages": _tool_turns(*content)}
+    async with client(make_app(), prefix="/gateway") as c:
+        response = await c.post("/v1/messages", json=body)
+    assert response.status_code == 200, response.text
+    assert response.json()["type"] == "message"
 
 
 # --- 3. model names -------------------------------------------------------------------------

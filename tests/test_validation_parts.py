@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mediagen_nb.client import AsyncClient
+from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.types import errors_only, validate_request
 from tests._validation_helpers import (
     CHAT,
@@ -20,6 +20,7 @@ from tests._validation_helpers import (
     MESSAGES,
     NoNetwork,
     refused,
+    send,
     silent_client,
 )
 
@@ -45,18 +46,32 @@ def tool_result(*content: dict[str, Any]) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": "toolu_1", "content": list(content)}
 
 
+def tool_turns(*content: dict[str, Any]) -> list[dict[str, Any]]:
+    """A protocol-shaped tool round: the user asks, the assistant calls, the user answers."""
+    call = {"type": "tool_use", "id": "toolu_1", "name": "chart", "input": {}}
+    return [
+        {"role": "user", "content": "plot it"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": list(content)},
+    ]
+
+
 NESTED_IMAGES = {
     "in tool_result": (
+        [tool_result(IMAGE_BLOCK)],
+        "messages[2].content[0].content[0]",
+    ),
+    "after text in tool_result": (
         [tool_result({"type": "text", "text": "chart:"}, IMAGE_BLOCK)],
-        "messages[0].content[0].content[1]",
+        "messages[2].content[0].content[1]",
     ),
     "openai part in tool_result": (
         [tool_result({"type": "image_url", "image_url": {"url": IMG}})],
-        "messages[0].content[0].content[0]",
+        "messages[2].content[0].content[0]",
     ),
     "two levels down": (
         [{"type": "text", "text": "see"}, tool_result(tool_result(IMAGE_BLOCK))],
-        "messages[0].content[1].content[0].content[0]",
+        "messages[2].content[1].content[0].content[0]",
     ),
 }
 
@@ -65,23 +80,24 @@ NESTED_IMAGES = {
 async def test_gpt_on_messages_refuses_an_image_wherever_it_sits(
     case: str, client: AsyncClient, wire: NoNetwork
 ) -> None:
+    """The image is named however the rest of the tool_result shape is judged."""
     content, field = NESTED_IMAGES[case]
-    body = {**GPT_MSG, "messages": [{"role": "user", "content": content}]}
-    await refused(client, wire, MESSAGES, body, field, "GPT", "chat-completions")
+    body = {**GPT_MSG, "messages": tool_turns(*content)}
+    hits = [p for p in errors_only(validate_request(MESSAGES, body)) if p.field == field]
+    assert len(hits) == 1, validate_request(MESSAGES, body)
+    assert "GPT" in hits[0].rule
+    assert "chat-completions" in hits[0].rule
+    with pytest.raises(RequestValidationError) as info:
+        await send(client, MESSAGES, body)
+    assert hits[0] in info.value.problems
+    assert wire.sent == []
 
 
 def test_claude_on_messages_takes_the_same_nested_image() -> None:
     content = [tool_result({"type": "text", "text": "chart:"}, IMAGE_BLOCK)]
-    body = {
-        **GPT_MSG,
-        "model": "claude-sonnet-4-6",
-        "messages": [{"role": "user", "content": content}],
-    }
+    body = {**GPT_MSG, "model": "claude-sonnet-4-6", "messages": tool_turns(*content)}
     assert errors_only(validate_request(MESSAGES, body)) == []
-    text_only = {
-        **GPT_MSG,
-        "messages": [{"role": "user", "content": [tool_result({"type": "text", "text": "42"})]}],
-    }
+    text_only = {**GPT_MSG, "messages": tool_turns(tool_result({"type": "text", "text": "42"}))}
     assert errors_only(validate_request(MESSAGES, text_only)) == []
 
 
