@@ -341,15 +341,25 @@ ROWS: dict[str, Row] = {
         {
             **CLAUDE_MSG,
             "model": "gpt-5.4",
-            "messages": _parts(
+            "messages": [
+                *USER_HI,
                 {
-                    "type": "tool_result",
-                    "tool_use_id": "t1",
-                    "content": [{"type": "image", "source": {"type": "url", "url": IMG}}],
-                }
-            ),
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t1", "name": "chart", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "t1",
+                            "content": [{"type": "image", "source": {"type": "url", "url": IMG}}],
+                        }
+                    ],
+                },
+            ],
         },
-        "messages[0].content[1].content[0]",
+        "messages[2].content[0].content[0]",
         "GPT",
     ),
     "messages image without source": bad(
