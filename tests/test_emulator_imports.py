@@ -115,6 +115,28 @@ def test_the_emulator_package_has_no_import_cycle() -> None:
     assert find_cycle(graph) is None, f"import cycle: {' -> '.join(find_cycle(graph) or [])}"
 
 
+def test_no_module_imports_the_package_front_door() -> None:
+    """``mediagen_nb.emulator`` itself imports the app and server: a module below them that
+    took a name from it would close a loop the graph of submodules cannot show."""
+    modules = {p.stem for p in ROOT.glob("*.py")}
+    offenders = []
+    for path in ROOT.glob("*.py"):
+        if path.stem == "__init__":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (
+                (node.level == 0 and node.module == PACKAGE)
+                or (node.level == 1 and not node.module)
+            ):
+                names = [a.name for a in node.names if a.name not in modules]
+                if names:
+                    offenders.append(f"{path.stem}: {names}")
+            elif isinstance(node, ast.Import) and any(a.name == PACKAGE for a in node.names):
+                offenders.append(f"{path.stem}: import {PACKAGE}")
+    assert offenders == []
+
+
 @pytest.mark.parametrize(
     ("module", "must_not_reach"),
     [
