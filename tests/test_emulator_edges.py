@@ -139,6 +139,13 @@ async def test_a_create_with_another_familys_model_fails(
     assert created["model"] == model
 
 
+async def test_an_image_model_on_chat_completions_is_a_400_naming_model() -> None:
+    body = {"model": "gpt-image-2", "messages": USER_HI}
+    error = await text_400(make_app(), "/v1/chat/completions", body)
+    assert error["param"] == "model"
+    assert "GPT Image 2" in error["message"]
+
+
 @pytest.mark.parametrize("family_id", ["veo", "vidu", "sd2_manxue", "grok"])
 async def test_an_unknown_model_name_is_accepted(family_id: str) -> None:
     async with client(make_app(FakeClock())) as c:

@@ -96,6 +96,20 @@ async def test_a_name_of_another_family_is_refused(
     first_error(fam.create_path, body, "model", owner, allow_unknown_models=True)
 
 
+@pytest.mark.parametrize(
+    ("path", "model"),
+    [("/v1/chat/completions", "gpt-image-2"), ("/v1/messages", "nano-banana-pro")],
+)
+async def test_an_image_model_is_refused_on_the_text_endpoints(
+    path: str, model: str, client: AsyncClient, wire: NoNetwork
+) -> None:
+    body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": "hi"}]}
+    if path.endswith("messages"):
+        body["max_tokens"] = 8
+    await refused(client, wire, path, body, "model", "not to the text models", "send it to")
+    first_error(path, body, "model", "belongs to", allow_unknown_models=True)
+
+
 @pytest.mark.parametrize("family_id", sorted(f.id for f in FAMILIES.values() if not f.documented))
 def test_an_unknown_name_passes_with_a_warning_on_every_partly_documented_family(
     family_id: str,

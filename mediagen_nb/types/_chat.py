@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mediagen_nb.catalog._families import family_for_model
 from mediagen_nb.catalog._params import CHAT_MAX_STOP, CHAT_TEMPERATURE, ChatRole, MessagesRole
 from mediagen_nb.catalog._text import TEXT_MODELS, text_model, text_vendor_of
 from mediagen_nb.types._parts import content_part_problems, image_parts, system_problems
@@ -60,8 +61,14 @@ def _part_types(messages: list[Any]) -> Iterator[tuple[str, str]]:
 
 
 def _text_model_problems(model: str, ctx: RuleContext) -> Iterator[Problem]:
+    owner = family_for_model(model)  # an image or video name: refused even when unknown allowed
     if not model.strip():
         yield Problem("model", "must not be empty")
+    elif owner is not None:
+        where = f"send it to {owner.create_path}"
+        yield Problem(
+            "model", f"{model!r} belongs to {owner.title}, not to the text models; {where}"
+        )
     elif model not in TEXT_MODELS and not (ctx.allow_unknown_models and text_vendor_of(model)):
         yield Problem(
             "model",
