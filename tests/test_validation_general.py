@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mediagen_nb.catalog import FAMILIES
+from mediagen_nb.catalog import FAMILIES, family_for_path
 from mediagen_nb.types import (
     Problem,
     RequestValidationError,
@@ -63,8 +63,13 @@ def test_every_create_path_has_a_valid_body_here() -> None:
 
 @pytest.mark.parametrize("path", sorted(VALID_BODIES))
 def test_valid_body_passes_every_endpoint(path: str) -> None:
-    assert validate_request(path, VALID_BODIES[path]) == []
-    assert ensure_valid(path, VALID_BODIES[path]) == []
+    fam = family_for_path(path)
+    expected: list[tuple[str, str]] = []
+    if fam is not None and not fam.documented and VALID_BODIES[path]["model"] not in fam.models:
+        expected = [("model", "warning")]  # a name the spec does not list passes with a warning
+    found = [(p.field, p.severity) for p in validate_request(path, VALID_BODIES[path])]
+    assert found == expected
+    assert [(p.field, p.severity) for p in ensure_valid(path, VALID_BODIES[path])] == expected
 
 
 @pytest.mark.parametrize("path", sorted(VALID_BODIES))

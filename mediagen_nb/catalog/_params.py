@@ -90,6 +90,8 @@ STARVIDEOS_DURATION = (3, 15)
 STARVIDEOS_MAX_REFS = 7
 STARVIDEOS_MAX_REFS_WITH_VIDEO = 4
 STARVIDEOS_MAX_VIDEOS = 1
+STARVIDEOS_VIDEO_SECONDS = (3.0, 10.0)
+"""Length a starvideos reference video must have, inclusive (spec: 3 to 10 s)."""
 STARVIDEOS_MODE_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("duration", "ratio"),
     "image_reference": ("referenceImages", "duration", "ratio"),

@@ -57,7 +57,14 @@ class ClientContext:
 
     def check(self, path: str, body: dict[str, Any]) -> None:
         """Validate ``body`` for ``path`` and refuse unusable assets; log warnings."""
-        for warning in ensure_valid(path, body, allow_unknown_models=self.allow_unknown_models):
+        settings = self.core.settings
+        warnings = ensure_valid(
+            path,
+            body,
+            allow_unknown_models=self.allow_unknown_models,
+            service_origins=(settings.base_url or "", settings.text_base_url or ""),
+        )
+        for warning in warnings:
             logger.warning("%s: %s", path, warning)
         for asset_id in asset_ids_in(body):
             status = self.asset_status.get(asset_id)

@@ -25,6 +25,8 @@ from typing import Any, Literal
 
 import httpx2
 
+from mediagen_nb.types import Problem, RequestValidationError, json_value_problems
+
 from ._config import Settings, get_logger
 from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
 from ._retry import IDEMPOTENT_EXTENSION, RetryTransport, Sleep
@@ -50,6 +52,22 @@ def parse_speed(value: str | None) -> float | None:
     except ValueError:
         return None
     return speed if speed > 0 and speed != float("inf") else None
+
+
+def encode_json(body: Any, path: str | None = None) -> bytes:
+    """``body`` as strict JSON (RFC 8259) bytes; ``RequestValidationError`` naming the field.
+
+    The last guard before the network: ``json.dumps`` would otherwise write ``NaN`` and
+    ``Infinity``, which are not JSON. Bodies checked by ``validate_request`` never get here
+    with one; this catches every other path.
+    """
+    try:
+        return jsonlib.dumps(body, allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        problems = list(json_value_problems(body))
+        if not problems:
+            problems = [Problem("(body)", f"cannot be sent as JSON: {exc}")]
+        raise RequestValidationError(problems, path) from exc
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
@@ -123,7 +141,7 @@ class HTTPCore:
     def _build(
         self, method: str, url: str, body: Any | None, *, idempotent: bool
     ) -> httpx2.Request:
-        content = None if body is None else jsonlib.dumps(body).encode()
+        content = None if body is None else encode_json(body, httpx2.URL(url).path)
         extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
         return self.http.build_request(
             method,

@@ -19,8 +19,11 @@ Conventions a class can use to show each failure path on purpose (details in the
 * ``asset://`` ids that are unknown, deleted, ``Processing`` or ``Failed`` -> failure naming
   the field; deleting an asset used by a pending task fails that task;
 * sd2 reference audio over 15 s in total (length from ``#t=N`` or ``?duration=N``, else 5 s);
-* asset URLs containing ``reject`` or ``nsfw`` -> review ends ``Failed``; sd2 uploads of
-  local/private hosts -> ``failedItems``;
+* a starvideos reference video shorter than 3 s or longer than 10 s (length read the same
+  way) -> failure naming ``referenceVideos[0]``;
+* asset URLs containing ``reject`` or ``nsfw`` -> review ends ``Failed``; uploads (both
+  libraries) of URLs on local or private hosts -> code ``"400"`` (sd2: also ``failedItems``),
+  except the emulator's own URLs;
 * polling a task more often than its family's minimum interval / speed -> 429 + Retry-After;
 * result URLs expire after the family's URL lifetime / speed (410), records after their
   retention / speed (404); memory is bounded (10,000 tasks, 10,000 assets, 256 MiB media,

@@ -10,18 +10,18 @@ string ``"0"`` on success. Decisions where the spec says "not shown":
   ``msg: "asset <id> deleted"``.
 * sd2 ``failedItems`` entries: upload ``{"url", "assetType", "reason"}``, status
   ``{"assetId", "reason"}``. An upload whose body is invalid answers code ``"400"`` with
-  ``data: {"items": [], "failedItems": [...]}`` naming the malformed URLs; in a valid upload,
-  a URL whose host is not publicly reachable (``localhost``, ``*.local``, ``*.internal``,
-  private, loopback or link-local addresses) becomes a failed item and the others are
+  ``data: {"items": [], "failedItems": [...]}`` naming the bad URLs, and nothing is
   submitted.
+* Both libraries refuse URLs the service could not fetch (``types._urls``: loopback,
+  private and local hosts, ``file:``) by the same rule as the client, with code ``"400"``;
+  URLs on the origin the request reached the emulator on are its own (results, files the
+  Studio hands it in demo mode) and are accepted.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -37,7 +37,6 @@ SD2_UPLOAD: Final = "/asset/sd2Manxue/assetUpload"
 SD2_STATUS: Final = "/asset/sd2Manxue/assetStatus"
 SD2_LISTS: Final = {"imageUrls": "Image", "videoUrls": "Video", "audioUrls": "Audio"}
 _LIST_ITEM = re.compile(r"^(imageUrls|videoUrls|audioUrls)\[(\d+)\]$")
-_LOCAL_SUFFIXES: Final = (".local", ".internal", ".localhost")
 
 
 def envelope(code: str, msg: str | None, data: Any) -> Response:
@@ -45,27 +44,24 @@ def envelope(code: str, msg: str | None, data: Any) -> Response:
     return Response(dumps({"code": code, "msg": msg, "data": data}), media_type=JSON_TYPE)
 
 
-def _errors(path: str, body: Any) -> list[tuple[str, str]]:
-    return [(p.field, p.rule) for p in validate_request(path, body) if p.is_error]
+def _service_origins(request: Request) -> tuple[str, ...]:
+    """The emulator's own origins for this request: as addressed (Host) and as bound."""
+    scheme = request.url.scheme
+    own = [f"{scheme}://{request.headers.get('host', '')}"]
+    server = request.scope.get("server")
+    if server and server[1] is not None:
+        host = f"[{server[0]}]" if ":" in str(server[0]) else server[0]
+        own.append(f"{scheme}://{host}:{server[1]}")
+    return tuple(own)
+
+
+def _errors(request: Request, path: str, body: Any) -> list[tuple[str, str]]:
+    problems = validate_request(path, body, service_origins=_service_origins(request))
+    return [(p.field, p.rule) for p in problems if p.is_error]
 
 
 def _message(errors: list[tuple[str, str]]) -> str:
     return "; ".join(f"{field}: {rule}" for field, rule in errors)
-
-
-def unreachable(url: str) -> bool:
-    """Whether the URL's host is obviously not on the public internet."""
-    try:
-        host = (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return True
-    if host == "localhost" or host.endswith(_LOCAL_SUFFIXES):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return not address.is_global
 
 
 def asset_routes(state: EmulatorState) -> list[BaseRoute]:
@@ -74,7 +70,7 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
 
     async def seedance2_upload(request: Request) -> Response:
         body: Any = request.scope.get(JSON_KEY)
-        errors = _errors(SEEDANCE2_UPLOAD, body)
+        errors = _errors(request, SEEDANCE2_UPLOAD, body)
         if errors:
             return envelope("400", _message(errors), None)
         name = body.get("name")
@@ -101,7 +97,7 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
 
     async def sd2_upload(request: Request) -> Response:
         body: Any = request.scope.get(JSON_KEY)
-        errors = _errors(SD2_UPLOAD, body)
+        errors = _errors(request, SD2_UPLOAD, body)
         if errors:
             failed = []
             for field, rule in errors:
@@ -112,13 +108,8 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
                     failed.append({"url": url, "assetType": SD2_LISTS[match[1]], "reason": rule})
             return envelope("400", _message(errors), {"items": [], "failedItems": failed})
         items: list[dict[str, Any]] = []
-        failed_items: list[dict[str, Any]] = []
         for key, asset_type in SD2_LISTS.items():
             for url in body.get(key) or ():
-                if unreachable(url):
-                    reason = "url is not publicly reachable (local or private host)"
-                    failed_items.append({"url": url, "assetType": asset_type, "reason": reason})
-                    continue
                 asset = store.upload("sd2", asset_type, url, None)
                 items.append(
                     {
@@ -128,11 +119,11 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
                         "status": "submitted",
                     }
                 )
-        return envelope("0", "success", {"items": items, "failedItems": failed_items})
+        return envelope("0", "success", {"items": items, "failedItems": []})
 
     async def sd2_status(request: Request) -> Response:
         body: Any = request.scope.get(JSON_KEY)
-        errors = _errors(SD2_STATUS, body)
+        errors = _errors(request, SD2_STATUS, body)
         if errors:
             return envelope("400", _message(errors), None)
         now = state.now()

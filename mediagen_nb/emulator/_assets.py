@@ -17,15 +17,16 @@ Emulator decisions (the spec leaves asset review "not shown"):
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from mediagen_nb.emulator._asset_journal import AssetJournal
-    from mediagen_nb.emulator._state import EmulatorState
+from mediagen_nb.emulator._asset_journal import AssetJournal
+from mediagen_nb.emulator._runtime import Runtime
 
 LibraryId = Literal["seedance2", "sd2"]
 ReviewStatus = Literal["Processing", "Active", "Failed"]
@@ -36,6 +37,10 @@ MAX_ASSETS: Final = 10_000
 MAX_TOMBSTONES: Final = 50_000
 MAX_URL_CHARS: Final = 2048
 REJECT_MARKERS: Final = ("reject", "nsfw")
+log = logging.getLogger(__name__)
+
+DeleteListener = Callable[[str, str], object]
+"""Called with ``(asset_id, reason)`` after an asset is deleted."""
 
 
 @dataclass
@@ -79,21 +84,39 @@ def url_problem(url: object) -> str | None:
     return None
 
 
-class AssetStore:
-    """Assets of both libraries, keyed by id."""
+def _asset_from(record: dict[str, Any]) -> Asset | None:
+    try:
+        return Asset(**{k: v for k, v in record.items() if k != "deleted"})
+    except TypeError as error:
+        log.warning("skipping an unreadable emulator asset record: %s", error)
+        return None
 
-    def __init__(self, state: EmulatorState) -> None:
+
+class AssetStore:
+    """Assets of both libraries, keyed by id.
+
+    It knows nothing of tasks: whoever must react to a deletion (the task store fails the
+    pending tasks that use the asset) registers with :meth:`on_delete`.
+    """
+
+    def __init__(self, state: Runtime) -> None:
         self._state = state
         self._assets: OrderedDict[str, Asset] = OrderedDict()
         self._deleted: OrderedDict[str, None] = OrderedDict()
         self._journal: AssetJournal | None = None
+        self._delete_listeners: list[DeleteListener] = []
+
+    def on_delete(self, listener: DeleteListener) -> None:
+        """Call ``listener(asset_id, reason)`` after every deletion."""
+        self._delete_listeners.append(listener)
 
     def use_journal(self, journal: AssetJournal) -> int:
         """Replay ``journal`` (a previous emulator's assets), then record every change in it.
 
         Returns how many live assets were restored; the file is compacted.
         """
-        assets, deleted = journal.load()
+        records, deleted = journal.load()
+        assets = [a for a in map(_asset_from, records) if a is not None]
         with self._state.lock:
             for asset_id in deleted:
                 self._assets.pop(asset_id, None)
@@ -103,7 +126,7 @@ class AssetStore:
                     self._assets[asset.id] = asset
             while len(self._deleted) > MAX_TOMBSTONES:
                 self._deleted.popitem(last=False)
-            journal.rewrite(self._assets.values(), self._deleted)
+            journal.rewrite(map(asdict, self._assets.values()), self._deleted)
             self._journal = journal
         return len(self._assets)
 
@@ -137,7 +160,7 @@ class AssetStore:
                 self._assets.popitem(last=False)
             state.counters["assets_uploaded"] += 1
         if self._journal is not None:
-            self._journal.append(asset)
+            self._journal.append(asdict(asset))
         return asset
 
     def get(self, asset_id: str) -> Asset | None:
@@ -162,7 +185,8 @@ class AssetStore:
                 self._deleted.popitem(last=False)
         if self._journal is not None:
             self._journal.append_deleted(asset_id)
-        state.tasks.fail_tasks_using(asset_id, f"referenced asset {asset_id} was deleted")
+        for listener in self._delete_listeners:
+            listener(asset_id, f"referenced asset {asset_id} was deleted")
         return True
 
     def missing_reason(self, asset_id: str) -> str:

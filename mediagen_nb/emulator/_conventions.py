@@ -14,12 +14,16 @@ path contains ``face`` or ``portrait``      reference images must be submitted v
                                             library" (sora: "real portrait photographs are not
                                             supported as reference images")
 sd2 reference audio totalling over 15 s     is ``failed`` from its first poll
+a starvideos reference video shorter than   is ``failed`` from its first poll, naming
+3 s or longer than 10 s                     ``referenceVideos[0]``
 ``[fail]`` in the prompt                    runs ``queued -> processing`` and then ``failed``
 ==========================================  ==================================================
 
 Audio length is read from the URL (of the asset, for ``asset://`` references): a media
 fragment ``#t=N`` or ``#t=A,B`` (B - A seconds) or a query parameter ``duration=N``; 5 s when
-absent. The same rule gives a starvideos reference video's length. Image families take face
+absent. The same rule gives a starvideos reference video's length (the spec's 3 to 10 s is
+checked here, since only the media tells it; ``Verdict.video_seconds`` carries the length on
+to the render). Image families take face
 references as ordinary images (there is no asset library for them). Assets are checked when
 the task is created; deleting an asset later fails the pending tasks that use it.
 """
@@ -29,14 +33,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from mediagen_nb.catalog import Family
-from mediagen_nb.catalog._params import SD2_MAX_AUDIO_SECONDS
-
-if TYPE_CHECKING:
-    from mediagen_nb.emulator._assets import AssetStore
+from mediagen_nb.catalog._params import SD2_MAX_AUDIO_SECONDS, STARVIDEOS_VIDEO_SECONDS
 
 POLICY_TRIGGER: Final = "[policy]"
 FAIL_TRIGGER: Final = "[fail]"
@@ -58,7 +59,26 @@ SORA_FACE_ERROR: Final = "real portrait photographs are not supported as referen
 
 _TEXT_KEYS: Final = frozenset({"prompt", "text", "name", "model"})
 _REF_PREFIXES: Final = ("http://", "https://", "asset://")
-_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_NUMBER = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?", re.ASCII)
+
+
+class _Medium(Protocol):
+    url: str
+
+
+class AssetLookup(Protocol):
+    """What the conventions read of the asset store (``_assets.AssetStore`` is one).
+
+    A protocol, so this module needs no store: the task store hands its asset store in.
+    """
+
+    def get(self, asset_id: str) -> _Medium | None:
+        """The live asset with this id, or None."""
+        ...
+
+    def reference_problem(self, asset_id: str, now: float) -> str | None:
+        """Why ``asset://{asset_id}`` may not be used now (None: usable)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -90,6 +110,8 @@ class Verdict:
     """Failure reported when processing ends (None: the task completes)."""
     asset_ids: tuple[str, ...]
     """Every asset the task references (deleting one fails the task while pending)."""
+    video_seconds: float | None = None
+    """Length of a starvideos reference video (None: no reference video)."""
 
 
 def prompt_text(body: dict[str, Any]) -> str:
@@ -132,12 +154,12 @@ def media_seconds(url: str) -> float:
     fragment = parse_qs(parts.fragment).get("t", [])
     if fragment:
         bounds = fragment[0].removeprefix("npt:").split(",")
-        if len(bounds) == 1 and _NUMBER.match(bounds[0]):
+        if len(bounds) == 1 and _NUMBER.fullmatch(bounds[0]):
             return float(bounds[0])
-        if len(bounds) == 2 and all(_NUMBER.match(b) for b in bounds):
+        if len(bounds) == 2 and all(_NUMBER.fullmatch(b) for b in bounds):
             return max(0.0, float(bounds[1]) - float(bounds[0]))
     query = parse_qs(parts.query).get("duration", [])
-    if query and _NUMBER.match(query[0]):
+    if query and _NUMBER.fullmatch(query[0]):
         return float(query[0])
     return DEFAULT_MEDIA_SECONDS
 
@@ -150,15 +172,30 @@ def _looks_like_face(url: str) -> bool:
     return any(marker in path for marker in FACE_MARKERS)
 
 
-def judge(family: Family, body: dict[str, Any], assets: AssetStore, now: float) -> Verdict:
+def _reference_video_seconds(
+    family: Family, refs: list[Reference], assets: AssetLookup
+) -> float | None:
+    """A starvideos reference video's length (of its asset's URL for ``asset://``)."""
+    if family.id != "starvideos":
+        return None
+    for ref in refs:
+        if ref.field.startswith("referenceVideos["):
+            asset = assets.get(ref.asset_id) if ref.asset_id else None
+            return media_seconds(asset.url if asset else ref.value)
+    return None
+
+
+def judge(family: Family, body: dict[str, Any], assets: AssetLookup, now: float) -> Verdict:
     """Apply the conventions (module docstring) to a body that passed validation."""
     prompt = prompt_text(body).lower()
     refs = list(references(body))
     asset_ids = tuple(dict.fromkeys(r.asset_id for r in refs if r.asset_id))
     late = FAIL_ERROR if FAIL_TRIGGER in prompt else None
 
+    video_seconds = _reference_video_seconds(family, refs, assets)
+
     def verdict(error: str | None) -> Verdict:
-        return Verdict(error, late, asset_ids)
+        return Verdict(error, late, asset_ids, video_seconds)
 
     if POLICY_TRIGGER in prompt:
         return verdict(POLICY_ERROR)
@@ -171,6 +208,12 @@ def judge(family: Family, body: dict[str, Any], assets: AssetStore, now: float) 
         elif family.kind == "video" and not ref.is_audio and _looks_like_face(ref.value):
             message = SORA_FACE_ERROR if family.id == "sora" else FACE_ERROR
             return verdict(f"{ref.field}: {message}")
+    low, high = STARVIDEOS_VIDEO_SECONDS
+    if video_seconds is not None and not low <= video_seconds <= high:
+        return verdict(
+            f"referenceVideos[0]: the reference video is {video_seconds:g} s long; "
+            f"starvideos takes a reference video of {low:g} to {high:g} s"
+        )
     if family.id == "sd2_manxue":
         total = 0.0
         for ref in refs:

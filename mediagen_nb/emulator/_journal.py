@@ -6,6 +6,9 @@ With ``state_dir`` set, every task record is appended as one JSON line when it i
 or changes, and a new emulator replays the file. Records hold absolute clock times (Unix
 seconds), so tasks keep progressing while no kernel runs. Media are re-rendered from the
 recorded spec on demand; nothing large is written. The file is compacted on load.
+
+This module only reads and writes JSON records (dicts with a string ``id``); turning a task
+into a record and back is the task store's (``_tasks``), so the journal imports no store.
 """
 
 from __future__ import annotations
@@ -14,109 +17,68 @@ import json
 import logging
 import os
 import threading
-from dataclasses import asdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
-
-from mediagen_nb.catalog import FAMILIES
-from mediagen_nb.emulator._render import MediaSpec
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from mediagen_nb.emulator._tasks import Task
+from typing import Any, Final
 
 JOURNAL_NAME: Final = "tasks.jsonl"
 log = logging.getLogger(__name__)
 
-_FIELDS: Final = (
-    "id",
-    "model",
-    "created",
-    "t0",
-    "start_at",
-    "done_at",
-    "outcome",
-    "error",
-    "rejected",
-    "min_interval",
-    "media_token",
-    "total_tokens",
-)
+Record = dict[str, Any]
+"""One JSON line: an object with a string ``id``."""
 
 
-def task_record(task: Task) -> dict[str, Any]:
-    """A JSON-able record of a task (without its caches)."""
-    record = {name: getattr(task, name) for name in _FIELDS}
-    record["family"] = task.family.id
-    record["asset_ids"] = list(task.asset_ids)
-    record["spec"] = asdict(task.spec) if task.spec is not None else None
-    return record
+def read_records(path: Path) -> dict[str, Record]:
+    """Every record of a JSON-lines file by id, the latest line of an id winning.
 
-
-def task_from_record(record: dict[str, Any]) -> Task | None:
-    """Rebuild a task from its record; None when the record is unusable."""
-    from mediagen_nb.emulator._tasks import Task
-
+    Lines cut by a killed kernel and lines that are not objects with a string ``id`` are
+    skipped; a missing file has no records.
+    """
+    records: dict[str, Record] = {}
     try:
-        spec = record.get("spec")
-        media = None
-        if isinstance(spec, dict):
-            media = MediaSpec(**{**spec, "lines": tuple(spec.get("lines", ()))})
-        return Task(
-            family=FAMILIES[record["family"]],
-            spec=media,
-            next_poll_at=0.0,
-            asset_ids=tuple(record.get("asset_ids", ())),
-            **{name: record[name] for name in _FIELDS},
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        log.warning("skipping an unreadable emulator journal record: %s", error)
-        return None
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut by a killed kernel
+                if isinstance(record, dict) and isinstance(record.get("id"), str):
+                    records[record["id"]] = record
+    except FileNotFoundError:
+        return {}
+    return records
+
+
+def write_records(path: Path, records: Iterable[Record], lock: threading.Lock, mode: str) -> None:
+    """Append (``mode="a"``) or replace atomically (``"w"``); never raises for I/O trouble."""
+    text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+    target = path if mode == "a" else path.with_suffix(".tmp")
+    try:
+        with lock:
+            with target.open(mode, encoding="utf-8") as handle:
+                handle.write(text)
+            if target != path:
+                os.replace(target, path)
+    except OSError as error:
+        log.warning("could not write the emulator journal %s: %s", path.name, error)
 
 
 class TaskJournal:
-    """The journal file of one state directory."""
+    """The task journal file of one state directory."""
 
     def __init__(self, state_dir: Path) -> None:
         state_dir.mkdir(parents=True, exist_ok=True)
         self.path = state_dir / JOURNAL_NAME
         self._lock = threading.Lock()
 
-    def load(self) -> list[Task]:
-        """Every task recorded, the latest record of each id winning."""
-        records: dict[str, dict[str, Any]] = {}
-        try:
-            with self.path.open(encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        record = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut by a killed kernel
-                    if isinstance(record, dict) and isinstance(record.get("id"), str):
-                        records[record["id"]] = record
-        except FileNotFoundError:
-            return []
-        tasks = [task_from_record(r) for r in records.values()]
-        return [t for t in tasks if t is not None]
+    def load(self) -> list[Record]:
+        """Every task record, the latest record of each id winning."""
+        return list(read_records(self.path).values())
 
-    def append(self, task: Task) -> None:
+    def append(self, record: Record) -> None:
         """Record a task's current state; never raises for I/O trouble."""
-        line = json.dumps(task_record(task), separators=(",", ":")) + "\n"
-        try:
-            with self._lock, self.path.open("a", encoding="utf-8") as handle:
-                handle.write(line)
-        except OSError as error:
-            log.warning("could not write the emulator journal: %s", error)
+        write_records(self.path, [record], self._lock, "a")
 
-    def rewrite(self, tasks: Iterable[Task]) -> None:
-        """Replace the file with one line per live task (atomic rename)."""
-        tmp = self.path.with_suffix(".tmp")
-        try:
-            with self._lock:
-                with tmp.open("w", encoding="utf-8") as handle:
-                    for task in tasks:
-                        handle.write(json.dumps(task_record(task), separators=(",", ":")) + "\n")
-                os.replace(tmp, self.path)
-        except OSError as error:
-            log.warning("could not compact the emulator journal: %s", error)
+    def rewrite(self, records: Iterable[Record]) -> None:
+        """Replace the file with these records (atomic rename)."""
+        write_records(self.path, records, self._lock, "w")

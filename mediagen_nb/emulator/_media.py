@@ -52,10 +52,15 @@ _Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 _RGB = tuple[int, int, int]
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also takes fullwidth and Arabic-Indic digits)."""
+    return text.isascii() and text.isdigit() and len(text) <= 12
+
+
 def _ratio(text: str) -> Fraction:
     """``"16:9"`` -> 16/9; raises ValueError for anything else."""
     left, sep, right = text.partition(":")
-    if not sep or not left.isdigit() or not right.isdigit() or int(left) * int(right) == 0:
+    if not sep or not _digits(left) or not _digits(right) or int(left) * int(right) == 0:
         raise ValueError(f"not an aspect ratio: {text!r}")
     return Fraction(int(left), int(right))
 
@@ -63,7 +68,7 @@ def _ratio(text: str) -> Fraction:
 def _size(text: str) -> tuple[int, int]:
     """``"1280x720"`` -> (1280, 720); raises ValueError for anything else."""
     left, sep, right = text.lower().partition("x")
-    if not sep or not left.isdigit() or not right.isdigit() or int(left) * int(right) == 0:
+    if not sep or not _digits(left) or not _digits(right) or int(left) * int(right) == 0:
         raise ValueError(f"not a WxH size: {text!r}")
     return int(left), int(right)
 

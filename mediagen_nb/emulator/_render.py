@@ -7,7 +7,8 @@ Decisions (the spec leaves them open):
   comes from ``ratio``, ``aspect_ratio`` or ``size`` (sora default 720x1280, starvideos
   9:16, others 16:9). ``actualDuration``: the requested ``duration`` (sora also ``seconds``)
   when it is a whole number in the family's range; seedance ``-1`` picks 4-12 s (seeded);
-  a starvideos reference video gives its own length (3-10 s); otherwise the family default
+  a starvideos reference video gives its own length (``_conventions`` fails the task when
+  it is outside 3-10 s); otherwise the family default
   (sora 4, seedance 5, starvideos 3, others the low end of their range, veo 8).
 * vidu ``totalTokens`` = 1,000 per second of video (viduq3-pro: 2,000).
 * Media are rendered on the first download, in a worker thread, and kept in an LRU cache of
@@ -26,6 +27,7 @@ from typing import Any, Final, Literal
 from starlette.concurrency import run_in_threadpool
 
 from mediagen_nb.catalog import Family
+from mediagen_nb.catalog._params import STARVIDEOS_VIDEO_SECONDS
 from mediagen_nb.emulator._conventions import media_seconds, prompt_text
 from mediagen_nb.emulator._media import image_pixels, render_mp4, render_png, video_pixels
 
@@ -68,12 +70,20 @@ def _whole(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def actual_seconds(family: Family, body: dict[str, Any], pick: float) -> float:
-    """The video's length in seconds (module docstring); ``pick`` in [0, 1) is seeded."""
+def actual_seconds(
+    family: Family, body: dict[str, Any], pick: float, reference_seconds: float | None = None
+) -> float:
+    """The video's length in seconds (module docstring); ``pick`` in [0, 1) is seeded.
+
+    ``reference_seconds`` is the length of a starvideos reference video when the caller
+    knows it (an ``asset://`` reference: its asset's URL); else it is read from the URL.
+    """
     fid = family.id
     refs = body.get("referenceVideos")
     if fid == "starvideos" and isinstance(refs, list) and refs and isinstance(refs[0], str):
-        return min(10.0, max(3.0, media_seconds(refs[0])))
+        seconds = media_seconds(refs[0]) if reference_seconds is None else reference_seconds
+        low, high = STARVIDEOS_VIDEO_SECONDS
+        return min(high, max(low, seconds))
     wanted = _whole(body.get("duration"))
     if wanted is None and fid == "sora":
         wanted = _whole(body.get("seconds"))
@@ -100,8 +110,14 @@ def total_tokens(model: str, seconds: float) -> int:
     return round(seconds * (2000 if "pro" in model else 1000))
 
 
-def media_spec(family: Family, model: str, body: dict[str, Any], pick: float) -> MediaSpec:
-    """The result a valid create body asks for."""
+def media_spec(
+    family: Family,
+    model: str,
+    body: dict[str, Any],
+    pick: float,
+    reference_seconds: float | None = None,
+) -> MediaSpec:
+    """The result a valid create body asks for (``reference_seconds``: see ``actual_seconds``)."""
     title = clean_text(prompt_text(body))
     head = f"{family.title} · {clean_text(model, 80)}"
     if family.kind == "image":
@@ -122,7 +138,7 @@ def media_spec(family: Family, model: str, body: dict[str, Any], pick: float) ->
         width, height = video_pixels(shape)
     except ValueError:
         width, height = video_pixels(None)
-    seconds = actual_seconds(family, body, pick)
+    seconds = actual_seconds(family, body, pick, reference_seconds)
     lines = (
         head,
         f"{clean_text(shape, 20)} · {seconds:g} s · preview {width}x{height}",

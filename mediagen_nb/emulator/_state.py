@@ -1,36 +1,23 @@
-"""The emulator's state: clock, speed, randomness, faults, key, and the task/asset stores.
+"""The emulator's state: its :class:`~mediagen_nb.emulator._runtime.Runtime` and both stores.
 
-One :class:`EmulatorState` lives on ``app.state.emulator``. Route modules may read:
-
-* ``speed`` (float): how much faster than the real service the emulator runs; every
-  service duration (ETAs, review times, URL lifetimes, retention, poll intervals) is
-  divided by it. It is sent back in the ``x-mediagen-emulator-speed`` header.
-* ``now()``: the emulator clock in seconds (Unix time unless a clock was injected).
-* ``rng``: a ``random.Random`` seeded from ``create_app(seed=...)`` (ids, timings).
-* ``faults``: the :class:`~mediagen_nb.emulator._faults.FaultInjector`; streaming routes call
-  ``faults.should_cut_stream()`` and ``faults.cut_point(n)``; ``faults.config.latency_s``.
-* ``counters``: request-level counters (``poll_too_fast``, ``tasks_created``, ...).
-
-The API key is kept as bytes for constant-time comparison and never appears in ``repr``.
+One :class:`EmulatorState` lives on ``app.state.emulator``. Besides everything a runtime
+offers (clock, speed, randomness, lock, faults, counters, key), route modules read
+``tasks`` (the :class:`~mediagen_nb.emulator._tasks.TaskStore`) and ``assets`` (the
+:class:`~mediagen_nb.emulator._assets.AssetStore`). It sits above both stores: nothing
+below it imports it (``tests/test_emulator_imports.py`` keeps it so).
 """
 
 from __future__ import annotations
 
-import hmac
-import random
-import threading
-import time
-from collections import Counter
-from collections.abc import Callable
-
 from mediagen_nb.emulator._assets import AssetStore
-from mediagen_nb.emulator._faults import FaultConfig, FaultInjector
+from mediagen_nb.emulator._faults import FaultConfig
+from mediagen_nb.emulator._runtime import Clock, Runtime
 from mediagen_nb.emulator._tasks import TaskStore
 
-Clock = Callable[[], float]
+__all__ = ["Clock", "EmulatorState"]
 
 
-class EmulatorState:
+class EmulatorState(Runtime):
     """Everything one emulator app knows; shared by its routes and middleware."""
 
     def __init__(
@@ -42,52 +29,8 @@ class EmulatorState:
         clock: Clock | None = None,
         seed: int | None = None,
     ) -> None:
-        if not api_key:
-            raise ValueError("the emulator needs a non-empty api_key")
-        if not speed > 0:
-            raise ValueError(f"speed must be positive, got {speed!r}")
-        self._key = api_key.encode("utf-8")
-        self.speed = float(speed)
-        """Service durations are divided by this (30 = thirty times faster than real)."""
-        self.speed_header = f"{self.speed:g}".encode("ascii")
-        self.clock: Clock = clock or time.time
-        self.rng = random.Random(seed)
-        """Seeded generator for ids and timings (deterministic when a seed is given)."""
-        self.lock = threading.RLock()
-        """Guards the stores; routes run on one loop, renders in worker threads."""
-        self.faults = FaultInjector(faults or FaultConfig())
-        self.counters: Counter[str] = Counter()
-        """``poll_too_fast`` (429s for early polls), ``tasks_created``, ``tasks_rejected``,
-        ``media_rendered``, ``assets_uploaded``, ``tasks_purged``."""
+        super().__init__(api_key=api_key, speed=speed, faults=faults, clock=clock, seed=seed)
         self.assets = AssetStore(self)
-        self.tasks = TaskStore(self)
-
-    def __repr__(self) -> str:
-        return f"EmulatorState(speed={self.speed:g}, api_key=<redacted>)"
-
-    def now(self) -> float:
-        """The emulator clock, in seconds."""
-        return self.clock()
-
-    def scaled(self, service_seconds: float) -> float:
-        """Real seconds the emulator takes for ``service_seconds`` of the real service."""
-        return service_seconds / self.speed
-
-    def key_matches(self, candidate: bytes) -> bool:
-        """Constant-time comparison of a presented key with the configured one."""
-        return hmac.compare_digest(candidate, self._key)
-
-    def random_hex(self, nbytes: int) -> str:
-        """Hex digits from the seeded generator (ids; not secrets)."""
-        with self.lock:
-            return self.rng.getrandbits(nbytes * 8).to_bytes(nbytes, "big").hex()
-
-    def uniform(self) -> float:
-        """A number in [0, 1) from the seeded generator."""
-        with self.lock:
-            return self.rng.random()
-
-    def fault_counts(self) -> dict[str, int]:
-        """A snapshot of injected-fault counters (for reliability reports)."""
-        with self.lock:
-            return dict(self.faults.counts)
+        """Both asset libraries."""
+        self.tasks = TaskStore(self, self.assets)
+        """Image and video tasks (they fail when an asset they use is deleted)."""

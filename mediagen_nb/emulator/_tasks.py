@@ -18,18 +18,18 @@ at most ``MAX_TASKS`` are kept (the oldest go first); a purged id answers 404.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final
 
-from mediagen_nb.catalog import Family
+from mediagen_nb.catalog import FAMILIES, Family
+from mediagen_nb.emulator._assets import AssetStore
 from mediagen_nb.emulator._conventions import judge
 from mediagen_nb.emulator._errors import dumps
+from mediagen_nb.emulator._journal import Record, TaskJournal
 from mediagen_nb.emulator._render import MediaCache, MediaSpec, media_spec, total_tokens
+from mediagen_nb.emulator._runtime import Runtime
 from mediagen_nb.types import validate_request
-
-if TYPE_CHECKING:
-    from mediagen_nb.emulator._journal import TaskJournal
-    from mediagen_nb.emulator._state import EmulatorState
 
 DEFAULT_RETENTION_S: Final = 2 * 86_400.0
 """Record retention for families whose retention the spec does not show (2 days)."""
@@ -41,6 +41,7 @@ MAX_ERROR_PROBLEMS: Final = 50
 DURATION_FAMILIES: Final = frozenset({"seedance", "seedance2", "sd2_manxue", "vidu"})
 """Families whose results carry ``actualDuration`` (spec: seedance, sd2, vidu)."""
 TERMINAL: Final = frozenset({"completed", "failed"})
+log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -118,6 +119,50 @@ class Task:
         return data
 
 
+_RECORD_FIELDS: Final = (
+    "id",
+    "model",
+    "created",
+    "t0",
+    "start_at",
+    "done_at",
+    "outcome",
+    "error",
+    "rejected",
+    "min_interval",
+    "media_token",
+    "total_tokens",
+)
+
+
+def task_record(task: Task) -> Record:
+    """A JSON-able record of a task for the journal (without its caches)."""
+    record = {name: getattr(task, name) for name in _RECORD_FIELDS}
+    record["family"] = task.family.id
+    record["asset_ids"] = list(task.asset_ids)
+    record["spec"] = asdict(task.spec) if task.spec is not None else None
+    return record
+
+
+def task_from_record(record: Record) -> Task | None:
+    """Rebuild a task from its journal record; None when the record is unusable."""
+    try:
+        spec = record.get("spec")
+        media = None
+        if isinstance(spec, dict):
+            media = MediaSpec(**{**spec, "lines": tuple(spec.get("lines", ()))})
+        return Task(
+            family=FAMILIES[record["family"]],
+            spec=media,
+            next_poll_at=0.0,
+            asset_ids=tuple(record.get("asset_ids", ())),
+            **{name: record[name] for name in _RECORD_FIELDS},
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        log.warning("skipping an unreadable emulator journal record: %s", error)
+        return None
+
+
 def _error_text(problems: list[str]) -> str:
     shown = problems[:MAX_ERROR_PROBLEMS]
     more = len(problems) - len(shown)
@@ -125,10 +170,16 @@ def _error_text(problems: list[str]) -> str:
 
 
 class TaskStore:
-    """All task records of one emulator, with their media cache."""
+    """All task records of one emulator, with their media cache.
 
-    def __init__(self, state: EmulatorState) -> None:
+    Tasks read ``assets`` to judge ``asset://`` references, and fail when an asset they use
+    is deleted (registered with ``assets.on_delete``).
+    """
+
+    def __init__(self, state: Runtime, assets: AssetStore) -> None:
         self._state = state
+        self._assets = assets
+        assets.on_delete(self.fail_tasks_using)
         self.media = MediaCache()
         self._tasks: dict[str, Task] = {}
         self._by_token: dict[str, str] = {}
@@ -145,14 +196,17 @@ class TaskStore:
         now = self._state.now()
         restored = 0
         with self._state.lock:
-            for task in journal.load():
+            for record in journal.load():
+                task = task_from_record(record)
+                if task is None:
+                    continue
                 self._set_expiry(task)
                 if task.expires_at <= now or task.id in self._tasks:
                     continue
                 task.next_poll_at = now
                 self._remember(task)
                 restored += 1
-            journal.rewrite(self._tasks.values())
+            journal.rewrite(map(task_record, self._tasks.values()))
             self._journal = journal
         return restored
 
@@ -195,14 +249,14 @@ class TaskStore:
             self._remember(task)
             state.counters["tasks_rejected" if task.rejected else "tasks_created"] += 1
         if self._journal is not None:
-            self._journal.append(task)
+            self._journal.append(task_record(task))
         return task
 
     def _plan(self, task: Task, body: dict[str, Any], now: float) -> None:
         state, fam = self._state, task.family
-        verdict = judge(fam, body, state.assets, now)
+        verdict = judge(fam, body, self._assets, now)
         task.asset_ids = verdict.asset_ids
-        task.spec = media_spec(fam, task.model, body, state.uniform())
+        task.spec = media_spec(fam, task.model, body, state.uniform(), verdict.video_seconds)
         if verdict.immediate_error is not None:
             task.error = verdict.immediate_error
             return
@@ -289,7 +343,7 @@ class TaskStore:
                 task.cache.clear()
                 self._set_expiry(task)
                 if self._journal is not None:
-                    self._journal.append(task)
+                    self._journal.append(task_record(task))
                 failed += 1
         return failed
 

@@ -12,6 +12,7 @@ from mediagen_nb.types._chat import (
     MessagesRequest,
 )
 from mediagen_nb.types._images import BananaRequest, Image2Request, parse_size, size_problems
+from mediagen_nb.types._json import json_value_problems
 from mediagen_nb.types._problem import (
     Problem,
     RequestModel,
@@ -93,6 +94,7 @@ __all__ = [
     "errors_only",
     "is_asset_uri",
     "is_url",
+    "json_value_problems",
     "parse_size",
     "request_model_for",
     "size_problems",

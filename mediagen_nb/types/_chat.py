@@ -14,12 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from mediagen_nb.catalog._families import family_for_model
 from mediagen_nb.catalog._params import CHAT_MAX_STOP, CHAT_TEMPERATURE, ChatRole, MessagesRole
 from mediagen_nb.catalog._text import TEXT_MODELS, text_model, text_vendor_of
+from mediagen_nb.types._parts import content_part_problems, image_parts, system_problems
 from mediagen_nb.types._problem import Problem, RequestModel, RuleContext
 
 _VIDEO_PART_TYPES = frozenset({"video_url", "video", "input_video"})
-_IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
 
 
 class ChatMessage(BaseModel):
@@ -60,8 +61,14 @@ def _part_types(messages: list[Any]) -> Iterator[tuple[str, str]]:
 
 
 def _text_model_problems(model: str, ctx: RuleContext) -> Iterator[Problem]:
+    owner = family_for_model(model)  # an image or video name: refused even when unknown allowed
     if not model.strip():
         yield Problem("model", "must not be empty")
+    elif owner is not None:
+        where = f"send it to {owner.create_path}"
+        yield Problem(
+            "model", f"{model!r} belongs to {owner.title}, not to the text models; {where}"
+        )
     elif model not in TEXT_MODELS and not (ctx.allow_unknown_models and text_vendor_of(model)):
         yield Problem(
             "model",
@@ -96,6 +103,8 @@ class ChatCompletionRequest(RequestModel):
             yield Problem("messages", "must contain at least one message")
         for index, message in enumerate(self.messages):
             yield from _content_problems(message.content, f"messages[{index}].content")
+            field = f"messages[{index}].content"
+            yield from content_part_problems(message.content, field, anthropic=False)
         vendor = _vendor(self.model)
         for field, part in _part_types(self.messages):
             if part in _VIDEO_PART_TYPES and vendor in ("gpt", "claude"):
@@ -149,14 +158,16 @@ class MessagesRequest(RequestModel):
             yield Problem("messages", "must contain at least one message")
         for index, message in enumerate(self.messages):
             yield from _content_problems(message.content, f"messages[{index}].content")
-        if vendor == "gpt":
-            for field, part in _part_types(self.messages):
-                if part in _IMAGE_PART_TYPES:
+            field = f"messages[{index}].content"
+            yield from content_part_problems(message.content, field, anthropic=True)
+            if vendor == "gpt":  # wherever the image sits, tool_result content included
+                for path in image_parts(message.content, field):
                     yield Problem(
-                        field,
+                        path,
                         "image input on the messages endpoint is not supported for GPT models; "
                         "use chat-completions",
                     )
+        yield from system_problems(self.system)
         if self.system is not None and not isinstance(self.system, (str, list)):
             yield Problem("system", "must be a string (or an array of text blocks)")
         if self.temperature is not None:

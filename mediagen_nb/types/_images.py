@@ -35,7 +35,7 @@ from mediagen_nb.types._problem import (
     check_references,
 )
 
-_SIZE = re.compile(r"^(\d+)x(\d+)$")
+_SIZE = re.compile(r"([0-9]{1,12})x([0-9]{1,12})", re.ASCII)
 
 
 class BananaRequest(RequestModel):
@@ -49,7 +49,7 @@ class BananaRequest(RequestModel):
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
         known: tuple[str, ...] = options(BananaModel)
-        yield from check_model(self.model, known, "banana", ctx)
+        yield from check_model(self.model, known, "banana", ctx, family_id="banana")
         yield from check_prompt(self.prompt)
         hires_unknown = self.model not in known  # newer model: do not guess its limits
         hires = self.resolution in ("2k", "4k")
@@ -66,8 +66,14 @@ class BananaRequest(RequestModel):
 
 
 def parse_size(size: str) -> tuple[int, int] | None:
-    """``"1024x1536"`` -> ``(1024, 1536)``; None when it is not WIDTHxHEIGHT."""
-    match = _SIZE.match(size)
+    """``"1024x1536"`` -> ``(1024, 1536)``; None when it is not WIDTHxHEIGHT.
+
+    Decision (the spec writes ``{width}x{height}`` in pixels): ASCII digits ``0-9`` only, a
+    lower-case ``x``, nothing before or after (no spaces, signs, trailing newline, fullwidth
+    or Arabic-Indic digits, which Python's ``\\d`` and ``int`` would accept); at most 12
+    digits per edge (longer numbers are not sizes, and ``int`` refuses over 4,300 digits).
+    """
+    match = _SIZE.fullmatch(size)
     if not match:
         return None
     return int(match.group(1)), int(match.group(2))
@@ -111,7 +117,7 @@ class Image2Request(RequestModel):
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
         known: tuple[str, ...] = options(Image2Model)
-        yield from check_model(self.model, known, "image2", ctx)
+        yield from check_model(self.model, known, "image2", ctx, family_id="image2")
         yield from check_prompt(self.prompt)
         model_known = self.model in known
         if self.quality is not None and self.model == "gpt-image-2-r":

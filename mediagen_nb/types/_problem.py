@@ -15,6 +15,9 @@ from typing import Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
 
+from mediagen_nb.catalog._families import family_for_model
+from mediagen_nb.catalog._text import text_model
+
 Severity = Literal["error", "warning"]
 
 
@@ -55,6 +58,8 @@ class RuleContext:
     allow_unknown_models: bool = False
     family_id: str | None = None
     """The family whose create endpoint the body is for (generic video requests need it)."""
+    service_origins: frozenset[str] = frozenset()
+    """Origins of the service itself (``scheme://host:port``): its URLs count as public."""
 
 
 def errors_only(problems: Iterable[Problem]) -> list[Problem]:
@@ -79,6 +84,7 @@ _PLAIN: dict[str, str] = {
     "int_type": "must be an integer",
     "int_from_float": "must be an integer",
     "float_type": "must be a number",
+    "finite_number": "must be a finite number (NaN and Infinity are not valid JSON)",
     "bool_type": "must be true or false",
     "list_type": "must be a list (JSON array)",
     "dict_type": "must be an object",
@@ -114,7 +120,13 @@ class RequestModel(BaseModel):
     families report them as warnings.
     """
 
-    model_config = ConfigDict(defer_build=True, strict=True, extra="allow", populate_by_name=True)
+    model_config = ConfigDict(
+        defer_build=True,
+        strict=True,
+        extra="allow",
+        populate_by_name=True,
+        allow_inf_nan=False,
+    )
 
     #: Fields documented by the spec beyond the declared ones (none by default).
     _documented_extra: frozenset[str] = frozenset()
@@ -141,9 +153,13 @@ class RequestModel(BaseModel):
     def _apply_rules(self, info: ValidationInfo) -> Self:
         context = info.context if isinstance(info.context, dict) else {}
         family_id = context.get("family_id")
+        service_origins = context.get("service_origins")
         ctx = RuleContext(
             allow_unknown_models=bool(context.get("allow_unknown_models")),
             family_id=family_id if isinstance(family_id, str) else None,
+            service_origins=service_origins
+            if isinstance(service_origins, frozenset)
+            else frozenset(),
         )
         problems = list(self.rules(ctx))
         sink = context.get("problems")
@@ -201,13 +217,54 @@ def check_references(
         yield from check_reference(value, f"{field}[{index}]", allow_asset=allow_asset)
 
 
+def _owner_of(model: str, family_id: str | None) -> tuple[str, str] | None:
+    """(owner, path) of a name the catalog knows for another family or for the text endpoints."""
+    owner = family_for_model(model)
+    if owner is not None and owner.id != family_id:
+        return owner.title, owner.create_path
+    if owner is None and text_model(model) is not None:
+        return "the text models", "/v1/chat/completions or /v1/messages"
+    return None
+
+
 def check_model(
-    model: str, known: Sequence[str], title: str, ctx: RuleContext
+    model: str,
+    known: Sequence[str],
+    title: str,
+    ctx: RuleContext,
+    *,
+    family_id: str | None = None,
+    partly_documented: bool = False,
 ) -> Iterator[Problem]:
-    """The model must be one the catalog knows, unless unknown models are allowed."""
+    """The model name must belong to this family.
+
+    One rule for every family (decision; the spec lists names per family, and for the partly
+    documented ones only "names seen"): a name the catalog knows for another family (or for
+    the text endpoints) is an error on this path, even with ``allow_unknown_models``. A name
+    the catalog does not know at all is an error on a documented family (its table is the
+    full list) unless ``allow_unknown_models``; on a partly documented family it passes with
+    a warning, since the spec does not list its models (veo, grok, ...) or lists only the
+    names seen in result queries (vidu, sd2 manxue).
+    """
     if not model.strip():
         yield Problem("model", "must not be empty")
-    elif known and model not in known and not ctx.allow_unknown_models:
+        return
+    if model in known:
+        return
+    owner = _owner_of(model, family_id)
+    if owner is not None:
+        yield Problem(
+            "model", f"{model!r} belongs to {owner[0]}, not to {title}; send it to {owner[1]}"
+        )
+    elif ctx.allow_unknown_models:
+        return
+    elif partly_documented:
+        if known:
+            rule = f"is not a {title} name this catalog knows (seen: {', '.join(known)})"
+        else:
+            rule = f"is sent as is: the spec lists no {title} model names"
+        yield Problem("model", f"{rule}; the service may refuse it", "warning")
+    elif known:
         names = ", ".join(known)
         yield Problem(
             "model",

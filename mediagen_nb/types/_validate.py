@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -10,6 +11,7 @@ from mediagen_nb.catalog._families import families, family_for_path
 from mediagen_nb.types._assets import Sd2AssetStatus, Sd2AssetUpload, Seedance2AssetUpload
 from mediagen_nb.types._chat import ChatCompletionRequest, MessagesRequest
 from mediagen_nb.types._images import BananaRequest, Image2Request
+from mediagen_nb.types._json import json_value_problems
 from mediagen_nb.types._problem import (
     Problem,
     RequestModel,
@@ -17,6 +19,7 @@ from mediagen_nb.types._problem import (
     errors_only,
     problems_from_pydantic,
 )
+from mediagen_nb.types._urls import origins
 from mediagen_nb.types._videos import (
     GenericVideoRequest,
     SeedanceRequest,
@@ -47,14 +50,21 @@ def request_model_for(path: str) -> type[RequestModel] | None:
     return model
 
 
-def validate_request(path: str, body: Any, *, allow_unknown_models: bool = False) -> list[Problem]:
+def validate_request(
+    path: str,
+    body: Any,
+    *,
+    allow_unknown_models: bool = False,
+    service_origins: str | Iterable[str] = (),
+) -> list[Problem]:
     """Check ``body`` for the endpoint ``path`` against every rule of the spec.
 
     ``path`` is the endpoint path as the spec writes it (``/v1/image2/images``,
     ``/svcVideo2/asset/upload``). Returns errors and warnings (``Problem.severity``); a body
     is valid when no problem is an error, and a fully clean body gives an empty list.
     ``allow_unknown_models`` accepts model names newer than the catalog (their
-    model-specific limits are then not checked).
+    model-specific limits are then not checked). ``service_origins`` are the service's own
+    base URLs (or their origins): URLs on them count as publicly reachable (``_urls``).
     """
     model_cls = request_model_for(path)
     if model_cls is None:
@@ -68,13 +78,20 @@ def validate_request(path: str, body: Any, *, allow_unknown_models: bool = False
         "problems": rule_problems,
         "allow_unknown_models": allow_unknown_models,
         "family_id": family.id if family else None,
+        "service_origins": origins(service_origins),
     }
+    json_problems = list(json_value_problems(body))
     try:
         model_cls.model_validate(body, context=context)
     except ValidationError as error:
         field_problems = problems_from_pydantic(error)
-        return field_problems + _rules_without(model_cls, body, field_problems, context)
-    return rule_problems
+        found = field_problems + _rules_without(model_cls, body, field_problems, context)
+    else:
+        found = rule_problems
+    if not json_problems:
+        return found
+    reported = {p.field for p in json_problems}
+    return json_problems + [p for p in found if p.field not in reported]
 
 
 def _rules_without(
@@ -102,9 +119,17 @@ def _rules_without(
     return [p for p in rule_problems if p.field not in reported]
 
 
-def ensure_valid(path: str, body: Any, *, allow_unknown_models: bool = False) -> list[Problem]:
+def ensure_valid(
+    path: str,
+    body: Any,
+    *,
+    allow_unknown_models: bool = False,
+    service_origins: str | Iterable[str] = (),
+) -> list[Problem]:
     """Raise ``RequestValidationError`` when ``body`` has errors; return its warnings."""
-    problems = validate_request(path, body, allow_unknown_models=allow_unknown_models)
+    problems = validate_request(
+        path, body, allow_unknown_models=allow_unknown_models, service_origins=service_origins
+    )
     if errors_only(problems):
         raise RequestValidationError(problems, path)
     return problems

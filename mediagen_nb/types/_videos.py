@@ -49,8 +49,18 @@ from mediagen_nb.types._problem import (
     check_references,
 )
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_WORD = re.compile(r"[^\s\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_HAN = (
+    "\u3400-\u4dbf"  # CJK Unified Ideographs Extension A
+    "\u4e00-\u9fff"  # CJK Unified Ideographs
+    "\uf900-\ufaff"  # CJK Compatibility Ideographs
+    "\U00020000-\U0002a6df"  # Extension B
+    "\U0002a700-\U0002ee5f"  # Extensions C, D, E, F and I
+    "\U0002f800-\U0002fa1f"  # CJK Compatibility Ideographs Supplement
+    "\U00030000-\U000323af"  # Extensions G and H
+)
+"""Every block of Chinese characters (Han ideographs) in Unicode 15.1."""
+_CJK = re.compile(f"[{_HAN}]")
+_WORD = re.compile(f"[^\\s{_HAN}]+")
 
 
 def _given(value: Any) -> bool:
@@ -76,7 +86,7 @@ class SoraRequest(RequestModel):
     image_urls: list[str] | None = None
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
-        yield from check_model(self.model, options(SoraModel), "sora", ctx)
+        yield from check_model(self.model, options(SoraModel), "sora", ctx, family_id="sora")
         yield from check_prompt(self.prompt)
         yield from _exclusive("size", "aspect_ratio", self.size, self.aspect_ratio)
         yield from _exclusive("duration", "seconds", self.duration, self.seconds)
@@ -111,7 +121,13 @@ class ImageUrl(BaseModel):
 
 
 def text_length_problems(text: str, field: str) -> Iterator[Problem]:
-    """At most 500 Chinese characters or 1000 English words."""
+    """At most 500 Chinese characters or 1000 English words.
+
+    Decisions (the spec does not define either count): a Chinese character is any Han
+    ideograph of every Unicode block (basic, extensions A to I, both compatibility blocks;
+    ``_HAN``), each counted once, whatever its plane; kana, hangul and CJK punctuation are
+    not. A word is a run of anything else between white space. Both limits apply at once.
+    """
     cjk = len(_CJK.findall(text))
     words = len(_WORD.findall(text))
     if cjk > SEEDANCE_MAX_CJK_CHARS:
@@ -132,7 +148,9 @@ class SeedanceRequest(RequestModel):
     generate_audio: bool | None = None
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
-        yield from check_model(self.model, options(SeedanceModel), "seedance", ctx)
+        yield from check_model(
+            self.model, options(SeedanceModel), "seedance", ctx, family_id="seedance"
+        )
         if self.duration is not None and self.duration != SEEDANCE_AUTO_DURATION:
             low, high = SEEDANCE_DURATION
             if not low <= self.duration <= high:
@@ -200,7 +218,12 @@ class SeedanceRequest(RequestModel):
 
 
 class StarvideosRequest(RequestModel):
-    """``POST /v1/starvideos/videos``: the five modes and their combinations."""
+    """``POST /v1/starvideos/videos``: the five modes and their combinations.
+
+    Decision: the 3 to 10 s length of a reference video is not checked here. Only the media
+    tells it (a URL fragment such as ``#t=`` is never sent to a server), so it is a task
+    failure naming ``referenceVideos`` (the emulator decides it from its URL conventions).
+    """
 
     model: str
     prompt: str
@@ -212,7 +235,9 @@ class StarvideosRequest(RequestModel):
     referenceVideos: list[str] | None = None  # noqa: N815 - the service's field name
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
-        yield from check_model(self.model, options(StarvideosModel), "starvideos", ctx)
+        yield from check_model(
+            self.model, options(StarvideosModel), "starvideos", ctx, family_id="starvideos"
+        )
         yield from check_prompt(self.prompt)
         low, high = STARVIDEOS_DURATION
         if self.duration is not None and not low <= self.duration <= high:
@@ -265,7 +290,14 @@ class GenericVideoRequest(RequestModel):
         if ctx.family_id is None:
             return  # constructed directly: the family (and so its rules) is unknown
         family = family_by_id(ctx.family_id)
-        yield from check_model(self.model, family.models, family.title, ctx)
+        yield from check_model(
+            self.model,
+            family.models,
+            family.title,
+            ctx,
+            family_id=family.id,
+            partly_documented=not family.documented,
+        )
         if self.prompt is not None:
             yield from check_prompt(self.prompt)
         if self.duration is not None:

@@ -185,12 +185,13 @@ class AssetPanel(Panel):
         bodies = self.bodies()
         if not bodies:
             return [Problem("url", "enter at least one URL")]
+        own = self.session.service_origins
         if len(bodies) == 1:
-            return validate_request(*bodies[0])
+            return validate_request(*bodies[0], service_origins=own)
         return [
             Problem(f"line {line}: {p.field}", p.rule, p.severity)
             for line, (path, body) in enumerate(bodies, start=1)
-            for p in validate_request(path, body)
+            for p in validate_request(path, body, service_origins=own)
         ]
 
     def _revalidate(self, _change: object = None) -> None:

@@ -115,6 +115,16 @@ class Session:
         return self._base_url or os.environ.get("MEDIAGEN_BASE_URL") or None
 
     @property
+    def service_origins(self) -> tuple[str, ...]:
+        """Base URLs of the service in use (the emulator's once it runs): its own URLs are
+        publicly reachable for it, e.g. files the Studio hands the emulator in demo mode."""
+        client = self._client
+        if client is not None:
+            urls = (getattr(client, "base_url", None), getattr(client, "text_base_url", None))
+            return tuple(str(u) for u in urls if u)
+        return (self.base_url,) if self.base_url else ()
+
+    @property
     def mode_text(self) -> str:
         """Banner text: demo mode or ``connected to <host>``; never the key."""
         if self._mode_override is not None:

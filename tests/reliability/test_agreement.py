@@ -130,6 +130,10 @@ ROWS: dict[str, Row] = {
         "1k",
     ),
     "image2 7 refs": bad(_p("image2"), {**IMAGE2, "image_urls": [IMG] * 7}, "image_urls", "6"),
+    "image2 fullwidth size": bad(
+        _p("image2"), {**IMAGE2, "size": "\uff11\uff10\uff12\uff14x1024"}, "size", "WIDTHx"
+    ),
+    "image2 size newline": bad(_p("image2"), {**IMAGE2, "size": "1024x1024\n"}, "size", "WIDTHx"),
     # sora
     "sora ok": ok(_p("sora"), {**SORA, "size": "1280x720", "seconds": 12, "image_urls": [IMG]}),
     "sora size+aspect": bad(
@@ -174,6 +178,12 @@ ROWS: dict[str, Row] = {
     "seedance 501 CJK": bad(
         _p("seedance"),
         {**SEEDANCE, "content": [{"type": "text", "text": "山" * 501}]},
+        "content[0].text",
+        "500",
+    ),
+    "seedance 501 extension-B chars": bad(
+        _p("seedance"),
+        {**SEEDANCE, "content": [{"type": "text", "text": "\U00020000" * 501}]},
         "content[0].text",
         "500",
     ),
@@ -249,9 +259,12 @@ ROWS: dict[str, Row] = {
     "grok duration 5": bad(
         _p("grok"), {"model": "grok-video", "prompt": "x", "duration": 5}, "duration", "6 to 30"
     ),
-    "sd2 unknown model": bad(
-        _p("sd2_manxue"), {"model": "sd2_manxue_8k", "prompt": "x"}, "model", "sd2_manxue_4k"
+    "sd2 unknown model (warning)": ok(_p("sd2_manxue"), {"model": "sd2_manxue_8k", "prompt": "x"}),
+    "sd2 vidu model": bad(
+        _p("sd2_manxue"), {"model": "viduq3-pro", "prompt": "x"}, "model", "Vidu"
     ),
+    "veo banana model": bad(_p("veo"), {"model": "nano-banana", "prompt": "x"}, "model", "banana"),
+    "grok vidu model": bad(_p("grok"), {"model": "viduq3-turbo", "prompt": "x"}, "model", "vidu"),
     "videos refs not a list": bad(
         _p("videos"),
         {"model": "videos-1", "prompt": "x", "referenceVideos": VID},
@@ -299,6 +312,12 @@ ROWS: dict[str, Row] = {
         "messages[0].role",
         "assistant",
     ),
+    "chat image_url without url": bad(
+        CHAT,
+        {"model": "gpt-5.4", "messages": _parts({"type": "image_url", "image_url": {}})},
+        "messages[0].content[1].image_url.url",
+        "required",
+    ),
     "chat empty": bad(CHAT, {"model": "gpt-5.4", "messages": []}, "messages", "at least one"),
     # messages
     "messages ok claude image": ok(
@@ -316,6 +335,38 @@ ROWS: dict[str, Row] = {
         {**CLAUDE_MSG, "model": "gpt-5.5", "messages": _parts(IMAGE_PART)},
         "messages[0].content[1]",
         "GPT",
+    ),
+    "messages gpt image in tool_result": bad(
+        MESSAGES,
+        {
+            **CLAUDE_MSG,
+            "model": "gpt-5.4",
+            "messages": [
+                *USER_HI,
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t1", "name": "chart", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "t1",
+                            "content": [{"type": "image", "source": {"type": "url", "url": IMG}}],
+                        }
+                    ],
+                },
+            ],
+        },
+        "messages[2].content[0].content[0]",
+        "GPT",
+    ),
+    "messages image without source": bad(
+        MESSAGES,
+        {**CLAUDE_MSG, "messages": _parts({"type": "image"})},
+        "messages[0].content[1].source",
+        "required",
     ),
     "messages gemini": bad(MESSAGES, {**CLAUDE_MSG, "model": "gemini-2.5-pro"}, "model", "Claude"),
     "messages max_tokens 0": bad(
@@ -338,6 +389,9 @@ ROWS: dict[str, Row] = {
     "seedance2 upload url": bad(
         SEEDANCE2_UPLOAD, {"assetType": "Image", "url": ASSET}, "url", "http"
     ),
+    "seedance2 upload loopback": bad(
+        SEEDANCE2_UPLOAD, {"assetType": "Image", "url": "http://127.0.0.1/a.png"}, "url", "public"
+    ),
     "sd2 upload ok": ok(SD2_UPLOAD, {"imageUrls": [IMG], "videoUrls": [VID], "audioUrls": []}),
     "sd2 upload empty": bad(
         SD2_UPLOAD, {"imageUrls": [], "videoUrls": [], "audioUrls": []}, "imageUrls", "at least one"
@@ -347,6 +401,12 @@ ROWS: dict[str, Row] = {
         {"imageUrls": [], "videoUrls": ["nope"], "audioUrls": []},
         "videoUrls[0]",
         "http",
+    ),
+    "sd2 upload private host": bad(
+        SD2_UPLOAD,
+        {"imageUrls": [IMG, "http://192.168.1.4/b.png"], "videoUrls": [], "audioUrls": []},
+        "imageUrls[1]",
+        "public",
     ),
     "sd2 status ok": ok(SD2_STATUS, {"assetIds": ["some-id"]}),
     "sd2 status empty": bad(SD2_STATUS, {"assetIds": []}, "assetIds", "at least one"),
