@@ -7,9 +7,9 @@ Decisions (deterministic, no model):
   messages ``any`` / ``tool``) always calls (the named one, else the best match, else the
   first). Under ``auto`` (the default when tools are given) the emulator calls when the last
   message is the user's text and it names a tool (``get_weather`` or "get weather") or
-  asks for what its description offers (a distinctive word of the name or description, 4+
-  letters, appears in the message); every matching tool is called (best match first) unless
-  parallel calls are off (chat ``parallel_tool_calls: false``, messages
+  asks for what its description offers (a distinctive word of the name, 4+ letters, or of
+  the description, 5+ letters, appears in the message); every matching tool is called (best
+  match first) unless parallel calls are off (chat ``parallel_tool_calls: false``, messages
   ``disable_parallel_tool_use``). ``none`` never calls. Arguments are an instance of the
   tool's JSON Schema (``_schema_instance``), with hints from the message: a capitalised
   word for place-like properties, the message itself for query-like ones, and an ``enum``
@@ -41,7 +41,8 @@ _SIGN_KEY = b"mediagen-emulator-thinking-v1:"
 _GENERIC_TEXT = (
     "about also available call calls current data returns return value values given from "
     "into tool tools using with this that what which when where function input output "
-    "information info specified provided"
+    "information info specified provided tell give show find make local some more many "
+    "like just need needs want wants help other their there these those your"
 )
 _GENERIC = frozenset(_GENERIC_TEXT.split())
 _PLACE = ("city", "location", "place", "country", "destination", "town", "region", "where")
@@ -128,7 +129,8 @@ def _score(tool: Tool, question: str) -> int:
     if tool.name.lower() in low or tool.name.replace("_", " ").lower() in low:
         return 100
     asked = _words(question)
-    offered = (_words(tool.name.replace("_", " ")) | _words(tool.description)) - _GENERIC
+    described = {w for w in _words(tool.description) if len(w) >= 5}
+    offered = (_words(tool.name.replace("_", " ")) | described) - _GENERIC
     hits = 0
     for word in offered:
         stem = word[:5]
