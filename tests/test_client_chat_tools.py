@@ -277,3 +277,22 @@ async def test_a_stream_is_retried_while_opening_but_never_after_text_arrived() 
                 pass
     assert caught.value.partial_text == "Hel"
     assert len(seen) == 2  # one retry while opening, none after text arrived
+
+
+def test_blocking_client_stream_helper(text_base: str) -> None:
+    from mediagen_nb import Client
+
+    with Client(EMU_KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None) as client:
+        with client.messages.stream(
+            model="claude-sonnet-4-6",
+            max_tokens=2000,
+            messages=ASK,
+            thinking={"type": "enabled", "budget_tokens": 1024},
+        ) as stream:
+            kinds = [u.type for u in stream.events()]
+        assert kinds[0] == "thinking"
+        assert kinds[-1] == "done"
+        with client.chat.completions.stream(model="gpt-5.4", messages=ASK) as stream:
+            text = "".join(stream.text_stream)
+        assert text == stream.text
+        assert stream.usage is not None

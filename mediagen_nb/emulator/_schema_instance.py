@@ -32,7 +32,8 @@ __all__ = ["instance_for"]
 
 MAX_DEPTH = 6
 _DESC_BOUNDS = re.compile(
-    r"(minimum|maximum|exclusiveMinimum|exclusiveMaximum|minLength|maxLength|minItems|maxItems)"
+    r"(minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf|minLength|maxLength|minItems"
+    r"|maxItems)"
     r"\s*:\s*(-?\d+(?:\.\d+)?)"
 )
 _DESC_PATTERN = re.compile(r"\bpattern: (.*?)(?=, \w+: |\}\s*$)")
