@@ -296,3 +296,29 @@ def test_blocking_client_stream_helper(text_base: str) -> None:
             text = "".join(stream.text_stream)
         assert text == stream.text
         assert stream.usage is not None
+
+
+async def test_turns_record_tool_calls_and_thinking(text_base: str, tmp_path: Any) -> None:
+    from client_fakes import MemoryRecorder
+
+    recorder = MemoryRecorder(tmp_path)
+    base = text_base.replace("/gateway", "/api")
+    async with AsyncClient(EMU_KEY, base, text_base, recorder=recorder) as client:
+        await client.chat.completions.create(model="gpt-5.4", messages=ASK, tools=OA_TOOLS)
+        stream = await client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=2000,
+            messages=[{"role": "user", "content": "Why is the sky blue?"}],
+            thinking={"type": "enabled", "budget_tokens": 1024},
+            stream=True,
+        )
+        await stream.until_done()
+    completed = [e.data for e in recorder.events if e.action == "completed"]
+    assert [c.get("stream") for c in completed] == [False, True]
+    calls = completed[0]["tool_calls"]
+    assert [(c["name"], c["arguments"]) for c in calls] == [
+        ("get_weather", '{"city": "Paris", "unit": "fahrenheit"}')
+    ]
+    assert "thinking" not in completed[0]
+    assert completed[1]["thinking"].startswith("The user asks: “Why is the sky blue?”")
+    assert "tool_calls" not in completed[1]

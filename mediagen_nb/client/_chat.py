@@ -72,6 +72,23 @@ class StreamManager(Generic[S]):
             await self._stream.aclose()
 
 
+def _extras(reply: ChatCompletion | Message) -> dict[str, Any]:
+    """What a turn holds besides text, for the ledger: tool calls and thinking, when present."""
+    extras: dict[str, Any] = {}
+    if isinstance(reply, ChatCompletion):
+        calls = [
+            {"id": c.id, "name": c.name, "arguments": c.function.arguments}
+            for c in reply.tool_calls
+        ]
+    else:
+        calls = [{"id": b.id, "name": b.name, "input": b.input} for b in reply.tool_uses]
+        if reply.thinking:
+            extras["thinking"] = reply.thinking
+    if calls:
+        extras["tool_calls"] = calls
+    return extras
+
+
 def _usage(stream: BaseStream[Any]) -> dict[str, Any] | None:
     usage = getattr(stream, "usage", None)
     return usage.model_dump(mode="json") if usage is not None else None
@@ -96,6 +113,8 @@ class _TextResource:
         recorder = self._ctx.recorder
 
         def completed(stream: BaseStream[Any]) -> None:
+            accumulator = getattr(stream, "accumulator", None)
+            extras = _extras(accumulator.final()) if accumulator is not None else {}
             recorder.event(
                 "chat",
                 "completed",
@@ -106,6 +125,7 @@ class _TextResource:
                 finish_reason=getattr(stream, "finish_reason", None)
                 or getattr(stream, "stop_reason", None),
                 stream=True,
+                **extras,
             )
 
         def incomplete(stream: BaseStream[Any], reason: str) -> None:
@@ -156,6 +176,7 @@ class _TextResource:
             if isinstance(parsed, ChatCompletion) and parsed.choices
             else getattr(parsed, "stop_reason", None),
             stream=False,
+            **_extras(parsed),
         )
         return parsed
 
