@@ -4,22 +4,20 @@ Mounted under the text prefix (``/gateway``). Answers come from ``_textgen`` and
 OpenAI and Anthropic wire formats closely enough that the official ``openai`` and
 ``anthropic`` packages work unchanged, streaming included. Decisions (the spec shows none):
 
-- **Errors.** A body that breaks a rule of ``validate_request`` gets 400
-  ``{"error": {"type": "invalid_request_error", "message": "field: rule; ...",
-  "param": "<first field>"}}``; warnings never block. Two protocol aliases the request types
-  model are checked by ``validate_request`` too: chat ``max_tokens`` (legacy alias of
-  ``max_completion_tokens``, which wins when both are set) and messages ``stop_sequences``.
-- **Non-streaming bodies** carry exactly the spec's fields (messages add ``stop_sequence``,
-  the Anthropic field that names the matched stop sequence). Finish reasons: chat ``stop`` /
-  ``length``; messages ``end_turn`` / ``max_tokens`` / ``stop_sequence``. One choice only
-  (``n`` is ignored).
-- **Chat streaming**: ``data: {chat.completion.chunk}`` events: a role chunk, content deltas
-  of 2-4 tokens, a chunk with ``finish_reason``, a usage chunk (empty ``choices``) when
-  ``stream_options.include_usage`` is true (then every chunk carries ``usage: null``), and
-  ``data: [DONE]``.
-- **Messages streaming**: ``event: NAME`` + ``data: {...}`` pairs exactly as Anthropic sends
-  them: message_start, content_block_start, ping, content_block_delta (text_delta) ...,
-  content_block_stop, message_delta (stop_reason, usage.output_tokens), message_stop.
+- **Errors.** A body that breaks a rule of ``validate_request`` (tools, tool-loop turns,
+  thinking and structured output included) gets 400 in the protocol's own envelope:
+  chat-completions ``{"error": {"message": "field: rule; ...", "type":
+  "invalid_request_error", "param": "<first field>", "code": null}}``, messages ``{"type":
+  "error", "error": {"type": "invalid_request_error", "message": ...}}``; warnings never
+  block. A thinking block sent back with a wrong signature is refused too.
+- **What is said** comes from ``_chat_reply`` (text, tool calls, tool-result answers,
+  thinking, structured output; see ``_chat_plan``); ``n`` choices on chat-completions are
+  worded differently (choice 0 is the single-choice answer).
+- **How it is said**: ``_chat_wire`` (chat.completion objects and chunks: role chunk, text
+  or tool-call deltas per choice with its ``index``, finish chunks, an optional usage chunk,
+  ``data: [DONE]``) and ``_messages_wire`` (Claude-style events: message_start, per block
+  content_block_start / deltas / content_block_stop, ping, message_delta with usage,
+  message_stop).
 - **Pacing**: ``STREAM_DELTA_S`` seconds between deltas, divided by the emulator speed, so a
   typical answer (~40 deltas) streams in about 1.5 s at speed 1.
 - **Stream cut fault**: when ``faults.should_cut_stream()`` says so, the body ends cleanly
