@@ -360,3 +360,27 @@ def test_overload_is_each_protocols_signal() -> None:
             seen_oa.add(o_err.value.status_code)
     assert seen_an == {500, 529}
     assert seen_oa == {500, 503}
+
+
+def test_anthropic_redacted_thinking_round_trip(an: anthropic.Anthropic) -> None:
+    from mediagen_nb.emulator._chat_plan import REDACTED_THINKING_TRIGGER
+
+    question: Any = [
+        {"role": "user", "content": f"{REDACTED_THINKING_TRIGGER} Why is ice slippery?"}
+    ]
+    args: Any = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 2048,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+    }
+    with an.messages.stream(messages=question, **args) as s:
+        final = s.get_final_message()
+    plain = an.messages.create(messages=question, **args)
+    assert [b.type for b in final.content] == ["redacted_thinking", "text"]
+    assert final.model_dump()["content"] == plain.model_dump()["content"]
+    follow: Any = [
+        *question,
+        {"role": "assistant", "content": final.content},
+        {"role": "user", "content": "And snow?"},
+    ]
+    assert an.messages.create(messages=follow, **args).stop_reason == "end_turn"

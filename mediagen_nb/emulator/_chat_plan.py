@@ -19,6 +19,9 @@ Decisions (deterministic, no model):
 - **Thinking** (messages, ``thinking`` enabled/adaptive): a short reasoning text about the
   question, at most ``budget_tokens`` tokens, signed with :func:`sign_thinking`; a thinking
   block sent back with a wrong signature is refused (400), as the protocol does.
+- **Redacted thinking.** A question holding Anthropic's test trigger
+  (``REDACTED_THINKING_TRIGGER``) gets its thinking as a ``redacted_thinking`` block: opaque
+  ``data`` (the signed thinking, base64), sent whole in ``content_block_start``.
 - **Structured output.** ``json_object``: ``{"answer": <text>}``; ``json_schema`` (chat
   ``response_format``, messages ``output_config.format`` / ``output_format``): an instance of
   the schema, strict mode honoured (every property present).
@@ -217,6 +220,19 @@ def results_answer(results: list[tuple[str, str]]) -> str:
         parts.append(f"{name}: “{shown}”.")
     parts.append("Based on this, that is the answer to your question.")
     return " ".join(parts)
+
+
+REDACTED_THINKING_TRIGGER = (
+    "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_"
+    "46C9A13E193C177646C7398A98432ECCCE4C1253D5E2D82641AC0E52CC2876CB"
+)
+"""The string Anthropic documents for testing redacted thinking."""
+
+
+def redacted_data(thinking: str) -> str:
+    """The opaque ``data`` of a redacted thinking block (its text and signature, encoded)."""
+    blob = json.dumps([thinking, sign_thinking(thinking)]).encode()
+    return base64.b64encode(blob).decode()
 
 
 def sign_thinking(thinking: str) -> str:

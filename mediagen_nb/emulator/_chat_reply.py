@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_plan import (
+    REDACTED_THINKING_TRIGGER,
     PlannedCall,
     Protocol,
     call_tokens,
@@ -43,6 +44,8 @@ class Reply:
     thinking: str | None
     """Extended-thinking text (messages with thinking on), else None."""
     signature: str | None
+    redacted: bool
+    """True: the thinking goes out as a ``redacted_thinking`` block."""
     prompt_tokens: int
     completion_tokens: int
 
@@ -116,6 +119,7 @@ def build_reply(
         calls=tuple(calls),
         thinking=thinking,
         signature=sign_thinking(thinking) if thinking is not None else None,
+        redacted=thinking is not None and REDACTED_THINKING_TRIGGER in question,
         prompt_tokens=prompt,
         completion_tokens=limited.completion_tokens + think_tokens + call_tokens(calls),
     )

@@ -1,8 +1,9 @@
 """Messages on the wire: the JSON body and the Claude-style SSE events of one reply.
 
 Content blocks, in order: a ``thinking`` block (``thinking`` + ``signature``) when thinking
-is on, a ``text`` block (always, unless the reply only calls tools; a tool call comes with a
-short preamble), then one ``tool_use`` block per call (``id``, ``name``, ``input``). Stop
+is on (or a ``redacted_thinking`` block with opaque ``data``, sent whole when streamed), a
+``text`` block (always, unless the reply only calls tools; a tool call comes with a short
+preamble), then one ``tool_use`` block per call (``id``, ``name``, ``input``). Stop
 reasons: ``end_turn``, ``max_tokens``, ``stop_sequence``, ``tool_use``.
 
 Streamed exactly as Anthropic streams: ``message_start`` (usage with ``input_tokens``),
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from mediagen_nb.emulator._chat_plan import redacted_data
 from mediagen_nb.emulator._chat_reply import Reply
 from mediagen_nb.emulator._chat_wire import Item
 from mediagen_nb.emulator._errors import dumps
@@ -33,7 +35,9 @@ MESSAGES_STOP: Final = {
 
 def _blocks(reply: Reply) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    if reply.thinking is not None:
+    if reply.thinking is not None and reply.redacted:
+        blocks.append({"type": "redacted_thinking", "data": redacted_data(reply.thinking)})
+    elif reply.thinking is not None:
         blocks.append(
             {"type": "thinking", "thinking": reply.thinking, "signature": reply.signature}
         )
@@ -84,6 +88,8 @@ def _block_items(index: int, block: dict[str, Any], seed: int) -> list[Item]:
             _delta(index, {"type": "text_delta", "text": piece})
             for piece in split_deltas(block["text"], seed)
         ]
+    elif kind == "redacted_thinking":
+        start, deltas = block, []  # sent whole: there is nothing to stream
     else:
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
         text = dumps(block["input"]).decode("ascii")
