@@ -224,7 +224,7 @@ async def test_chat_is_retried_on_429_5xx_and_lost_connections_honouring_retry_a
     )
     async with _make(transport, clock) as client:
         assert (await client.chat.completions.create(model="gpt-5.4", messages=HELLO)).text == "hi"
-        assert client._ctx.chat_retry.retries == 2
+        assert client.chat_retries == 2
     assert clock.sleeps == [0.5, 1.0]
 
 

@@ -91,7 +91,12 @@ def test_chat_tool_loop_and_developer_role_are_accepted() -> None:
             "tools[0].function.name",
             "letters",
         ),
-        ({"tools": [{"type": "retrieval"}]}, "tools[0].type", "'function'"),
+        ({"tools": [{"type": "retrieval"}]}, "tools[0].type", "'function' or 'custom'"),
+        (
+            {"tools": [{"type": "custom", "custom": {"name": "a b"}}]},
+            "tools[0].custom.name",
+            "letters",
+        ),
         (
             {
                 "tools": [

@@ -203,6 +203,11 @@ class AsyncClient:
         return self._core.retry.retries
 
     @property
+    def chat_retries(self) -> int:
+        """Chat POSTs re-sent so far under the SDKs' retry policy (see ``_chat_retry``)."""
+        return self._ctx.chat_retry.retries
+
+    @property
     def speed(self) -> float:
         """Clock factor announced by the emulator in its last response (1.0 otherwise)."""
         return self._core.speed

@@ -5,7 +5,8 @@ accept, written as plain checks (each :class:`Problem` names the field and the r
 
 chat-completions
   ``tools`` (``{"type": "function", "function": {"name", "description", "parameters",
-  "strict"}}``, names unique, 1-64 of ``a-zA-Z0-9_-``), ``tool_choice`` (``none``, ``auto``,
+  "strict"}}``, names unique, 1-64 of ``a-zA-Z0-9_-``; ``{"type": "custom", "custom":
+  {"name", ...}}`` tools pass with a valid name), ``tool_choice`` (``none``, ``auto``,
   ``required`` or a named function that is among ``tools``; not without tools),
   ``parallel_tool_calls``, ``response_format`` (``text``, ``json_object`` - the messages must
   mention "json" - or ``json_schema`` with a ``name`` and a ``schema``), ``n`` (1-128),
@@ -112,8 +113,13 @@ def _chat_tools(tools: Any) -> Iterator[Problem]:
         if not isinstance(tool, dict):
             yield Problem(field, "must be an object")
             continue
+        if tool.get("type") == "custom":  # a free-form custom tool (name + optional format)
+            custom = tool.get("custom")
+            name = custom.get("name") if isinstance(custom, dict) else None
+            yield from _name_rule(name, f"{field}.custom.name")
+            continue
         if tool.get("type") != "function":
-            yield Problem(f"{field}.type", "must be 'function'")
+            yield Problem(f"{field}.type", "must be 'function' or 'custom'")
             continue
         function = tool.get("function")
         if not isinstance(function, dict):
