@@ -204,6 +204,8 @@ class MessageAccumulator:
         self.snapshot: dict[str, Any] | None = None
         self._json: dict[int, str] = {}
         self._text = ""
+        self.emit = True
+        """False: only accumulate, build no updates (cheaper when nobody reads them)."""
 
     def feed(self, event: dict[str, Any]) -> list[StreamUpdate]:
         """Apply one event; return the text / thinking / tool updates it produced."""
@@ -238,7 +240,7 @@ class MessageAccumulator:
             piece = str(delta.get("text") or "")
             block["text"] = (block.get("text") or "") + piece
             self._text += piece
-            return [TextEvent(piece, self._text)]
+            return [TextEvent(piece, self._text)] if self.emit else []
         if kind == "thinking_delta" and block.get("type") == "thinking":
             block["thinking"] = (block.get("thinking") or "") + str(delta.get("thinking") or "")
             return [ThinkingEvent(str(delta.get("thinking") or ""), block["thinking"])]

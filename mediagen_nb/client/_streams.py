@@ -265,6 +265,7 @@ class MessageStream(BaseStream[StreamEvent]):
             payload = {**payload, "type": event.event}
         item = StreamEvent.model_validate(payload)
         if isinstance(payload, dict):
+            self.accumulator.emit = self._emit
             updates = self.accumulator.feed(payload)
             if self._emit:
                 self._updates.extend(updates)
