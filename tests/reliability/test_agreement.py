@@ -306,11 +306,28 @@ ROWS: dict[str, Row] = {
     "chat unknown model": bad(
         CHAT, {"model": "claude-opus-4-7-low", "messages": USER_HI}, "model", "unknown"
     ),
-    "chat tool role": bad(
+    "chat tool role without its call": bad(
         CHAT,
         {"model": "gpt-5.4", "messages": [{"role": "tool", "content": "x"}]},
+        "messages[0].tool_call_id",
+        "required",
+    ),
+    "chat function role": bad(
+        CHAT,
+        {"model": "gpt-5.4", "messages": [{"role": "function", "content": "x"}]},
         "messages[0].role",
-        "assistant",
+        "developer",
+    ),
+    "messages thinking budget": bad(
+        MESSAGES,
+        {
+            "model": "claude-sonnet-4-6",
+            "max_tokens": 1024,
+            "messages": USER_HI,
+            "thinking": {"type": "enabled", "budget_tokens": 1024},
+        },
+        "thinking.budget_tokens",
+        "less than max_tokens",
     ),
     "chat image_url without url": bad(
         CHAT,
@@ -523,7 +540,11 @@ async def _emulator_verdict(raw: httpx2.AsyncClient, path: str, body: dict[str, 
         assert response.status_code == 400
         error = data["error"]
         assert error["type"] == "invalid_request_error"
-        assert error["message"].startswith(f"{error['param']}: ")
+        if path == CHAT:  # OpenAI's envelope names the field in param
+            assert error["message"].startswith(f"{error['param']}: ")
+        else:  # Anthropic's has a top-level type and no param
+            assert data["type"] == "error"
+            assert set(error) == {"type", "message"}
         text: str = error["message"]
         return text
     assert response.status_code == 200

@@ -9,7 +9,8 @@ below 500, within a time limit, and:
 * accept exactly the bodies ``validate_request`` accepts (create: ``queued``/``processing``;
   chat and messages: 200; assets: ``code "0"``);
 * reject the others naming the same first field and rule (create: ``status "failed"`` with
-  ``error`` starting ``"field: rule"``; chat/messages: 400 with ``param`` = field; assets:
+  ``error`` starting ``"field: rule"``; chat: 400 with ``param`` = field; messages: 400 in
+  Anthropic's envelope (``type: error``, message starting with the field); assets:
   a non-``"0"`` code with ``msg`` starting ``"field: rule"``).
 
 The protocol aliases chat ``max_tokens`` and messages ``stop_sequences`` are generated too
@@ -355,9 +356,13 @@ async def _check(http: httpx2.AsyncClient, path: str, body: Any, stats: Counter[
     if path in TEXT_PATHS:
         if errors:
             assert status == 400, (path, body, errors, response.text[:300])
-            error = response.json()["error"]
+            data = response.json()
+            error = data["error"]
             assert error["type"] == "invalid_request_error"
-            assert error["param"] == errors[0].field, (errors, error)
+            if path.endswith("/v1/messages"):  # Anthropic's envelope: no param
+                assert data["type"] == "error", data
+            else:
+                assert error["param"] == errors[0].field, (errors, error)
             assert error["message"].startswith(str(errors[0])), (errors, error)
         else:
             assert status == 200, (path, body, response.text[:300])
