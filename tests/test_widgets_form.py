@@ -84,8 +84,15 @@ def test_labels_are_plain_words_with_the_api_name_kept_for_the_tooltip() -> None
         ("Prompt", "text"),
         ("Orientation", "segmented"),
         ("Length", "segmented"),
-        ("Reference image", "refs"),
+        ("Reference image", "ref"),
     ]
+    assert control("banana", "resolution")["options"] == [
+        {"value": "", "label": "Not sent", "rare": True},  # shown only for a loaded request
+        {"value": "1k", "label": "1K"},
+        {"value": "2k", "label": "2K"},
+        {"value": "4k", "label": "4K"},
+    ]
+    assert control("banana", "size")["options"][0] == {"value": "", "label": "Model default"}
     assert [o["label"] for o in control("sora", "orientation")["options"]] == [
         "Portrait",
         "Landscape",
@@ -271,7 +278,7 @@ def test_unnamed_family_needs_a_model_name(session: Session) -> None:
 
 def test_prompt_ratio_and_references_survive_family_switches(session: Session) -> None:
     panel = VideoPanel(session=session, model="neutralSora2Plus")
-    panel.set(prompt="a lighthouse", orientation="landscape", reference=["https://e.org/a.png"])
+    panel.set(prompt="a lighthouse", orientation="landscape", reference="https://e.org/a.png")
     panel.select_family("starvideos")
     assert panel.values["prompt"] == "a lighthouse"
     assert panel.values["ratio"] == "16:9"

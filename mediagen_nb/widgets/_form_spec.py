@@ -99,10 +99,14 @@ class Control:
         return out
 
 
-def _options(param: Param, unset: str | None) -> tuple[dict[str, Any], ...]:
-    entries = [{"value": v, "label": option_label(v)} for v in param.options]
-    if unset is not None:
-        entries.insert(0, {"value": "", "label": unset})
+def _options(param: Param) -> tuple[dict[str, Any], ...]:
+    """The options; "not set" first. With a service default, "not set" is ``rare``: the
+    front end shows it only while it is the value (a loaded request that did not send it)."""
+    entries: list[dict[str, Any]] = [{"value": v, "label": option_label(v)} for v in param.options]
+    if param.default is None:
+        entries.insert(0, {"value": "", "label": "Model default"})
+    else:
+        entries.insert(0, {"value": "", "label": "Not sent", "rare": True})
     return tuple(entries)
 
 
@@ -125,10 +129,8 @@ def _control(fam: Family, param: Param, **extra: Any) -> Control:
     if name == "prompt":
         base |= {"type": "text", "carry": "prompt", "placeholder": "Describe what you want to see"}
     elif param.type == "enum":
-        default = param.default
-        unset = "Model default" if default is None else f"Default ({option_label(default)})"
         kind = "segmented" if len(param.options) <= 4 and fam.id != "seedance" else "select"
-        base |= {"type": kind, "options": _options(param, unset), "default": param.default or ""}
+        base |= {"type": kind, "options": _options(param), "default": param.default or ""}
         if name in RATIO_KEYS and (fam.id != "image2" or name == "ratio"):
             base["carry"] = "ratio"
     elif param.type == "int":
@@ -144,6 +146,8 @@ def _control(fam: Family, param: Param, **extra: Any) -> Control:
         base |= {"type": "checkbox", "default": bool(param.default)}
     elif param.type in ("url", "url_list"):
         allowed = name in REFERENCE_FIELDS
+        if not allowed and "asset://" in param.help:
+            base["help"] = "Image URLs (http or https)."
         base |= {
             "type": "ref" if param.type == "url" else "refs",
             "max_items": param.max_items,
@@ -190,10 +194,10 @@ def _sora(fam: Family, params: dict[str, Param]) -> list[Control]:
         ),
         Control(
             key="reference",
-            type="refs",
+            type="ref",
             label="Reference image",
             api="input_reference (or image_urls)",
-            help="One image matching the orientation.",
+            help="One image URL matching the orientation.",
             max_items=params["input_reference"].max_items,
             placeholder="https://…",
             carry="refs",

@@ -199,7 +199,8 @@ def from_body(family_id: str, body: dict[str, Any], model: str | None = None) ->
         elif c.key == "reference":
             for name in ("input_reference", "image_urls"):
                 if body.get(name):
-                    values["reference"] = _lines(body[name])
+                    refs = _lines(body[name])
+                    values["reference"] = refs[0] if len(refs) == 1 else refs
                     used.add(name)
         elif c.key in ("mode", "scenario"):
             continue

@@ -100,7 +100,7 @@ function render({ model, el }) {
     const key = control.key;
     const v = values()[key];
     const offered = model.get("offered")[key];
-    const options = offered ? control.options.filter((o) => offered.some((x) => x === o.value)) : control.options;
+    const options = control.options.filter((o) => (!offered || offered.some((x) => x === o.value)) && (!o.rare || o.value === v));
     let input;
     let sync = () => {};
     let extra = null;
@@ -287,7 +287,9 @@ function render({ model, el }) {
     parts.title = mgEl("span", { class: "mg-card__title" });
     parts.meta = mgEl("span", { class: "mg-card__meta" });
     parts.resumed = mgChip("re-attached", "neutral");
-    parts.head = mgEl("header", { class: "mg-card__head" }, parts.badge, parts.title, parts.resumed, parts.meta);
+    parts.cancel = mgButton({ label: "Cancel", kind: "ghost", action: "cancel", onClick: () => model.send({ action: "cancel", id: r.id }) });
+    parts.remove = mgButton({ label: "Remove", kind: "ghost", action: "remove", title: "Remove from the gallery", onClick: () => model.send({ action: "remove", id: r.id }) });
+    parts.head = mgEl("header", { class: "mg-card__head" }, parts.badge, parts.title, parts.resumed, parts.meta, parts.cancel, parts.remove);
     parts.fill = mgEl("div", { class: "mg-progress__fill" });
     parts.progress = mgEl("div", { class: "mg-progress", role: "progressbar", "aria-label": "Progress against the estimate" }, parts.fill);
     parts.media = mgEl("div", { class: "mg-card__media" });
@@ -297,9 +299,7 @@ function render({ model, el }) {
     parts.save = mgButton({ label: "Save", kind: "secondary", action: "save", onClick: () => save(r.id) });
     parts.rerun = mgButton({ label: "Run again", kind: "secondary", action: "rerun", onClick: () => model.send({ action: "rerun", id: r.id }) });
     parts.copy = mgCopy(() => (model.get("results").find((x) => x.id === r.id) || {}).code || "", "Copy as code");
-    parts.cancel = mgButton({ label: "Cancel", kind: "ghost", action: "cancel", onClick: () => model.send({ action: "cancel", id: r.id }) });
-    parts.remove = mgButton({ label: "Remove", kind: "ghost", action: "remove", onClick: () => model.send({ action: "remove", id: r.id }) });
-    parts.actions = mgEl("div", { class: "mg-card__actions" }, parts.save, parts.rerun, parts.copy, mgEl("span", { class: "mg-spacer" }), parts.cancel, parts.remove);
+    parts.actions = mgEl("div", { class: "mg-card__actions" }, parts.save, parts.rerun, parts.copy);
     const card = mgEl("article", { class: "mg-card", role: "listitem", "data-id": r.id },
       parts.head, parts.progress, parts.media, parts.prompt, parts.error, parts.note, parts.actions);
     return { el: card, parts, mediaFor: null };
@@ -348,8 +348,8 @@ function render({ model, el }) {
     const done = MG_TERMINAL.has(r.status);
     const elapsed = done ? r.elapsed : r.elapsed + (performance.now() - receivedAt) / 1000;
     const [low, high] = r.eta;
-    const eta = !done && high > 0 ? ` · usually ${mgFmtSeconds(low)}–${mgFmtSeconds(high)}` : "";
-    entry.parts.meta.textContent = `${mgFmtSeconds(elapsed)}${eta}`;
+    const eta = !done && high > 0 ? ` of ~${mgFmtSeconds(low)}–${mgFmtSeconds(high)}` : "";
+    entry.parts.meta.textContent = done ? (r.status === "completed" ? `took ${mgFmtSeconds(elapsed)}` : "") : `${mgFmtSeconds(elapsed)}${eta}`;
     if (!done && high > 0) entry.parts.fill.style.width = `${Math.min(100, (100 * elapsed) / high)}%`;
   }
 
