@@ -67,7 +67,7 @@ async def test_image_panel_completes_with_thumbnail(fast: Session) -> None:
     assert panel.results[0]["title"] == "Nano Banana Pro"
     thumb = Image.open(BytesIO(card.preview_bytes))
     assert thumb.format == "WEBP"
-    assert max(thumb.size) <= 384
+    assert max(thumb.size) <= 512
     assert panel.media[card.id]["data"] == card.thumbnail
     assert panel.media[card.id]["mime"] == "image/webp"
     sent: list[tuple[dict, list]] = []
@@ -331,7 +331,7 @@ def test_previews_stay_bounded() -> None:
     big = _png(3000, 1000)
     thumb, mime = thumbnail(big)
     assert mime == "image/webp"
-    assert Image.open(BytesIO(thumb)).size == (384, 128)
+    assert Image.open(BytesIO(thumb)).size == (512, 171)
     assert Image.open(BytesIO(thumb)).mode == "RGBA"  # the source's transparency is kept
     full, full_mime = full_image(big)
     assert full_mime == "image/png"

@@ -78,7 +78,7 @@ class GeneratePanel(WidgetPanel):
     assets: t.List[Any] = t.List().tag(sync=True)
     """Active assets reference fields may offer: ``{"uri", "label", "type"}``."""
     sending = t.Int(0).tag(sync=True)
-    """Requests being sent (before their task exists)."""
+    """Requests being sent (before their task exists); sent with the gallery's batches."""
     show_mode = t.Bool(True).tag(sync=True)
     suggestions = t.Dict().tag(sync=True)
     """Model names typed for families whose names the catalog does not list, by family."""
@@ -100,6 +100,7 @@ class GeneratePanel(WidgetPanel):
         self._problems: list[FormProblem] = []
         self._syncing = False
         self._media_dirty = False
+        self._sending = 0
         self._throttle = Throttle(self, self._push)
         first = families(self.kind)[0]
         self._set_values(defaults(first.id))
@@ -273,11 +274,13 @@ class GeneratePanel(WidgetPanel):
         model = str(params.pop("model", ""))
         client = self.session.client
         resource = client.images if self.kind == "image" else client.videos
-        self.sending += 1
+        self._sending += 1
+        self._throttle.request()
         try:
             task = await resource.create(model, family=fam.id, **params)
         finally:
-            self.sending -= 1
+            self._sending -= 1
+            self._throttle.request()
         duration = body.get("duration", body.get("seconds"))
         seconds = float(duration) if isinstance(duration, int | float) and duration > 0 else None
         result = Result(
@@ -362,7 +365,7 @@ class GeneratePanel(WidgetPanel):
         self._results.insert(0, result)
         if not task.done:
             self._handles[result.id] = task
-        self._throttle.flush()  # a new card shows at once
+        self._throttle.request()  # at once, or with the next batch (a burst is one message)
 
     def _find(self, result_id: str) -> Result:
         for result in self._results:
@@ -394,6 +397,7 @@ class GeneratePanel(WidgetPanel):
         self.send({"kind": "full", "id": result_id, "mime": mime, "purpose": purpose}, [data])
 
     def _push(self) -> None:
+        self.sending = self._sending
         self.results = [r.to_json() for r in self._results]
         if self._media_dirty:
             self._media_dirty = False
