@@ -42,7 +42,7 @@ function render({ model, el }) {
 
   // --- form -------------------------------------------------------------------------------
   const form = mgEl("form", { class: "mg-form", novalidate: true, "aria-label": `${kind} request`, onSubmit: (e) => e.preventDefault() });
-  const generate = mgButton({ label: "Generate", kind: "primary", action: "generate", onClick: () => model.send({ action: "generate" }) });
+  const generate = mgButton({ label: "Generate", kind: "primary", action: "generate", onClick: () => { flush(); model.send({ action: "generate" }); } });
   const hint = mgEl("span", { class: "mg-hint", id: `${model.get("panel_name")}-hint-${Math.random().toString(36).slice(2, 7)}`, "aria-live": "polite" });
   generate.setAttribute("aria-describedby", hint.id);
   const sending = mgEl("span", { class: "mg-hint", "aria-live": "polite" });
@@ -78,9 +78,27 @@ function render({ model, el }) {
     model.save_changes();
   }
   const timers = {};
+  const pending = {};
   function commitSoon(key, value) {
     clearTimeout(timers[key]);
-    timers[key] = setTimeout(() => commit(key, value), 250);
+    pending[key] = value;
+    timers[key] = setTimeout(() => { delete pending[key]; commit(key, value); }, 250);
+  }
+  // Typing is sent after a short pause; an action first sends what is still pending, so
+  // Generate never goes out with the prompt as it was 250 ms ago.
+  function flush() {
+    const keys = Object.keys(pending);
+    if (!keys.length) return;
+    const next = values();
+    for (const key of keys) {
+      clearTimeout(timers[key]);
+      next[key] = pending[key];
+      touched.add(key);
+      delete pending[key];
+    }
+    model.set("values", next);
+    model.set("touched", [...touched]);
+    model.save_changes();
   }
 
   function assetPicker(control, onPick) {
@@ -117,9 +135,9 @@ function render({ model, el }) {
         input.addEventListener("keydown", (e) => {
           if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
             e.preventDefault();
-            clearTimeout(timers[key]);
+            flush();
             commit(key, input.value);
-            setTimeout(() => { if (model.get("can_generate")) model.send({ action: "generate" }); }, 50);
+            model.send({ action: "generate" }); // Python checks the form; an invalid one shows its errors
           }
         });
       }
