@@ -289,3 +289,23 @@ def test_unopened_tabs_build_no_panel() -> None:
     assert built() == sorted([*before, "AssetPanel", "HistoryPanel", "VideoPanel"])
     assert lazy.errors == []
     lazy.close()
+
+
+def test_front_ends_are_the_kit_then_the_panel_module() -> None:
+    from mediagen_nb.widgets._frontend import css, esm
+
+    module = esm("generate.js")
+    assert module.index("function mgEl(") < module.index("function render(")
+    assert module.rstrip().endswith("export default { render };")
+    assert module.count("export default") == 1  # the kit exports nothing of its own
+    for name in ("mgButton", "mgField", "mgSegmented", "mgChip", "mgBadge", "mgCard"):
+        assert f"function {name}(" in module
+    for name in ("mgLightbox", "mgCopy", "mgTabs", "mgNotice"):
+        assert f"function {name}(" in module
+    sheet = css("generate.css")
+    assert sheet.index("--mg-fg: var(--jp-ui-font-color1") < sheet.index(".mg-gen {")
+    assert esm("generate.js") is module  # read once, then cached
+    with pytest.raises(FileNotFoundError, match="no front-end file"):
+        esm("../_studio.py")
+    with pytest.raises(FileNotFoundError, match="no front-end file"):
+        css("missing.css")

@@ -1,9 +1,12 @@
-"""One gallery entry of an image or video panel: a task's state, its request and its preview.
+"""The gallery of an image or video panel: one ``Result`` per task, and ``GalleryMixin``.
 
-A ``Result`` is plain kernel-side state; the panel sends every result's ``to_json()`` in its
-``results`` list trait (throttled, at most 4 batches a second for all cards together) and the
-preview bytes in its ``media`` dict trait (only when a preview arrives). Preview bytes are
-small: a WebP thumbnail for images (``_preview.thumbnail``), the MP4 when within the cap.
+A ``Result`` is plain kernel-side state (a task's state, its request and its preview); the
+panel sends every result's ``to_json()`` in its ``results`` list trait (throttled, at most 4
+batches a second for all cards together) and the preview bytes in its ``media`` dict trait
+(only when a preview arrives). Preview bytes are small: a WebP thumbnail for images
+(``_preview.thumbnail``), the MP4 when within the cap.
+``GalleryMixin`` follows tasks into results and carries the card actions (Cancel, Remove,
+the full-size file for the lightbox and Save).
 """
 
 from __future__ import annotations
