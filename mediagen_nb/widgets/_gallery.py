@@ -64,6 +64,7 @@ class Result:
     local_path: str = ""
     resumed: bool = False
     source: bytes = field(default=b"", repr=False)
+    _code: str | None = field(default=None, repr=False)
 
     @property
     def model(self) -> str:
@@ -89,8 +90,10 @@ class Result:
         return self.video if self.kind == "video" else self.thumbnail
 
     def code(self) -> str:
-        """The client call that makes this request again."""
-        return code_for(self.kind, self.body, self.family)  # type: ignore[arg-type]
+        """The client call that makes this request again (built once: the body never changes)."""
+        if self._code is None:
+            self._code = code_for(self.kind, self.body, self.family)  # type: ignore[arg-type]
+        return self._code
 
     def follow(self, task: Any) -> None:
         """Take the state of a client ``Task`` handle."""
