@@ -1,17 +1,19 @@
-"""``Studio``: every panel in tabs, a mode banner, a key field, and automatic resume.
+"""``Studio``: every panel in tabs, a mode line with a connect form, and automatic resume.
 
-Tabs: Chat · Images · Videos · Assets · History, all sharing one ``Session``. The banner
-(``.mediagen-banner``) says "demo mode (built-in emulator)" or "connected to <host>"; the
-key is never shown. The API-key field is a ``Password`` widget that is emptied as soon as
-Connect reads it, so the key lives only in the session's memory, never in widget state (a
-saved notebook stores widget state). On open, tasks a previous kernel left running are
-re-attached (``mediagen_nb.history.resume``) and shown as cards in a right-hand column
-(hidden while there are none).
+Tabs (ipywidgets ``Tab``): Chat · Images · Videos · Assets · History, all sharing one
+``Session``. Above them the ``StudioBar`` (one anywidget) says "demo mode (built-in
+emulator)" or "connected to <host>" and holds the connect form; the key reaches the kernel
+in one custom message, never in widget state (a saved notebook stores widget state), and
+lives only in the session's memory. On open, tasks a previous kernel left running are
+re-attached (``mediagen_nb.history.resume``) and shown as cards in the gallery of the Images
+or Videos panel, marked "re-attached"; the bar says how many.
 
-Decisions: Connect with an empty key returns to demo mode; base URLs come from the fields,
-else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. Re-attached cards follow the
+Decisions: Connect with an empty key returns to demo mode; base URLs come from the form,
+else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``; a refused configuration is shown in
+the bar and leaves the session in demo mode. Re-attached cards follow the
 handle's state (the resume poller is the only one polling) and refresh at most 4 times a
-second; the Assets tab re-checks known assets the first time it is opened.
+second with the rest of their gallery; the Assets tab re-checks known assets the first time
+it is opened.
 
 The Videos, Assets and History panels are built when their tab is first selected (or the
 ``videos`` / ``assets`` / ``history`` attribute is first read) and then take the place of a
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import os
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -32,21 +33,18 @@ import ipywidgets as widgets
 from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._base import Panel
 from mediagen_nb.widgets._chat_panel import ChatPanel
+from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
-from mediagen_nb.widgets._preview import sniff_mime
 from mediagen_nb.widgets._session import Session
-from mediagen_nb.widgets._task_card import TaskCard
+from mediagen_nb.widgets._studio_bar import StudioBar
 
 if TYPE_CHECKING:
     from mediagen_nb.client import Task
 
-_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
 TAB_TITLES = ("Chat", "Images", "Videos", "Assets", "History")
 LAZY_TABS = ("Videos", "Assets", "History")
 """Tabs whose panel is built on first use (see the module docstring)."""
-FOLLOW_S = 0.25
-"""How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
 
 
 class Studio(Panel):
@@ -54,8 +52,8 @@ class Studio(Panel):
 
     Attributes: ``chat``, ``images``, ``videos``, ``assets``, ``history`` (the panels; the
     last three are built when first read or when their tab is first selected),
-    ``tabs``, ``banner``, ``api_key`` / ``base_url`` / ``text_base_url`` / ``connect_button``,
-    ``resumed`` (the ``TaskCard`` of each re-attached task).
+    ``tabs``, ``banner`` (the ``StudioBar``: mode, connect form, resume line), ``resumed``
+    (the gallery ``Result`` of each re-attached task).
     """
 
     title = "mediagen Studio"
@@ -63,27 +61,7 @@ class Studio(Panel):
     def __init__(self, *, session: Session | None = None, resume: bool = True) -> None:
         super().__init__(session=session)
         self.add_class("mediagen-studio")
-        self.banner = widgets.HTML()
-        self.banner.add_class("mediagen-banner")
-        self.api_key = widgets.Password(
-            description="API key",
-            placeholder="kept in memory only, never saved",
-            continuous_update=False,  # synced once (on blur/Enter), not per keystroke
-        )
-        self.base_url = widgets.Text(
-            description="Base URL", placeholder=os.environ.get("MEDIAGEN_BASE_URL", "")
-        )
-        self.text_base_url = widgets.Text(
-            description="Text URL", placeholder=os.environ.get("MEDIAGEN_TEXT_BASE_URL", "")
-        )
-        self.connect_button = widgets.Button(description="Connect", icon="plug")
-        self.connect_button.add_class("mediagen-connect")
-        self.connection = widgets.Accordion(
-            children=[
-                widgets.VBox([self.api_key, self.base_url, self.text_base_url, self.connect_button])
-            ],
-            titles=("Connect to the real service",),
-        )
+        self.banner = StudioBar(session=self.session, on_connect=self._connect_from_bar)
         self.chat = ChatPanel(session=self.session)
         self.images = ImagePanel(session=self.session, show_banner=False)
         self._videos: VideoPanel | None = None
@@ -94,50 +72,39 @@ class Studio(Panel):
             titles=TAB_TITLES,
         )
         self.tabs.add_class("mediagen-tabs")
-        self.resumed: list[TaskCard] = []
-        self.resume_status = widgets.HTML("<b>Re-attached tasks</b>")
-        self.resumed_box = widgets.VBox([self.resume_status])
-        self.resumed_box.add_class("mediagen-resumed")
-        self.resumed_box.layout = widgets.Layout(width="30%", min_width="260px", display="none")
-        self.tabs.layout = widgets.Layout(flex="1 1 auto", min_width="0")
-        self.children = [
-            self.banner,
-            self.connection,
-            widgets.HBox([self.tabs, self.resumed_box]),
-            self.error_area,
-        ]
+        self.resumed: list[Result] = []
+        self.tabs.layout = widgets.Layout(min_width="0")
+        self.children = [self.banner, self.tabs, self.error_area]
         self._assets_listed = False
-        self.connect_button.on_click(self.guard(lambda _b: self.connect()))
         self.tabs.observe(self.guard(self._tab_changed), names="selected_index")
-        self._on_session = self.guard(self._session_changed)
-        self.session.on_change(self._on_session)
-        self._session_changed(self.session)
         if resume:
             self.resume()
 
     # --- connection -------------------------------------------------------------------------
 
-    def _session_changed(self, session: Session) -> None:
-        mode = "demo" if session.demo else "connected"
-        text = html.escape(session.mode_text)
-        self.banner.value = (
-            f"<div class='mediagen-banner-text' data-mode='{mode}'><b>mediagen</b> · {text}</div>"
-        )
+    def _connect_from_bar(
+        self, key: str | None, base_url: str | None, text_base_url: str | None
+    ) -> None:
+        try:
+            self.connect(key, base_url=base_url, text_base_url=text_base_url)
+        except Exception as exc:  # shown in the bar, next to the form the user just used
+            self.banner.show_error(exc)
 
-    def connect(self, key: str | None = None) -> None:
-        """Switch the session to the real service with ``key`` (or the key field's value).
+    def connect(
+        self,
+        key: str | None,
+        *,
+        base_url: str | None = None,
+        text_base_url: str | None = None,
+    ) -> None:
+        """Switch the session to the real service with ``key``; None or "" means demo mode.
 
-        The field is emptied at once; the key stays only in the session's memory. An empty
-        key returns to demo mode, and so does a configuration the client refuses (no base
-        URL: the error is shown). Unfinished tasks of the new service are re-attached.
+        The key stays only in the session's memory. Base URLs default to
+        ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. A configuration the client refuses
+        (no base URL) returns to demo mode and raises. Unfinished tasks of the new service
+        are re-attached.
         """
-        secret = key if key is not None else self.api_key.value
-        self.api_key.value = ""
-        self.session.set_api_key(
-            secret,
-            base_url=self.base_url.value.strip() or None,
-            text_base_url=self.text_base_url.value.strip() or None,
-        )
+        self.session.set_api_key(key, base_url=base_url, text_base_url=text_base_url)
         try:
             self.session.client  # noqa: B018 - made now so a bad configuration shows here
         except Exception:
@@ -216,11 +183,10 @@ class Studio(Panel):
     def resume(self) -> asyncio.Task[list[Task]] | None:
         """Re-attach tasks a previous kernel left running (background; None without a loop)."""
         if not _loop_running():
-            self.resume_status.value = (
-                "<b>Re-attached tasks</b><br><small>(resume needs a running event loop; "
-                "call studio.resume() from a notebook cell)</small>"
+            self.banner.resume_text = (
+                "Tasks left running by an earlier kernel are re-attached when the Studio "
+                "opens inside a running event loop; call studio.resume() from a cell."
             )
-            self.resumed_box.layout.display = ""
             return None
         return self.spawn(self._resume(), name="resume")
 
@@ -229,47 +195,23 @@ class Studio(Panel):
 
         tasks = await resume(self.session.client, on_task=self._show_resumed)
         count = len(self.resumed)
-        self.resume_status.value = f"<b>Re-attached tasks</b> <small>({count})</small>"
+        self.banner.resume_text = (
+            f"Re-attached {count} unfinished task(s) from an earlier kernel." if count else ""
+        )
         return tasks
 
     def _show_resumed(self, task: Task) -> None:
-        fam = task.family_info
-        card = TaskCard(
-            label=f"{fam.title} · {task.model} (re-attached)",
-            kind=fam.kind,
-            prompt=_prompt(task.request)[:300],
-            eta=fam.eta(task.model, None),
-        )
+        panel = self.images if task.family_info.kind == "image" else self.videos
+        self.resumed.append(panel.follow(task))
 
-        def cancel(c: TaskCard) -> None:
-            if task.cancel():  # recorded as cancelled before the card shows it
-                c.update_from(task)
-
-        card.on_cancel(cancel)
-        card.update_from(task)
-        card.flush()
-        self.resumed.append(card)
-        self.resumed_box.children = (self.resume_status, *self.resumed)
-        self.resumed_box.layout.display = ""
-        self.spawn(self._follow(task, card), name=f"follow {task.id}")
-
-    async def _follow(self, task: Task, card: TaskCard) -> None:
-        while not task.done:
-            card.update_from(task)
-            await asyncio.sleep(FOLLOW_S)
-        card.update_from(task)
-        if task.status == "completed":
-            data = await task.read_bytes()
-            suffix = _SUFFIX.get(sniff_mime(data), ".bin")
-            await card.set_media_async(
-                data, file_name=f"{task.id}{suffix}", local_path=task.local_path
-            )
-            card.update_from(task)
-        await card.drain()
+    async def join(self) -> None:
+        """Wait for the Studio's own tasks, then for every built panel's (re-attached cards)."""
+        await super().join()
+        for panel in self._built():
+            await panel.join()
 
     def close(self) -> None:
         """Stop every panel's background work and close the Studio."""
-        self.session.on_change(self._on_session, remove=True)
         for panel in self._built():  # a panel never opened was never built: nothing to close
             panel.close()
         super().close()
@@ -281,7 +223,7 @@ class Studio(Panel):
         lines = [
             f"mediagen Studio: {self.session.mode_text}",
             "tabs: " + " · ".join(TAB_TITLES),
-            *(f"re-attached: {card!r}" for card in self.resumed),
+            *(f"re-attached: {r.title} · {r.task_id} · {r.status}" for r in self.resumed),
             *(f"error: {line}" for line in self.errors[-3:]),
             "(interactive panels need a running Jupyter kernel with ipywidgets)",
         ]
@@ -309,10 +251,3 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _prompt(request: dict[str, Any] | None) -> str:
-    if not request:
-        return ""
-    prompt = request.get("prompt")
-    return prompt if isinstance(prompt, str) else ""
