@@ -21,7 +21,10 @@ OpenAI and Anthropic wire formats closely enough that the official ``openai`` an
   them: message_start, content_block_start, ping, content_block_delta (text_delta) ...,
   content_block_stop, message_delta (stop_reason, usage.output_tokens), message_stop.
 - **Pacing**: ``STREAM_DELTA_S`` seconds between deltas, divided by the emulator speed, so a
-  typical answer (~40 deltas) streams in about 1.5 s at speed 1.
+  typical answer (~40 deltas) streams in about 1.5 s at speed 1. When the state's
+  ``text_rate`` is set (tokens per wall-clock second; the demo emulator sets a human pace so
+  a reply can be watched and stopped), each delta waits its token count over that rate
+  instead, whatever the speed.
 - **Stream cut fault**: when ``faults.should_cut_stream()`` says so, the body ends cleanly
   after ``faults.cut_point(n)`` deltas, without the terminator (no finish chunk, no
   ``[DONE]``; no message_delta / message_stop). Clients must treat that as incomplete.
@@ -48,6 +51,7 @@ from mediagen_nb.emulator._textgen import (
     Completion,
     Conversation,
     chat_conversation,
+    count_tokens,
     generate,
     messages_conversation,
     split_deltas,
@@ -82,6 +86,7 @@ class TextState(Protocol):
     """What the text routes read from ``app.state.emulator``."""
 
     speed: float
+    text_rate: float | None
 
     @property
     def faults(self) -> StreamFaults:
@@ -159,6 +164,14 @@ def _deltas(state: TextState, completion: Completion, request_id: str) -> tuple[
     return deltas, send
 
 
+def _pace(state: TextState, piece: str) -> float:
+    """Seconds to wait before sending ``piece``: its tokens at ``text_rate``, else by speed."""
+    rate = state.text_rate
+    if rate:
+        return count_tokens(piece) / rate
+    return STREAM_DELTA_S / state.speed
+
+
 def _sse(payload: dict[str, Any]) -> bytes:
     return b"data: " + dumps(payload) + b"\n\n"
 
@@ -211,7 +224,6 @@ async def chat_completions(request: Request) -> Response:
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
     deltas, send = _deltas(state, completion, request_id)
-    delay = STREAM_DELTA_S / state.speed
 
     def chunk(delta: dict[str, Any], finish: str | None) -> bytes:
         payload: dict[str, Any] = {
@@ -228,7 +240,7 @@ async def chat_completions(request: Request) -> Response:
     async def events() -> AsyncIterator[bytes]:
         yield chunk({"role": "assistant", "content": ""}, None)
         for piece in deltas[:send]:
-            await _sleep(delay)
+            await _sleep(_pace(state, piece))
             yield chunk({"content": piece}, None)
         if send < len(deltas):
             return  # injected stream cut: no finish chunk, no [DONE]
@@ -286,7 +298,6 @@ async def messages(request: Request) -> Response:
             }
         )
     deltas, send = _deltas(state, completion, message_id)
-    delay = STREAM_DELTA_S / state.speed
     start: dict[str, Any] = {
         "id": message_id,
         "type": "message",
@@ -310,7 +321,7 @@ async def messages(request: Request) -> Response:
         )
         yield _event("ping", {"type": "ping"})
         for piece in deltas[:send]:
-            await _sleep(delay)
+            await _sleep(_pace(state, piece))
             yield _event(
                 "content_block_delta",
                 {
