@@ -186,7 +186,7 @@ def test_tools_json_in_either_shape_becomes_the_protocols_shape() -> None:
 def test_thinking_budget_on_messages_only() -> None:
     panel = offline()
     panel.set(message="think", protocol="messages", thinking_budget=500)
-    assert panel.problems == {"thinking_budget": "Thinking budget: at least 1024, or 0 for off"}
+    assert panel.problems == {"thinking_budget": "Thinking budget: must be at least 1024"}
     panel.set(thinking_budget=2048)
     body = panel._body(panel.settings(), "think")
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
@@ -194,7 +194,7 @@ def test_thinking_budget_on_messages_only() -> None:
     assert 'thinking={"type": "enabled", "budget_tokens": 2048}' in panel.code
     panel.set(max_tokens=2000)
     assert panel.problems == {
-        "thinking_budget": "Thinking budget: must be below the max reply length"
+        "thinking_budget": "Thinking budget: must be less than max_tokens (2000)"
     }
     panel.set(protocol="chat-completions")
     assert "thinking" not in panel._body(panel.settings(), "think")
@@ -257,7 +257,6 @@ def test_load_fills_the_form_from_a_recorded_request() -> None:
             "model": "claude-haiku-4-5",
             "max_tokens": 4096,
             "system": "be kind",
-            "temperature": 0.4,
             "thinking": {"type": "enabled", "budget_tokens": 2048},
             "tools": [{"name": "lookup", "input_schema": {"type": "object"}}],
             "messages": [{"role": "user", "content": "tell me about tides"}],
@@ -267,7 +266,7 @@ def test_load_fills_the_form_from_a_recorded_request() -> None:
     assert (v["model"], v["protocol"], v["system"], v["message"]) == (
         "claude-haiku-4-5", "messages", "be kind", "tell me about tides",
     )  # fmt: skip
-    assert (v["sampling"], v["temperature"], v["thinking_budget"]) == ("temperature", 0.4, 2048)
+    assert (v["sampling"], v["thinking_budget"]) == ("default", 2048)
     assert '"lookup"' in v["tools"]
     assert panel.can_send
     with pytest.raises(ValueError, match="Model: 'nope' is not in the catalog"):

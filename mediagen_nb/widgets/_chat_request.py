@@ -29,7 +29,6 @@ from mediagen_nb.widgets._chat_options import (
     DEFAULT_MAX_TOKENS,
     FILE_TYPES,
     MAX_FILE_BYTES,
-    MIN_THINKING_BUDGET,
     TOOL_NAME,
     Attachment,
     ChatSettings,
@@ -222,17 +221,13 @@ def build_request(settings: ChatSettings, messages: list[dict[str, Any]]) -> dic
 
 
 def form_problems(settings: ChatSettings) -> list[Problem]:
-    """Rules the form checks itself: attachments, tools JSON, thinking budget."""
+    """Rules the form checks itself (attachment URLs, the tools JSON); the thinking budget's
+    rules are ``validate_request``'s."""
     found: list[Problem] = []
     for item in settings.sent_attachments:
         if not item.is_file and not is_url(item.url):
             found.append(Problem("attachments", f"{item.url!r} is not an http(s) URL"))
     found += parse_tools(settings.tools)[1]
-    budget = settings.thinking_budget
-    if settings.thinking and budget < MIN_THINKING_BUDGET:
-        found.append(Problem("thinking_budget", f"at least {MIN_THINKING_BUDGET}, or 0 for off"))
-    if settings.thinking and settings.max_tokens and settings.max_tokens <= budget:
-        found.append(Problem("thinking_budget", "must be below the max reply length"))
     return found
 
 
