@@ -240,9 +240,9 @@ def test_bad_attachments_are_refused_with_a_readable_notice() -> None:
         {"action": "attach-file", "name": "big.png", "type": "image/png", "data": big}
     )
     assert panel.errors == [
-        "ValueError: Attachments: x.bmp is not an image of type PNG, JPEG, GIF, WebP",
-        "ValueError: Attachments: 'not a url' is not an http(s) URL",
-        "ValueError: Attachments: big.png is 5.0 MB; at most 5 MB",
+        "Attachments: x.bmp is not an image of type PNG, JPEG, GIF, WebP",
+        "Attachments: 'not a url' is not an http(s) URL",
+        "Attachments: big.png is 5.0 MB; at most 5 MB",
     ]
     assert panel.notice == panel.errors[-1]
     assert panel.attachments == []

@@ -107,7 +107,7 @@ async def test_chat_completions_tool_loop(replay: tuple[ChatPanel, Replayer]) ->
     assert len(replayer.requests) == 1
 
     panel.handle_action({"action": "tool-results", "results": {"call_weather1": "18 C"}})
-    assert panel.notice == "ValueError: Tool result: type a result for get_time"
+    assert panel.notice == "Tool result: type a result for get_time"
     panel.handle_action(
         {"action": "tool-results", "results": {"call_weather1": "18 C", "call_time2": "14:05"}}
     )

@@ -21,6 +21,7 @@ import asyncio
 import base64
 import binascii
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -47,6 +48,7 @@ from mediagen_nb.widgets._chat_options import (
     field_of,
     human,
     model_groups,
+    model_title,
     protocols_for,
     sampling_for,
     split_lines,
@@ -152,7 +154,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
             ),
         }
         for name, handler in actions.items():
-            self.on_action(name, handler)
+            self.on_action(name, self._plain(handler))
         self._refresh()
 
     # --- form -----------------------------------------------------------------------------
@@ -244,6 +246,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
                 "tool_choices": [{"value": c, "label": t} for c, t in TOOL_CHOICES],
                 "tools_example": TOOLS_EXAMPLE,
                 "capability": capability_hint(model, protocol),
+                "title": model_title(model),
                 "fields": {
                     k: {"label": f.label, "help": f.help, "api": f.api} for k, f in FIELDS.items()
                 },
@@ -447,6 +450,19 @@ class ChatPanel(ChatRunner, WidgetPanel):
         v = self.values
         lines.append(f"model {v['model']} via {v['protocol']}")
         return "\n".join(lines) + "\n" + self.transcript_view.plain_text()
+
+    def _plain(self, handler: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], None]:
+        """A refused input (``ValueError``: it names the field) shows as its message alone."""
+
+        def run(message: dict[str, Any]) -> None:
+            try:
+                handler(message)
+            except RequestValidationError:
+                raise
+            except ValueError as exc:
+                self.show_error(str(exc))
+
+        return run
 
     def _send_action(self) -> None:
         """Send from the front end: a refused request marks its fields touched, no error box."""

@@ -57,7 +57,6 @@ function render({ model, el }) {
   const modelSelect = mgEl("select", { class: "mg-input mg-select", name: "model", id: mgId("mg-chat-model") });
   modelSelect.addEventListener("change", () => setValues({ model: modelSelect.value }));
   const protocolSlot = mgEl("div", { class: "mg-chat__protocol" });
-  const capability = mgEl("p", { class: "mg-hint mg-chat__capability" });
   const newChat = mgButton({ label: "New conversation", kind: "ghost", action: "clear", onClick: () => act("clear") });
   const modelRow = mgField({ id: modelSelect.id, label: "Model", apiName: "model", control: modelSelect });
   const protocolRow = mgField({ label: "Protocol", control: protocolSlot });
@@ -197,7 +196,7 @@ function render({ model, el }) {
     mgEl("div", { class: "mg-code" }, codePre, mgCopy(() => get("code"), "Copy")));
   const mode = mgEl("span", { class: "mg-hint mg-chat__mode" });
   const top = mgEl("div", { class: "mg-row mg-chat__top" }, mode, mgEl("span", { class: "mg-spacer" }), newChat);
-  const root = mgPanel(el, "chat", top, header, capability, settings, log, composer, codeBox, mgNotice(model));
+  const root = mgPanel(el, "chat", top, header, settings, log, composer, codeBox, mgNotice(model));
 
   // --- turns -------------------------------------------------------------------------------
   function thinkingNode(text, live) {
@@ -261,7 +260,7 @@ function render({ model, el }) {
     const node = mgEl("article", { class: "mg-msg mg-msg--assistant", "data-state": state, "aria-busy": live ? "true" : "false" },
       mgEl("div", { class: "mg-msg__who" }, mgEl("span", { text: turn.title || turn.model || "Assistant", title: turn.model }),
         CHAT_STATE_TEXT[state] ? mgChip(CHAT_STATE_TEXT[state], state === "error" ? "error" : state === "stopped" ? "warn" : "accent") : null),
-      thinking || (live && false) ? thinkingNode(thinking, live) : mgEl("span", { hidden: true, class: "mg-thinking-slot" }),
+      thinking ? thinkingNode(thinking, live) : mgEl("span", { hidden: true, class: "mg-thinking-slot" }),
       body,
       toolCards(turn, index),
       turn.error ? mgEl("p", { class: "mg-msg__error", text: turn.error }) : null,
@@ -284,7 +283,7 @@ function render({ model, el }) {
     const turns = get("turns") || [];
     const live = get("live_index");
     if (!turns.length) {
-      const title = (get("spec").capability || "").split(" takes")[0];
+      const title = get("spec").title || "";
       mgReplace(log, mgEl("div", { class: "mg-chat__empty" },
         mgEl("p", { class: "mg-chat__empty-title", text: title ? `Chat with ${title}` : "Start a conversation" }),
         mgEl("p", { class: "mg-hint", text: "Replies stream in as they are written; Stop keeps what has arrived." }),
@@ -309,8 +308,9 @@ function render({ model, el }) {
     const thinking = get("live_thinking");
     const slot = liveNode.querySelector(".mg-thinking, .mg-thinking-slot");
     if (thinking && slot) {
-      if (slot.classList.contains("mg-thinking")) slot.querySelector(".mg-thinking__body").textContent = thinking;
-      else slot.replaceWith(thinkingNode(thinking, true));
+      const next = thinkingNode(thinking, true);
+      next.open = slot.open === true; // keep it as the user left it
+      slot.replaceWith(next);
     }
     shownSeq = seq;
     if (stick) log.scrollTop = log.scrollHeight;
@@ -333,7 +333,7 @@ function render({ model, el }) {
       onChange: (value) => setValues({ protocol: value }),
     }));
     protocolRow.mgSetHelp((spec.protocols || []).some((p) => p.disabled) ? "This model is served on Chat Completions only." : "");
-    capability.textContent = spec.capability || "";
+    modelRow.mgSetHelp(spec.capability || "");
     mgReplace(samplingSlot, mgSegmented({
       name: "sampling", label: "Sampling", value: v.sampling, options: spec.sampling || [],
       onChange: (value) => setValues({ sampling: value }),
@@ -359,7 +359,7 @@ function render({ model, el }) {
     toolChoice.value = v.tool_choice || "auto";
     rows.tool_choice.hidden = !(v.tools || "").trim();
     if (messageTimer === null && message.value !== (v.message || "")) message.value = v.message || "";
-    const title = (spec.capability || "").split(" takes")[0];
+    const title = spec.title || "";
     message.placeholder = title ? `Message ${title}  (Ctrl+Enter sends)` : "Message (Ctrl+Enter sends)";
     const kinds = spec.kinds || [];
     attachRow.hidden = !kinds.length;
