@@ -138,7 +138,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
         self._pending: list[Attachment] = []
         self.observe(self._on_values, names=["values", "touched"])
         actions = {
-            "send": lambda _m: self._send_action(),
+            "send": self._send_action,
             "stop": lambda _m: self.stop(),
             "retry": lambda _m: self.retry(),
             "clear": lambda _m: self.clear(),
@@ -464,9 +464,11 @@ class ChatPanel(ChatRunner, WidgetPanel):
 
         return run
 
-    def _send_action(self) -> None:
-        """Send from the front end: a refused request marks its fields touched, no error box."""
+    def _send_action(self, message: dict[str, Any]) -> None:
+        """Send from the front end (with the draft as typed there): a refused request marks
+        its fields touched and shows their problems, not an error box."""
+        draft = message.get("message")
         try:
-            self.send()
+            self.send(draft if isinstance(draft, str) else None)
         except RequestValidationError:
             self._revalidate()  # the problems now show next to their fields

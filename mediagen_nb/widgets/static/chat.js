@@ -133,9 +133,13 @@ function render({ model, el }) {
     clearTimeout(messageTimer);
     messageTimer = setTimeout(pushMessage, 150);
   });
+  // The draft goes with the action: the kernel may not have seen the last keystrokes yet.
   const doSend = () => {
-    pushMessage();
-    setTimeout(() => { if (get("can_send")) act("send"); }, 0);
+    clearTimeout(messageTimer);
+    messageTimer = null;
+    if (!message.value.trim() || get("can_stop")) return;
+    act("send", { message: message.value });
+    message.value = ""; // a refused draft comes back with the kernel's `values`
   };
   chatKeys(message, doSend);
   const messageLabel = mgEl("label", { class: "mg-sr-only", for: message.id, text: "Message" });
