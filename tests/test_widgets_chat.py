@@ -347,7 +347,7 @@ async def test_multi_turn_sends_the_conversation(panel: ChatPanel) -> None:
     panel.set(protocol="messages", system="answer briefly")
     panel.handle_action({"action": "send"})  # empty draft: refused quietly, nothing sent
     assert len(panel.transcript) == 2
-    panel.send("second question")
+    panel.handle_action({"action": "send", "message": "second question"})  # Ctrl+Enter
     await panel.join()
     assert [t.role for t in panel.transcript] == ["user", "assistant", "user", "assistant"]
     assert all(t.state == "complete" for t in panel.transcript)

@@ -25,6 +25,11 @@ function chatBytes(n) {
   return n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1048576).toFixed(1)} MB`;
 }
 
+// Focus inside a shadow root (marimo) shows as the host in document.activeElement.
+function chatFocused(node) {
+  return node.getRootNode().activeElement === node;
+}
+
 // Ctrl/Cmd+Enter runs `fn`; the key never reaches Jupyter (no cell runs, no mode switch).
 function chatKeys(node, fn) {
   node.addEventListener("keydown", (event) => {
@@ -149,7 +154,7 @@ function render({ model, el }) {
   const hint = mgEl("p", { class: "mg-hint mg-chat__hint", "aria-live": "polite" });
   const chips = mgEl("div", { class: "mg-row mg-chat__chips", "aria-label": "Attachments" });
   const attachError = mgEl("p", { class: "mg-error", "aria-live": "polite", hidden: true });
-  const fileInput = mgEl("input", { type: "file", name: "chat-file", class: "mg-sr-only", tabindex: "-1", "aria-hidden": "true" });
+  const fileInput = mgEl("input", { type: "file", name: "chat-file", hidden: true }); // opened by its button
   const fileBtn = mgButton({ label: "Attach image…", kind: "ghost", action: "attach-file", onClick: () => fileInput.click() });
   const urlInput = mgEl("input", { type: "url", class: "mg-input mg-chat__url", name: "attachment-url", placeholder: "https://… image URL", "aria-label": "Image or video URL" });
   const kindSelect = mgEl("select", { class: "mg-input mg-select mg-chat__kind", name: "attachment-kind", "aria-label": "Kind of media" },
@@ -346,12 +351,12 @@ function render({ model, el }) {
     rows.top_p.hidden = v.sampling !== "top_p";
     temperature.input.max = String(spec.temperature_max || 2);
     for (const [s, name] of [[temperature, "temperature"], [topP, "top_p"]]) {
-      if (document.activeElement !== s.input) s.input.value = String(v[name]);
+      if (!chatFocused(s.input)) s.input.value = String(v[name]);
       s.out.textContent = Number(v[name]).toFixed(2);
     }
     rows.stop.hidden = !spec.stop;
     rows.thinking_budget.hidden = !spec.thinking;
-    const sync = (node, value) => { if (node.ownerDocument.activeElement !== node && node.value !== value) node.value = value; };
+    const sync = (node, value) => { if (!chatFocused(node) && node.value !== value) node.value = value; };
     sync(system, v.system || "");
     sync(stop, v.stop || "");
     sync(tools, v.tools || "");
