@@ -25,6 +25,13 @@ function chatBytes(n) {
   return n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1048576).toFixed(1)} MB`;
 }
 
+// Markdown into `node` (renderMarkdown escapes the text first); code blocks that scroll
+// can be reached with the keyboard.
+function chatMarkdown(node, text) {
+  node.innerHTML = renderMarkdown(text || "");
+  for (const pre of node.querySelectorAll("pre")) pre.tabIndex = 0;
+}
+
 // Focus inside a shadow root (marimo) shows as the host in document.activeElement.
 function chatFocused(node) {
   return node.getRootNode().activeElement === node;
@@ -199,7 +206,7 @@ function render({ model, el }) {
   const composer = mgEl("div", { class: "mg-chat__composer" }, chips, messageLabel, message, attachRow, textOnly, attachError, actions);
 
   // --- copy as code, notice, mode ----------------------------------------------------------
-  const codePre = mgEl("pre", {});
+  const codePre = mgEl("pre", { tabindex: "0", "aria-label": "Code of the next request" });
   const codeBox = mgEl("details", { class: "mg-chat__code" },
     mgEl("summary", { class: "mg-chat__summary" }, "Copy as code"),
     mgEl("div", { class: "mg-code" }, codePre, mgCopy(() => get("code"), "Copy")));
@@ -212,7 +219,7 @@ function render({ model, el }) {
     const words = text ? `${text.trim().split(/\s+/).length} words` : "";
     return mgEl("details", { class: "mg-thinking" },
       mgEl("summary", {}, live ? "Thinking…" : "Thinking", words ? mgEl("span", { class: "mg-hint", text: ` · ${words}` }) : null),
-      mgEl("div", { class: "mg-thinking__body", text }));
+      mgEl("div", { class: "mg-thinking__body", text, tabindex: "0" }));
   }
 
   function toolCards(turn, index) {
@@ -222,7 +229,7 @@ function render({ model, el }) {
     const cards = calls.map((call) => {
       let resultPart;
       if (call.result !== null && call.result !== undefined) {
-        resultPart = mgEl("div", { class: "mg-toolcall__result" }, mgEl("div", { class: "mg-toolcall__label", text: "Result" }), mgEl("pre", { text: call.result }));
+        resultPart = mgEl("div", { class: "mg-toolcall__result" }, mgEl("div", { class: "mg-toolcall__label", text: "Result" }), mgEl("pre", { text: call.result, tabindex: "0", "aria-label": `Result of ${call.name}` }));
       } else if (turn.waiting) {
         const id = mgId("mg-tool-result");
         const box = mgEl("textarea", { class: "mg-input mg-chat__mono", name: "tool-result", id, rows: 2, placeholder: "e.g. {\"temp_c\": 18}", "data-call": call.id });
@@ -232,9 +239,9 @@ function render({ model, el }) {
         boxes.push(box);
         resultPart = mgEl("div", { class: "mg-toolcall__result" }, mgEl("label", { class: "mg-toolcall__label", for: id, text: `Result of ${call.name}` }), box);
       }
-      return mgEl("section", { class: "mg-toolcall", "data-call": call.id, "aria-label": `Tool call ${call.name}` },
+      return mgEl("div", { class: "mg-toolcall", role: "group", "data-call": call.id, "aria-label": `Tool call ${call.name}` },
         mgEl("header", { class: "mg-toolcall__head" }, mgChip("Tool call", "accent"), mgEl("code", { class: "mg-toolcall__name", text: call.name })),
-        mgEl("pre", { class: "mg-toolcall__args", text: call.arguments }),
+        mgEl("pre", { class: "mg-toolcall__args", text: call.arguments, tabindex: "0", "aria-label": `Arguments of ${call.name}` }),
         resultPart);
     });
     if (!boxes.length) return cards;
@@ -261,7 +268,7 @@ function render({ model, el }) {
           (turn.attachments || []).length ? mgEl("div", { class: "mg-row mg-msg__files" }, turn.attachments.map((a) => attachmentChip(a))) : null));
     }
     const body = mgEl("div", { class: "mg-msg__body mg-md" });
-    body.innerHTML = renderMarkdown(text || ""); // escaped first by renderMarkdown
+    chatMarkdown(body, text);
     const notes = [];
     if (state === "stopped") notes.push("Stopped: the partial answer is kept.");
     const usage = chatUsage(turn.usage);
@@ -313,7 +320,7 @@ function render({ model, el }) {
     if (seq <= shownSeq || live < 0) return;
     if (!liveNode || !liveNode.isConnected) return drawTurns();
     const stick = atBottom();
-    liveNode.querySelector(".mg-msg__body").innerHTML = renderMarkdown(get("live_text") || "");
+    chatMarkdown(liveNode.querySelector(".mg-msg__body"), get("live_text"));
     const thinking = get("live_thinking");
     const slot = liveNode.querySelector(".mg-thinking, .mg-thinking-slot");
     if (thinking && slot) {
