@@ -30,29 +30,16 @@ import traitlets
 from mediagen_nb.types import Problem, RequestValidationError, errors_only, validate_request
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._chat_code import chat_code
+from mediagen_nb.widgets._chat_form import DEFAULT_MODEL, DEFAULTS, coerce, form_spec, settings_of
 from mediagen_nb.widgets._chat_options import (
     FIELDS,
-    FILE_TYPES,
-    MAX_FILE_BYTES,
-    MAX_STOP,
-    PROTOCOL_HELP,
-    PROTOCOL_LABELS,
-    SAMPLING_LABELS,
-    TOOL_CHOICES,
-    TOOLS_EXAMPLE,
     Attachment,
     AttachmentKind,
     ChatSettings,
     attachment_kinds,
-    capability_hint,
     field_of,
     human,
     model_groups,
-    model_title,
-    protocols_for,
-    sampling_for,
-    split_lines,
-    takes_thinking,
 )
 from mediagen_nb.widgets._chat_request import (
     build_request,
@@ -67,21 +54,6 @@ from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
-DEFAULTS: dict[str, Any] = {
-    "model": DEFAULT_MODEL,
-    "protocol": "chat-completions",
-    "system": "",
-    "sampling": "default",
-    "temperature": 1.0,
-    "top_p": 1.0,
-    "max_tokens": 0,
-    "stop": "",
-    "tools": "",
-    "tool_choice": "auto",
-    "thinking_budget": 0,
-    "message": "",
-}
 _KEYS = itertools.count(1)
 
 
@@ -170,21 +142,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
 
     def settings(self) -> ChatSettings:
         """The form's current choices."""
-        v = self.values
-        return ChatSettings(
-            model=str(v["model"]),
-            protocol=v["protocol"],
-            system=str(v["system"]),
-            sampling=v["sampling"],
-            temperature=float(v["temperature"]),
-            top_p=float(v["top_p"]),
-            max_tokens=int(v["max_tokens"] or 0),
-            stop=split_lines(str(v["stop"])),
-            attachments=tuple(self._pending),
-            tools=str(v["tools"]),
-            tool_choice=v["tool_choice"],
-            thinking_budget=int(v["thinking_budget"] or 0),
-        )
+        return settings_of(self.values, self._pending)
 
     def _on_values(self, _change: object = None) -> None:
         try:
@@ -192,67 +150,13 @@ class ChatPanel(ChatRunner, WidgetPanel):
         except Exception as exc:
             self.show_error(exc)
 
-    def _coerce(self) -> dict[str, Any]:
-        """The values made consistent with the model (protocol, sampling, numbers)."""
-        v = {**DEFAULTS, **self.values}
-        allowed = protocols_for(str(v["model"]))
-        if v["protocol"] not in allowed:
-            v["protocol"] = allowed[0]
-        if v["sampling"] not in sampling_for(v["protocol"]):
-            v["sampling"] = "default"
-        if v["tool_choice"] not in dict(TOOL_CHOICES):
-            v["tool_choice"] = "auto"
-        for name in ("max_tokens", "thinking_budget"):
-            try:
-                v[name] = max(0, int(v[name] or 0))
-            except (TypeError, ValueError):
-                v[name] = 0
-        for name in ("temperature", "top_p"):
-            try:
-                v[name] = float(v[name])
-            except (TypeError, ValueError):
-                v[name] = 1.0
-        return v
-
     def _refresh(self) -> None:
         """Offer only valid combinations for the model and protocol, then revalidate."""
-        coerced = self._coerce()
+        coerced = coerce(self.values)
         with self.hold_sync():
             if coerced != self.values:
                 self.values = coerced
-            settings = self.settings()
-            model, protocol = settings.model, settings.protocol
-            kinds = attachment_kinds(model, protocol)
-            allowed = protocols_for(model)
-            self.spec = {
-                "models": model_groups(),
-                "protocols": [
-                    {
-                        "value": p,
-                        "label": PROTOCOL_LABELS[p],
-                        "title": PROTOCOL_HELP[p],
-                        "disabled": p not in allowed,
-                    }
-                    for p in PROTOCOL_LABELS
-                ],
-                "sampling": [
-                    {"value": s, "label": SAMPLING_LABELS[s]} for s in sampling_for(protocol)
-                ],
-                "temperature_max": 2.0 if protocol == "chat-completions" else 1.0,
-                "stop": protocol == "chat-completions",
-                "max_stop": MAX_STOP,
-                "kinds": list(kinds),
-                "thinking": takes_thinking(protocol),
-                "tool_choices": [{"value": c, "label": t} for c, t in TOOL_CHOICES],
-                "tools_example": TOOLS_EXAMPLE,
-                "capability": capability_hint(model, protocol),
-                "title": model_title(model),
-                "fields": {
-                    k: {"label": f.label, "help": f.help, "api": f.api} for k, f in FIELDS.items()
-                },
-                "file_types": sorted(FILE_TYPES),
-                "max_file_bytes": MAX_FILE_BYTES,
-            }
+            self.spec = form_spec(self.settings())
             self._revalidate()
 
     def all_problems(self) -> list[Problem]:
