@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from mediagen_nb.catalog._params import CHAT_MAX_STOP, CHAT_TEMPERATURE, ChatRole, MessagesRole
 from mediagen_nb.catalog._text import TEXT_MODELS, text_model, text_vendor_of
@@ -31,6 +31,14 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(defer_build=True, strict=True, extra="allow")
     role: ChatRole
     content: Any
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tool_calls_need_no_content(cls, data: Any) -> Any:
+        # an assistant turn that only calls tools may leave content out (the protocol allows it)
+        if isinstance(data, dict) and "content" not in data and data.get("tool_calls"):
+            return {**data, "content": None}
+        return data
 
 
 class MessagesMessage(BaseModel):
