@@ -195,3 +195,29 @@ def test_emulator_text_rate_paces_tokens_in_wall_clock(monkeypatch: pytest.Monke
         delays.clear()
         httpx2.post(url, json=body, headers=auth, timeout=10).raise_for_status()
         assert set(delays) == {STREAM_DELTA_S / 1000.0}
+
+
+@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+async def test_tool_loop_against_the_emulator(protocol: str) -> None:
+    with start_emulator(speed=1000.0, seed=3) as handle:
+        async with AsyncClient(
+            api_key=handle.api_key, base_url=handle.base_url, text_base_url=handle.text_base_url
+        ) as client:
+            panel = ChatPanel(session=Session(client=client))
+            budget = 2048 if protocol == "messages" else 0
+            panel.set(protocol=protocol, tools=TOOLS_EXAMPLE, thinking_budget=budget)
+            panel.send("What's the weather in Paris? Use get_weather.")
+            await panel.join()
+            asked = panel.transcript[-1]
+            assert [(c.name, c.input) for c in asked.tool_calls] == [
+                ("get_weather", {"city": "Paris"})
+            ]
+            assert bool(asked.thinking) is (protocol == "messages")
+            panel.submit_tool_results({asked.tool_calls[0].id: "sunny, 21 C"})
+            await panel.join()
+            answer = panel.transcript[-1]
+            assert answer.state == "complete"
+            assert "sunny, 21 C" in answer.text  # the emulator answers from the tool result
+            assert [t.role for t in panel.transcript] == ["user", "assistant", "assistant"]
+            assert panel.errors == []
+            panel.close()
