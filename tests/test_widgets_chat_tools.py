@@ -11,6 +11,7 @@ import httpx2
 import pytest
 from _chat_recordings import CHAT_TOOL_CALLS, MESSAGES_THINKING_TOOL_USE, named, sse
 
+import mediagen_nb
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import _text_routes, start_emulator
 from mediagen_nb.emulator._text_routes import STREAM_DELTA_S
@@ -221,3 +222,33 @@ async def test_tool_loop_against_the_emulator(protocol: str) -> None:
             assert [t.role for t in panel.transcript] == ["user", "assistant", "assistant"]
             assert panel.errors == []
             panel.close()
+
+
+@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+async def test_copy_as_code_runs_and_sends_what_the_panel_sends(
+    protocol: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000")
+    (tmp_path / "cat.png").write_bytes(png)
+    monkeypatch.chdir(tmp_path)
+    panel = ChatPanel(session=Session(mode_text="test"))
+    budget = 2048 if protocol == "messages" else 0
+    panel.set(protocol=protocol, tools=TOOLS_EXAMPLE, thinking_budget=budget)
+    panel.set(model="claude-opus-4-6", message="Weather in Paris? Use get_weather.")
+    panel.attach_file("cat.png", "image/png", png)
+    expected = panel._body(panel.settings(), "Weather in Paris? Use get_weather.")
+    with start_emulator(speed=1000.0, api_key="code-key") as handle:
+        monkeypatch.setenv("MEDIAGEN_API_KEY", "code-key")
+        monkeypatch.setenv("MEDIAGEN_BASE_URL", handle.base_url)
+        monkeypatch.setenv("MEDIAGEN_TEXT_BASE_URL", handle.text_base_url)
+        source = "async def snippet():\n" + "".join(
+            f"    {line}\n" for line in panel.code.splitlines()
+        )
+        namespace: dict[str, Any] = {}
+        exec(source + "    return reply, client\n", namespace)  # the panel's own snippet
+        reply, client = await namespace["snippet"]()
+        await client.aclose()
+    calls = reply.tool_calls if protocol == "chat-completions" else reply.tool_uses
+    assert [c.name for c in calls] == ["get_weather"]
+    frame = mediagen_nb.history(kind="chat")
+    assert frame.iloc[-1]["request"] == {**expected, "stream": True}

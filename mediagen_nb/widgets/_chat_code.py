@@ -35,6 +35,8 @@ def _mark_files(value: Any) -> Any:
 def chat_code(path: str, body: dict[str, Any], file_names: list[str] | None = None) -> str:
     """The ``client.chat.completions.create`` / ``client.messages.create`` call for ``body``."""
     names = list(file_names or [])
+    chat = path.endswith("/completions")
+    final = "get_final_completion" if chat else "get_final_message"
     marked = _mark_files(body)
     lines = [
         "from mediagen_nb import AsyncClient",
@@ -71,8 +73,8 @@ def chat_code(path: str, body: dict[str, Any], file_names: list[str] | None = No
     lines += [
         "",
         source,
-        "async for event in stream:",
-        f"{INDENT}pass  # text arrives in stream.text",
+        "async for text in stream.text_stream:  # the answer as it arrives",
+        f'{INDENT}print(text, end="", flush=True)',
+        f"reply = await stream.{final}()  # the whole reply: text, thinking, tool calls, usage",
     ]
-    lines.append("print(stream.text)")
     return "\n".join(lines)
