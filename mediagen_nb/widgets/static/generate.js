@@ -333,7 +333,7 @@ function render({ model, el }) {
         mgReplace(parts.media, mgEl("video", { src: url, controls: true, preload: "metadata", "aria-label": `Video: ${r.prompt}` }));
       } else if (url) {
         mgReplace(parts.media, mgEl("button", { type: "button", class: "mg-card__open", "aria-label": `Open larger: ${r.prompt}`, onClick: () => openLightbox(r.id) },
-          mgEl("img", { src: url, alt: r.prompt || r.title, loading: "lazy" })));
+          mgEl("img", { src: url, alt: r.prompt || r.title })));
       } else if (!done) {
         mgReplace(parts.media, mgEl("span", { class: "mg-card__wait mg-muted", text: r.status === "queued" ? "Waiting in the queue…" : "Generating…" }));
       } else {
