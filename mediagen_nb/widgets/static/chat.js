@@ -386,6 +386,7 @@ function render({ model, el }) {
     textOnly.hidden = kinds.length > 0;
     fileBtn.hidden = !kinds.includes("image");
     kindSelect.hidden = !kinds.includes("video");
+    urlInput.placeholder = kinds.includes("video") ? "https://… image or video URL" : "https://… image URL";
     fileInput.accept = (spec.file_types || []).join(",");
     const problems = get("problems") || {};
     for (const [name, row] of Object.entries(rows)) row.mgSetError(problems[name] || "");
