@@ -19,7 +19,10 @@ OpenAI and Anthropic wire formats closely enough that the official ``openai`` an
   content_block_start / deltas / content_block_stop, ping, message_delta with usage,
   message_stop).
 - **Pacing**: ``STREAM_DELTA_S`` seconds between deltas, divided by the emulator speed, so a
-  typical answer (~40 deltas) streams in about 1.5 s at speed 1.
+  typical answer (~40 deltas) streams in about 1.5 s at speed 1. When the state's
+  ``text_rate`` is set (tokens per wall-clock second; the demo emulator sets a human pace so
+  a reply can be watched and stopped), each delta waits its token count over that rate
+  instead, whatever the speed.
 - **Stream cut fault**: when ``faults.should_cut_stream()`` says so, the body ends cleanly
   after ``faults.cut_point(n)`` deltas, without the terminator (no finish chunk, no
   ``[DONE]``; no message_delta / message_stop). Clients must treat that as incomplete.
@@ -46,7 +49,12 @@ from mediagen_nb.emulator._chat_wire import Item, chat_body, chat_items
 from mediagen_nb.emulator._errors import TextProtocol, error_response, json_response
 from mediagen_nb.emulator._messages_wire import messages_body, messages_items
 from mediagen_nb.emulator._middleware import JSON_KEY
-from mediagen_nb.emulator._textgen import Conversation, chat_conversation, messages_conversation
+from mediagen_nb.emulator._textgen import (
+    Conversation,
+    chat_conversation,
+    count_tokens,
+    messages_conversation,
+)
 from mediagen_nb.types import Problem, errors_only, validate_request
 
 __all__ = ["STREAM_DELTA_S", "TextState", "text_routes"]
@@ -76,6 +84,7 @@ class TextState(Protocol):
     """What the text routes read from ``app.state.emulator``."""
 
     speed: float
+    text_rate: float | None
 
     @property
     def faults(self) -> StreamFaults:
@@ -147,13 +156,33 @@ async def _parse(
 # -- chat completions ------------------------------------------------------------------------
 
 
+def _delta_text(value: Any) -> str:
+    """The strings a delta carries (text, thinking, tool arguments), joined."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return " ".join(_delta_text(v) for k, v in value.items() if k not in ("type", "id", "role"))
+    if isinstance(value, list):
+        return " ".join(_delta_text(v) for v in value)
+    return ""
+
+
+def _pace(state: TextState, payload: bytes) -> float:
+    """Seconds to wait before a paced delta: its tokens at ``text_rate``, else by speed."""
+    rate = state.text_rate
+    if not rate:
+        return STREAM_DELTA_S / state.speed
+    data = json.loads(payload.split(b"data: ", 1)[1])
+    deltas = [c.get("delta") for c in data.get("choices") or []] or [data.get("delta")]
+    return max(1, count_tokens(_delta_text(deltas))) / rate
+
+
 async def _stream(state: TextState, items: list[Item]) -> Response:
     """Send ``items`` as SSE, pacing the deltas; an injected cut stops after some deltas."""
     deltas = sum(1 for _, paced in items if paced)
     send = deltas
     if state.faults.should_cut_stream():
         send = state.faults.cut_point(deltas)
-    delay = STREAM_DELTA_S / state.speed
     cut = send < deltas
 
     async def events() -> AsyncIterator[bytes]:
@@ -162,7 +191,7 @@ async def _stream(state: TextState, items: list[Item]) -> Response:
             if paced:
                 if cut and sent >= send:
                     return  # injected stream cut: no terminator
-                await _sleep(delay)
+                await _sleep(_pace(state, payload))
                 sent += 1
             elif cut and sent >= send and sent > 0:
                 return
