@@ -92,7 +92,7 @@ class AssetRow:
         data["id"] = data.pop("asset_id")
         data["uri"] = "" if self.refused else self.uri
         data["library_title"] = library_title(self.library)
-        data["delete_label"] = "Delete" if self.library == "seedance2" else "Forget"
+        data["delete_label"] = delete_label(self)
         data["delete_question"] = delete_question(self)
         return data
 
@@ -100,6 +100,13 @@ class AssetRow:
 def library_title(library: str) -> str:
     """ "Seedance 2.0" / "SD2 Manxue"."""
     return ASSET_LIBRARIES[library].title.removesuffix(" asset library")
+
+
+def delete_label(row: AssetRow) -> str:
+    """The row's delete button: Delete (seedance 2.0), Forget (sd2), Remove (refused)."""
+    if row.refused:
+        return "Remove"
+    return "Delete" if row.library == "seedance2" else "Forget"
 
 
 def delete_question(row: AssetRow) -> str:

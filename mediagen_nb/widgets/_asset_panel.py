@@ -202,6 +202,7 @@ class AssetPanel(WidgetPanel):
 
         assets = self.session.client.assets
         added: list[AssetRow] = []
+        refused_before = self._refused
         self.busy = True
         try:
             if library == "seedance2":
@@ -248,7 +249,7 @@ class AssetPanel(WidgetPanel):
                     self._put(self._refusal("sd2", kind, url, reason))
         finally:
             self.busy = False
-        self.status_text = f"Submitted {len(added)} asset(s) for review."
+        self.status_text = _submitted_text(len(added), self._refused - refused_before)
         for row in added:
             if row.asset_type == "Image" and not row.thumb and row.url:
                 self.spawn(self._fetch_thumb(row.asset_id, row.url), name="thumbnail")
@@ -409,6 +410,17 @@ class AssetPanel(WidgetPanel):
         """Listed assets as plain text."""
         lines = [f"{row.status:10} {row.uri} {row.name or row.url}" for row in self.assets]
         return "\n".join([super().text_summary(), *lines])
+
+
+def _submitted_text(added: int, refused: int) -> str:
+    """The status line after an upload."""
+    parts = []
+    if added:
+        parts.append(f"Submitted {added} asset{'s' if added > 1 else ''} for review.")
+    if refused:
+        which = "an upload" if refused == 1 else f"{refused} uploads"
+        parts.append(f"The library refused {which}; the reason is in the list.")
+    return " ".join(parts)
 
 
 def _thumb_of(data: bytes) -> str:

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mediagen_nb.catalog import FAMILIES
+from mediagen_nb.catalog import ASSET_LIBRARIES, FAMILIES
 from mediagen_nb.widgets._preview import thumbnail
 
 THUMB_PX = 64
@@ -110,16 +110,20 @@ def front_end_row(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, 
     request = row.get("request")
     openable = kind in ("task", "chat") and isinstance(request, dict)
     prompt = text(row.get("prompt"))
-    if not prompt and kind == "asset":
+    model = text(row.get("model"))
+    if kind == "asset":
         params = row.get("parameters")
-        prompt = text(params.get("url")) if isinstance(params, dict) else ""
+        params = params if isinstance(params, dict) else {}
+        prompt = prompt or text(params.get("url") or params.get("originalUrl"))
+        library = ASSET_LIBRARIES.get(text(params.get("library")))
+        model = model or (library.title.removesuffix(" asset library") if library else "")
     return {
         "id": key,
         "short_id": short_id(key),
         "kind": kind,
         "kind_label": KIND_LABELS.get(kind, kind),
         "family": text(row.get("family")),
-        "model": text(row.get("model")),
+        "model": model,
         "prompt": prompt,
         "status": text(row.get("status")),
         "time": short,

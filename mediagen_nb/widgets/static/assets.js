@@ -117,7 +117,7 @@ function render({ model, el }) {
   const formError = mgEl("div", { class: "mg-error", "aria-live": "polite" });
   const actions = mgEl("div", { class: "mg-row mg-asset-actions" }, uploadBtn, refreshBtn, hint);
   const form = mgEl("div", { class: "mg-form mg-asset-form" }, libraryRow, fileRow, urlRow, typeRow, nameRow);
-  const status = mgEl("p", { class: "mg-asset-status mg-muted", role: "status" });
+  const status = mgEl("span", { class: "mg-asset-status mg-muted", role: "status" });
 
   // --- list ---------------------------------------------------------------------------
   const list = mgEl("ul", { class: "mg-asset-list", "aria-label": "Assets" });
@@ -130,8 +130,7 @@ function render({ model, el }) {
     mgEl("p", { class: "mg-muted mg-asset-intro", text: "Reference media with faces or avatars must pass the library's review before a generation can use it as asset://id." }),
     form,
     formError,
-    actions,
-    status,
+    mgEl("div", { class: "mg-asset-submit" }, actions, status),
     heading,
     empty,
     list,
@@ -226,11 +225,13 @@ function render({ model, el }) {
       : mgEl("code", { class: "mg-asset__id", title: row.uri, text: row.uri });
     const url = row.url ? mgEl("span", { class: "mg-asset__url mg-muted", title: row.url, text: row.url }) : null;
     const reason = failed && row.reason ? mgEl("p", { class: "mg-asset__reason", text: row.reason }) : null;
-    const copy = mgCopy(row.uri, "Copy asset://id");
-    copy.dataset.mgAction = "copy-id";
-    copy.setAttribute("aria-label", `Copy asset://id of ${title}`);
-    copy.disabled = row.refused || !row.uri;
-    copy.addEventListener("click", () => { if (!copy.disabled) model.send({ action: "copied", id: row.id }); });
+    let copy = null;
+    if (!row.refused && row.uri) {
+      copy = mgCopy(row.uri, "Copy asset://id");
+      copy.dataset.mgAction = "copy-id";
+      copy.setAttribute("aria-label", `Copy asset://id of ${title}`);
+      copy.addEventListener("click", () => model.send({ action: "copied", id: row.id }));
+    }
     const del = mgButton({
       label: row.delete_label,
       kind: "ghost",
