@@ -265,3 +265,16 @@ def test_front_end_files_use_the_contract_hooks() -> None:
         assert hook in esm, hook
     assert esm.index("function mgEl(") < esm.index("function render(")  # kit first
     assert "#" not in str(AssetPanel._css).split("assets.css")[1].replace("#t=", "")
+
+
+def test_copy_button_hears_the_front_end() -> None:
+    from mediagen_nb.widgets import CopyButton
+
+    button = CopyButton("asset://asset-1-abc")
+    heard: list[str] = []
+    button.on_copy(lambda b: heard.append(b.text))
+    # what the comm delivers when copy.js calls model.send({event: "copied"})
+    button._handle_msg(
+        {"content": {"data": {"method": "custom", "content": {"event": "copied"}}}, "buffers": []}
+    )
+    assert heard == ["asset://asset-1-abc"]
