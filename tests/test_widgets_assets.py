@@ -231,6 +231,7 @@ async def test_delete_asks_first_then_deletes(session: Session) -> None:
     assert panel.errors == []
     assert panel.assets == []
     assert panel.rows == []
+    assert panel.status_text == f"Deleted {row.asset_id}: its asset:// id no longer works."
     assert session.active_assets == ()
     assert session.client.assets.known_status(row.asset_id) == "deleted"
     frame = mediagen_nb.history(kind="asset")

@@ -320,11 +320,14 @@ class AssetPanel(WidgetPanel):
         self._put(replace(self._row(asset_id), confirming=False))
 
     async def _delete(self, row: AssetRow) -> None:
-        if row.library == "seedance2" and not row.refused:
-            msg = await self.session.client.assets.delete(row.asset_id)
-            self.status_text = f"Deleted {row.asset_id}: {msg or 'ok'}"
+        label = row.name or row.asset_id
+        if row.refused:
+            self.status_text = "Removed the refused upload from the list."
+        elif row.library == "seedance2":
+            await self.session.client.assets.delete(row.asset_id)
+            self.status_text = f"Deleted {label}: its asset:// id no longer works."
         else:
-            self.status_text = f"Removed {row.asset_id} from this list."
+            self.status_text = f"Forgot {label} here; it stays in the SD2 library."
         self._rows.pop(row.asset_id, None)
         self.session.remove_active_asset(row.asset_id)
         self._sync_rows()
