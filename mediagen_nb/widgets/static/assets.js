@@ -189,7 +189,13 @@ function render({ model, el }) {
     nameRow.hidden = v.library !== "seedance2";
     fileInput.disabled = !demo;
     fileRow.mgSetHelp(demo ? "Demo mode: the built-in service hosts the file (up to 20 MB)." : model.get("hosting_note"));
-    mgReplace(fileChip, file ? mgChip(`${file.name} · ${mgAssetSize(file.size)}`, "accent", () => { file = null; fileInput.value = ""; sync(); }) : null);
+    const clear = () => { file = null; fileInput.value = ""; sync(); fileInput.focus(); };
+    let chip = null;
+    if (file) {
+      chip = mgChip(`${file.type || "unknown type"} · ${mgAssetSize(file.size)}`, fileError ? "error" : "accent", clear);
+      chip.querySelector(".mg-chip__remove").setAttribute("aria-label", `Remove ${file.name}`);
+    }
+    mgReplace(fileChip, chip);
     urlInput.disabled = Boolean(file);
 
     const problems = model.get("problems") || [];
