@@ -174,8 +174,8 @@ def test_a_file_of_the_wrong_kind_or_size_is_refused_before_sending() -> None:
     panel.set_values(library="sd2")
     with pytest.raises(RequestValidationError, match=r"\(application/pdf is not\)"):
         panel.upload_file(b"%PDF-1.4", "a.pdf", "application/pdf")
-    with pytest.raises(RequestValidationError, match="at most 20 MiB"):
-        panel.upload_file(b"\0" * (20 * 1024 * 1024 + 1), "big.png", "image/png")
+    with pytest.raises(RequestValidationError, match="at most 8 MiB"):
+        panel.upload_file(b"\0" * (8 * 1024 * 1024 + 1), "big.png", "image/png")
     assert panel.rows == []
 
 

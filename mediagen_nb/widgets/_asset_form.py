@@ -28,8 +28,9 @@ SD2 = ASSET_LIBRARIES["sd2"]
 SD2_LISTS = {"Image": "imageUrls", "Video": "videoUrls", "Audio": "audioUrls"}
 THUMB_PX = 96
 """Longest edge of an asset's thumbnail (WebP, a data URL in the row)."""
-MAX_FILE_BYTES = 20 * 1024 * 1024
-"""Largest file the panel sends to the emulator (its upload limit)."""
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""Largest file the panel takes: the browser sends it to the kernel in one comm message, and
+the Jupyter server closes the websocket on a message above 10 MiB (tornado's default)."""
 FIELD_LABELS = {
     "url": "URL",
     "assetType": "Type",
