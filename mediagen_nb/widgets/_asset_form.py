@@ -182,8 +182,12 @@ def _human(problem: Problem) -> Problem:
     )
 
 
-def problems(values: dict[str, str]) -> list[Problem]:
-    """Problems of what Submit would send, named as the user sees the fields."""
+def problems(values: dict[str, str], **checks: Any) -> list[Problem]:
+    """Problems of what Submit would send, named as the user sees the fields.
+
+    ``checks`` go to ``validate_request`` as they are (the panel passes the session's
+    ``service_origins`` when the session has them: the service's own URLs are reachable).
+    """
     library = values.get("library", "seedance2")
     if library not in ASSET_LIBRARIES:
         return [Problem("Library", f"must be one of {', '.join(ASSET_LIBRARIES)}")]
@@ -194,11 +198,11 @@ def problems(values: dict[str, str]) -> list[Problem]:
     if not found:
         return [Problem("URL", "enter a URL (or choose a file)")]
     if len(found) == 1:
-        return [_human(p) for p in validate_request(*found[0])]
+        return [_human(p) for p in validate_request(*found[0], **checks)]
     return [
         Problem(f"URL line {line}", _human(p).rule, p.severity)
         for line, (path, body) in enumerate(found, start=1)
-        for p in validate_request(path, body)
+        for p in validate_request(path, body, **checks)
     ]
 
 

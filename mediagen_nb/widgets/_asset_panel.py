@@ -117,7 +117,7 @@ class AssetPanel(WidgetPanel):
 
     def _revalidate(self, _change: object = None) -> None:
         values = {**DEFAULT_VALUES, **self.values}
-        errors = errors_only(problems(values))
+        errors = errors_only(problems(values, **self._checks()))
         with self.hold_sync():
             self.problems = [{"field": p.field, "message": p.rule} for p in errors]
             self.can_submit = not errors
@@ -129,6 +129,10 @@ class AssetPanel(WidgetPanel):
                 )
             else:
                 self.hint = "; ".join(str(p) for p in errors)
+
+    def _checks(self) -> dict[str, Any]:
+        origins = getattr(self.session, "service_origins", None)
+        return {} if origins is None else {"service_origins": origins}
 
     def bodies(self) -> list[tuple[str, dict[str, Any]]]:
         """(endpoint path, body) of each upload ``submit()`` would send."""
@@ -155,7 +159,7 @@ class AssetPanel(WidgetPanel):
     def submit(self) -> asyncio.Task[list[AssetRow]]:
         """Upload the form's URLs; raises ``RequestValidationError`` (nothing sent) if invalid."""
         values = {**DEFAULT_VALUES, **self.values}
-        errors = errors_only(problems(values))
+        errors = errors_only(problems(values, **self._checks()))
         if errors:
             raise RequestValidationError(errors)
         found = bodies(values)
