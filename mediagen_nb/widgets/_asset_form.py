@@ -174,12 +174,16 @@ def bodies(values: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _human(problem: Problem) -> Problem:
+def _human(problem: Problem, urls: int) -> Problem:
+    """A problem named as the user sees the field: ``URL`` (``URL line 2`` of several)."""
     head, _, rest = problem.field.partition("[")
     label = FIELD_LABELS.get(head, head)
-    return Problem(
-        label if not rest else f"{label} {rest.rstrip(']')}", problem.rule, problem.severity
-    )
+    index = rest.rstrip("]")
+    if index.isdigit() and label == "URL":
+        label = f"URL line {int(index) + 1}" if urls > 1 else "URL"
+    elif rest:
+        label = f"{label} {index}"
+    return Problem(label, problem.rule, problem.severity)
 
 
 def problems(values: dict[str, str], **checks: Any) -> list[Problem]:
@@ -198,9 +202,10 @@ def problems(values: dict[str, str], **checks: Any) -> list[Problem]:
     if not found:
         return [Problem("URL", "enter a URL (or choose a file)")]
     if len(found) == 1:
-        return [_human(p) for p in validate_request(*found[0], **checks)]
+        urls = len(split_lines(values.get("url", "")))
+        return [_human(p, urls) for p in validate_request(*found[0], **checks)]
     return [
-        Problem(f"URL line {line}", _human(p).rule, p.severity)
+        Problem(f"URL line {line}", p.rule, p.severity)
         for line, (path, body) in enumerate(found, start=1)
         for p in validate_request(path, body, **checks)
     ]
