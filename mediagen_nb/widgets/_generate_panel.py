@@ -17,6 +17,7 @@ the user left, are remembered for the panel's life.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,10 @@ from mediagen_nb.widgets._session import Session
 FOLLOW_S = 0.25
 """How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
 SubmitCallback = Callable[["GeneratePanel", dict[str, Any]], None]
+_FORMS: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+"""Per session: each family's form as last left or sent (a new panel finds them too)."""
+_LAST: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+"""Per session: the last request sent from each family."""
 
 
 class GeneratePanel(WidgetPanel):
@@ -93,8 +98,8 @@ class GeneratePanel(WidgetPanel):
         self._results: list[Result] = []
         self._handles: dict[str, Any] = {}
         """Client task handle of each result still followed, by result id."""
-        self._memory: dict[str, dict[str, Any]] = {}
-        self.last_requests: dict[str, dict[str, Any]] = {}
+        self._memory = _FORMS.setdefault(self.session, {})
+        self.last_requests = _LAST.setdefault(self.session, {})
         """The last request sent from each family (by family id), for the session."""
         self._submit_callbacks: list[SubmitCallback] = []
         self._problems: list[FormProblem] = []
@@ -103,7 +108,7 @@ class GeneratePanel(WidgetPanel):
         self._sending = 0
         self._throttle = Throttle(self, self._push)
         first = families(self.kind)[0]
-        self._set_values(defaults(first.id))
+        self._set_values(self._memory.get(first.id) or defaults(first.id))
         if model:
             self.select(model)
         self.observe(self._values_observed, names="values")
@@ -258,6 +263,8 @@ class GeneratePanel(WidgetPanel):
     def submit(self, body: dict[str, Any], family_id: str) -> asyncio.Task[Result | None]:
         """Send ``body`` to ``family_id``'s endpoint in the background (Run again, Generate)."""
         self.last_requests[family_id] = dict(body)
+        if self.values.get("family") == family_id:
+            self._memory[family_id] = dict(self.values)
         for callback in list(self._submit_callbacks):
             callback(self, dict(body))
         return self.spawn(self.run(body, family_id), name=f"{family(family_id).title} request")

@@ -289,7 +289,8 @@ function render({ model, el }) {
     parts.resumed = mgChip("re-attached", "neutral");
     parts.cancel = mgButton({ label: "Cancel", kind: "ghost", action: "cancel", onClick: () => model.send({ action: "cancel", id: r.id }) });
     parts.remove = mgButton({ label: "Remove", kind: "ghost", action: "remove", title: "Remove from the gallery", onClick: () => model.send({ action: "remove", id: r.id }) });
-    parts.head = mgEl("header", { class: "mg-card__head" }, parts.badge, parts.title, parts.resumed, parts.meta, parts.cancel, parts.remove);
+    parts.head = mgEl("header", { class: "mg-card__head" }, parts.badge, parts.title, parts.cancel, parts.remove);
+    parts.status = mgEl("div", { class: "mg-card__status" }, parts.meta, parts.resumed);
     parts.fill = mgEl("div", { class: "mg-progress__fill" });
     parts.progress = mgEl("div", { class: "mg-progress", role: "progressbar", "aria-label": "Progress against the estimate" }, parts.fill);
     parts.media = mgEl("div", { class: "mg-card__media" });
@@ -301,7 +302,7 @@ function render({ model, el }) {
     parts.copy = mgCopy(() => (model.get("results").find((x) => x.id === r.id) || {}).code || "", "Copy as code");
     parts.actions = mgEl("div", { class: "mg-card__actions" }, parts.save, parts.rerun, parts.copy);
     const card = mgEl("article", { class: "mg-card", role: "listitem", "data-id": r.id },
-      parts.head, parts.progress, parts.media, parts.prompt, parts.error, parts.note, parts.actions);
+      parts.head, parts.status, parts.progress, parts.media, parts.prompt, parts.error, parts.note, parts.actions);
     return { el: card, parts, mediaFor: null };
   }
 
@@ -324,6 +325,7 @@ function render({ model, el }) {
     const done = MG_TERMINAL.has(r.status);
     parts.progress.hidden = done;
     parts.cancel.hidden = done;
+    parts.save.hidden = r.status === "failed" || r.status === "cancelled"; // nothing to save
     parts.save.disabled = !(r.status === "completed" && (r.has_media || r.kind === "image"));
     const url = r.has_media ? previewUrl(r.id) : null;
     const mediaKey = `${r.status}:${url}`;
@@ -333,7 +335,7 @@ function render({ model, el }) {
         mgReplace(parts.media, mgEl("video", { src: url, controls: true, preload: "metadata", "aria-label": `Video: ${r.prompt}` }));
       } else if (url) {
         mgReplace(parts.media, mgEl("button", { type: "button", class: "mg-card__open", "aria-label": `Open larger: ${r.prompt}`, onClick: () => openLightbox(r.id) },
-          mgEl("img", { src: url, alt: r.prompt || r.title, loading: "lazy" })));
+          mgEl("img", { src: url, alt: r.prompt || r.title })));
       } else if (!done) {
         mgReplace(parts.media, mgEl("span", { class: "mg-card__wait mg-muted", text: r.status === "queued" ? "Waiting in the queue…" : "Generating…" }));
       } else {
@@ -348,8 +350,8 @@ function render({ model, el }) {
     const done = MG_TERMINAL.has(r.status);
     const elapsed = done ? r.elapsed : r.elapsed + (performance.now() - receivedAt) / 1000;
     const [low, high] = r.eta;
-    const eta = !done && high > 0 ? ` of ~${mgFmtSeconds(low)}–${mgFmtSeconds(high)}` : "";
-    entry.parts.meta.textContent = done ? (r.status === "completed" ? `took ${mgFmtSeconds(elapsed)}` : "") : `${mgFmtSeconds(elapsed)}${eta}`;
+    const eta = !done && high > 0 ? ` · usually ${mgFmtSeconds(low)} to ${mgFmtSeconds(high)}` : "";
+    entry.parts.meta.textContent = done ? (r.status === "completed" ? `Took ${mgFmtSeconds(elapsed)}` : `After ${mgFmtSeconds(elapsed)}`) : `${mgFmtSeconds(elapsed)}${eta}`;
     if (!done && high > 0) entry.parts.fill.style.width = `${Math.min(100, (100 * elapsed) / high)}%`;
   }
 
