@@ -155,7 +155,7 @@ async def test_history_open_in_form_fills_the_panel(emulator: EmulatorHandle) ->
         studio.tabs.selected_index = 4
         assert studio.history.frame is not None
         assert len(studio.history.frame) == 2
-        studio.history.open_in_form(task.id)
+        studio.history.reopen(task.id)
         assert studio.errors == studio.history.errors == []
         assert studio.tabs.selected_index == 1
         assert studio.images.model == "gpt-image-2"
@@ -163,7 +163,7 @@ async def test_history_open_in_form_fills_the_panel(emulator: EmulatorHandle) ->
         assert studio.images.body()["quality"] == "high"
         assert studio.images.visible_errors == []
         chat_row = studio.history.frame[studio.history.frame["kind"] == "chat"].iloc[0]
-        studio.history.open_in_form(chat_row["task_id"])
+        studio.history.reopen(chat_row["task_id"])
         assert studio.tabs.selected_index == 0
         chat = studio.chat.values
         assert (chat["model"], chat["system"]) == ("gemini-2.5-pro", "be kind")

@@ -208,9 +208,6 @@ class HistoryPanel(WidgetPanel):
             self._callbacks.append(callback)
         self.can_reopen = bool(self._callbacks)
 
-    on_open = on_reopen
-    """The earlier name of ``on_reopen``."""
-
     def reopen(self, task_id: str) -> tuple[str, str | None, dict[str, Any]]:
         """Hand the request of row ``task_id`` to the ``on_reopen`` callbacks; returns it."""
         if self.frame is None or not task_id:
@@ -229,9 +226,6 @@ class HistoryPanel(WidgetPanel):
         for callback in list(self._callbacks):
             callback(kind, fam, dict(body))
         return kind, fam, dict(body)
-
-    open_in_form = reopen
-    """The earlier name of ``reopen``."""
 
     # --- export ------------------------------------------------------------------------------
 

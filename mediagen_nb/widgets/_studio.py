@@ -135,7 +135,7 @@ class Studio(Panel):
         """The History panel (built on first use)."""
         if self._history is None:
             self._history = HistoryPanel(session=self.session)
-            self._history.on_open(self.guard(self._open))
+            self._history.on_reopen(self.guard(self._open))
             self._place("History", self._history)
         return self._history
 
