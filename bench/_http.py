@@ -7,17 +7,21 @@ import time
 
 import httpx2
 
+from mediagen_nb.client._backend import default_transport
 from mediagen_nb.client._http import POOL_LIMITS
 
 LIMITS = POOL_LIMITS
-"""The pool limits of the client's own default transport, so the wrapper changes nothing."""
+"""The pool limits of the client's own default transport."""
 
 
 class CountingTransport(httpx2.AsyncBaseTransport):
-    """Wraps a transport and counts the requests sent through it (by method and status)."""
+    """Wraps a transport and counts the requests sent through it (by method and status).
+
+    Without ``inner`` it wraps the client's own default transport, so wrapping changes nothing.
+    """
 
     def __init__(self, inner: httpx2.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner if inner is not None else httpx2.AsyncHTTPTransport(limits=LIMITS)
+        self.inner = inner if inner is not None else default_transport(LIMITS)
         self.requests = 0
         self.statuses: dict[int, int] = {}
 

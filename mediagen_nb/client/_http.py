@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import httpx2
 
+from ._backend import default_transport
 from ._config import Settings, get_logger
 from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
 from ._retry import IDEMPOTENT_EXTENSION, RetryTransport, Sleep
@@ -71,9 +72,7 @@ class HTTPCore:
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
-        inner = (
-            transport if transport is not None else httpx2.AsyncHTTPTransport(limits=POOL_LIMITS)
-        )
+        inner = transport if transport is not None else default_transport(POOL_LIMITS)
         self.retry = RetryTransport(inner, max_retries=max_retries, sleep=sleep, rng=rng)
         self.http = httpx2.AsyncClient(
             transport=self.retry,
@@ -105,10 +104,10 @@ class HTTPCore:
             raise ConfigurationError(f"no {kind} base URL configured: pass it or set {env}")
         return root + path
 
-    def _headers(self, url: str, *, has_body: bool) -> dict[str, str]:
+    def _headers(self, url: str, *, has_body: bool, own: bool) -> dict[str, str]:
         headers: dict[str, str] = {}
         key = self.settings.api_key
-        if key is not None and key.get_secret_value() and _origin(url) in self._origins:
+        if key is not None and key.get_secret_value() and (own or _origin(url) in self._origins):
             headers["Authorization"] = f"Bearer {key.get_secret_value()}"
         if has_body:
             headers["Content-Type"] = "application/json"
@@ -121,15 +120,17 @@ class HTTPCore:
         return speed if speed is not None else 1.0
 
     def _build(
-        self, method: str, url: str, body: Any | None, *, idempotent: bool
+        self, method: str, url: str, body: Any | None, *, idempotent: bool, own: bool
     ) -> httpx2.Request:
+        """The request; ``own=True`` when ``url`` came from :meth:`url` (one of our bases,
+        so the origin check needs no URL parse), False for any other URL."""
         content = None if body is None else jsonlib.dumps(body).encode()
         extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
         return self.http.build_request(
             method,
             url,
             content=content,
-            headers=self._headers(url, has_body=content is not None),
+            headers=self._headers(url, has_body=content is not None, own=own),
             extensions=extensions,
         )
 
@@ -166,7 +167,7 @@ class HTTPCore:
         idempotent: bool = False,
     ) -> tuple[Any, httpx2.Response]:
         """Send and return ``(decoded JSON, response)``; raise from the exception tree."""
-        request = self._build(method, self.url(base, path), body, idempotent=idempotent)
+        request = self._build(method, self.url(base, path), body, idempotent=idempotent, own=True)
         response = await self._send(request, stream=False)
         try:
             data = response.json()
@@ -182,7 +183,7 @@ class HTTPCore:
 
     async def open_stream(self, base: Base, path: str, body: Any) -> httpx2.Response:
         """POST ``body`` and return the open streaming response (caller must close it)."""
-        request = self._build("POST", self.url(base, path), body, idempotent=False)
+        request = self._build("POST", self.url(base, path), body, idempotent=False, own=True)
         request.headers["Accept"] = "text/event-stream"
         return await self._send(request, stream=True)
 
@@ -190,7 +191,7 @@ class HTTPCore:
         """GET a result URL (auth only if it is on the service's own origin); idempotent."""
         if url.startswith("/"):
             url = str(httpx2.URL(self.url("base", "")).join(url))  # relative: the service's own
-        request = self._build("GET", url, None, idempotent=True)
+        request = self._build("GET", url, None, idempotent=True, own=False)
         response = await self._send(request, stream=False)
         return response.content
 
