@@ -31,3 +31,54 @@ def dead_pid() -> int:
         check=True,
     )
     return int(child.stdout)
+
+
+# A test run leaves the checkout as it found it: every file a test or a notebook writes goes
+# to a temporary folder. The session compares `git status` (ignored files included, so a
+# stray `.mediagen_nb/` or `.ipynb_checkpoints/` counts) before and after, and fails the run
+# if anything appeared. Build caches are expected; the browser tests' screenshots in
+# docs/screenshots/ are their own matter (tests/ui decides where they go).
+_EXPECTED = ("__pycache__/", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/", ".hypothesis/")
+_SCREENSHOTS = "docs/screenshots/"
+_CHECKOUT = pytest.StashKey[set[str] | None]()
+
+
+def checkout_state(root: Path = ROOT) -> set[str] | None:
+    """``git status`` lines of ``root`` minus build caches; None when git cannot tell."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {
+        line
+        for line in out.splitlines()
+        if not any(part in line for part in _EXPECTED) and not line[3:].startswith(_SCREENSHOTS)
+    }
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_CHECKOUT] = checkout_state()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_CHECKOUT, None)
+    after = checkout_state() if before is not None else None
+    if before is None or after is None:
+        return
+    appeared = sorted(after - before)
+    if not appeared:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("")
+        reporter.write_sep("=", "the test run changed the checkout", red=True)
+        for line in appeared:
+            reporter.write_line(f"  {line}")
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
