@@ -6,14 +6,21 @@ requests for the service's own origins (a result URL on a CDN never sees the key
 transport failures and HTTP error statuses into the exception tree, and remembers the
 emulator's ``x-mediagen-emulator-speed`` header (1.0 when absent, i.e. the real service).
 
-Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` requests are handed to the
-connection pool at once; the rest wait on a semaphore in the client. httpcore2 re-scans its
-whole queue against every connection each time a request starts or ends, so a thousand
-concurrent polls queued *in the pool* cost O(queue x connections) per response, stall the
-event loop for seconds and end in ``PoolTimeout``; queued here they cost nothing. The pool
-keeps as many idle connections alive as it may open (``POOL_LIMITS``), so a burst does not
-close and reopen connections. A streamed response holds its slot only until its headers
-arrive (the pool's own limit bounds open streams).
+Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` (16) requests are handed to the
+connection pool at once; the rest wait on a semaphore in the client, where waiting costs
+nothing. The number is set by the event loop's latency, measured with 1,000 tasks in flight
+(bench figure 5) and explained by the profile: every request start and end makes httpcore2
+walk all pooled connections (``_assign_requests_to_connections``, about five method calls
+and an idle-socket probe per connection), and one loop iteration may have to finish every
+request in flight at once. So a loop stall is about in-flight x CPU per request (~1 ms on a
+shared 2-core machine): with 64 in flight (and the 64+ connections a burst leaves open)
+the loop's own CPU between two 5 ms ticks reached 135-140 ms at p99; with 16, 22-25 ms.
+The price is throughput to a distant service: 16 requests in flight at 100 ms round trip
+are 160 requests/s, so a thousand image tasks are polled less often than their interval
+(never more often). The pool keeps as many idle connections alive as it may open
+(``POOL_LIMITS``), so a burst does not close and reopen connections, and its maximum stays
+above ``MAX_IN_FLIGHT``: a streamed response holds its slot only until its headers arrive
+(the pool's own limit bounds open streams).
 """
 
 from __future__ import annotations
@@ -38,8 +45,8 @@ USER_AGENT = "mediagen_nb/0.1"
 DEFAULT_TIMEOUT = httpx2.Timeout(60.0, connect=10.0)
 POOL_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
 """Connection pool of the default transport: idle connections are kept up to the maximum."""
-MAX_IN_FLIGHT = 64
-"""Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``)."""
+MAX_IN_FLIGHT = 16
+"""Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``; see above)."""
 
 
 def parse_speed(value: str | None) -> float | None:
