@@ -154,6 +154,22 @@ async def test_local_cancel_wakes_a_task_pausing_on_the_real_clock(tmp_path: Pat
     await client.aclose()
 
 
+async def test_a_failing_injected_sleep_surfaces_from_wait(tmp_path: Path) -> None:
+    service = FakeService(script=["processing"])
+
+    async def broken_sleep(seconds: float) -> None:
+        raise RuntimeError(f"clock broke at {seconds:g} s")
+
+    client = AsyncClient(
+        KEY, BASE, TEXT, httpx2.MockTransport(service), sleep=broken_sleep, recorder=None
+    )
+    task = await client.videos.create("seedance_1_5_pro_720p", **SEEDANCE)
+    with pytest.raises(RuntimeError, match="clock broke"):
+        await task.wait()
+    assert task._wake is None
+    await client.aclose()
+
+
 async def test_deadline_raises_task_timeout() -> None:
     service = FakeService(script=["processing"])
     clock = FakeClock()

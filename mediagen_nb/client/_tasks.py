@@ -66,8 +66,14 @@ _ALIASES: dict[str, TaskStatus] = {
 }
 
 
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
+def _resolve(future: asyncio.Future[None], sleeper: asyncio.Future[Any] | None = None) -> None:
+    """Wake a pause; an injected sleep that failed passes its exception on."""
+    if future.done():
+        return
+    error = None if sleeper is None or sleeper.cancelled() else sleeper.exception()
+    if error is not None:
+        future.set_exception(error)
+    else:
         future.set_result(None)
 
 
@@ -285,7 +291,7 @@ class Task:
             stop = loop.call_later(delay, _resolve, wake)
         else:
             stop = asyncio.ensure_future(self._ctx.sleep(delay))
-            stop.add_done_callback(lambda _done: _resolve(wake))
+            stop.add_done_callback(lambda done: _resolve(wake, done))
         try:
             await wake
         finally:
