@@ -12,6 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests._checkout import checkout_state  # noqa: E402 - needs the path above
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,29 +40,7 @@ def dead_pid() -> int:
 # stray `.mediagen_nb/` or `.ipynb_checkpoints/` counts) before and after, and fails the run
 # if anything appeared. Build caches are expected; the browser tests' screenshots in
 # docs/screenshots/ are their own matter (tests/ui decides where they go).
-_EXPECTED = ("__pycache__/", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/", ".hypothesis/")
-_SCREENSHOTS = "docs/screenshots/"
 _CHECKOUT = pytest.StashKey[set[str] | None]()
-
-
-def checkout_state(root: Path = ROOT) -> set[str] | None:
-    """``git status`` lines of ``root`` minus build caches; None when git cannot tell."""
-    try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return {
-        line
-        for line in out.splitlines()
-        if not any(part in line for part in _EXPECTED) and not line[3:].startswith(_SCREENSHOTS)
-    }
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

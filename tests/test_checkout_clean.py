@@ -1,4 +1,4 @@
-"""The checkout guard of ``conftest.py``: what counts as a change to the checkout."""
+"""The checkout guard (``tests/_checkout.py``, used by ``conftest.py``): what counts as a change."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import checkout_state
+
+from tests._checkout import checkout_state
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
