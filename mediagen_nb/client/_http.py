@@ -32,7 +32,6 @@ from typing import Any, Literal
 
 import httpx2
 
-from ._backend import default_transport
 from ._config import Settings, get_logger
 from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
 from ._retry import IDEMPOTENT_EXTENSION, RetryTransport, Sleep
@@ -79,7 +78,13 @@ class HTTPCore:
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
-        inner = transport if transport is not None else default_transport(POOL_LIMITS)
+        if transport is None:
+            # httpcore2 (and anyio) load with the first client, as inside httpx2 itself, not
+            # with ``import mediagen_nb.client`` (bench figure 8 times that import).
+            from ._backend import default_transport
+
+            transport = default_transport(POOL_LIMITS)
+        inner = transport
         self.retry = RetryTransport(inner, max_retries=max_retries, sleep=sleep, rng=rng)
         self.http = httpx2.AsyncClient(
             transport=self.retry,
