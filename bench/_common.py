@@ -10,11 +10,12 @@ The last line a script prints is its figure line (``FIGURE_RE`` parses it)::
     FIGURE <id> | ours <value> <unit> | baseline <value> <unit> | ratio <r> | target <op> <t>
     | PASS|MISS[ ...] | <note>
 
-Exit status: 0 when the target is met. A miss exits 1 in full mode; in ``--quick`` mode
-(small N, used by CI) a miss is reported but exits 0 unless it is gross (the ratio is worse
-than twice the target: above 2x an upper bound, below half a lower bound), because small
-samples on a shared 2-core machine swing by tens of percent. Correctness failures (a task
-that never completes, a stream that loses text) exit 1 in both modes.
+Exit status: a wrong result (a task that never completes, a stream that loses text, more
+requests than the bound allows: ``Figure.correct`` is False) exits 1 in both modes. A
+missed target exits 1 in full mode only: in ``--quick`` mode (small N, what ``scripts/test``
+and CI run) the verdict is printed (``MISS (quick mode: ...)``) and the exit status is 0,
+however large the miss, because timings of small samples on a shared 2-core machine swing
+with whatever else runs there. Targets are judged by the full ``python bench/run_all.py``.
 """
 
 from __future__ import annotations
@@ -114,21 +115,14 @@ class Figure:
             return self.ratio <= self.target
         return self.ratio >= self.target
 
-    @property
-    def gross(self) -> bool:
-        """A miss beyond the quick-mode allowance (twice the target)."""
-        if self.op == "<=":
-            return self.ratio > 2 * self.target
-        return self.ratio < self.target / 2
-
     def line(self, quick: bool) -> str:
         """The figure line (see module docstring)."""
         if not self.correct:
             verdict = "FAIL (incorrect result)"
         elif self.met:
             verdict = "PASS"
-        elif quick and not self.gross:
-            verdict = "MISS (quick mode: within the 2x noise allowance)"
+        elif quick:
+            verdict = "MISS (quick mode: not a failure; the full run judges targets)"
         else:
             verdict = "MISS"
         text = (
@@ -139,12 +133,10 @@ class Figure:
         return text + (f" | {self.note}" if self.note else "")
 
     def exit_code(self, quick: bool) -> int:
-        """0 when met (or a noise-sized miss in quick mode), else 1."""
+        """1 for a wrong result; for a missed target 1 in full mode, 0 in quick mode."""
         if not self.correct:
             return 1
-        if self.met:
-            return 0
-        return 0 if quick and not self.gross else 1
+        return 0 if self.met or quick else 1
 
 
 def finish(figure: Figure, quick: bool) -> int:

@@ -7,17 +7,21 @@ import time
 
 import httpx2
 
+from mediagen_nb.client._backend import default_transport
 from mediagen_nb.client._http import POOL_LIMITS
 
 LIMITS = POOL_LIMITS
-"""The pool limits of the client's own default transport, so the wrapper changes nothing."""
+"""The pool limits of the client's own default transport."""
 
 
 class CountingTransport(httpx2.AsyncBaseTransport):
-    """Wraps a transport and counts the requests sent through it (by method and status)."""
+    """Wraps a transport and counts the requests sent through it (by method and status).
+
+    Without ``inner`` it wraps the client's own default transport, so wrapping changes nothing.
+    """
 
     def __init__(self, inner: httpx2.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner if inner is not None else httpx2.AsyncHTTPTransport(limits=LIMITS)
+        self.inner = inner if inner is not None else default_transport(LIMITS)
         self.requests = 0
         self.statuses: dict[int, int] = {}
 
@@ -32,18 +36,25 @@ class CountingTransport(httpx2.AsyncBaseTransport):
 
 
 class LagTicker:
-    """Measures event-loop lag: a coroutine sleeping ``tick`` s and recording the oversleep."""
+    """Measures event-loop lag: a coroutine sleeping ``tick`` s and recording the oversleep.
+
+    ``loop_cpu`` holds, per tick, the CPU time the loop's thread spent between the sleep and
+    the wake-up: the lag this process causes itself. On a machine shared with other busy
+    processes the wall-clock lag also holds the time spent waiting for a core.
+    """
 
     def __init__(self, tick: float = 0.005) -> None:
         self.tick = tick
         self.lags: list[float] = []
+        self.loop_cpu: list[float] = []
         self._task: asyncio.Task[None] | None = None
 
     async def _run(self) -> None:
         while True:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             await asyncio.sleep(self.tick)
             self.lags.append(max(0.0, time.perf_counter() - start - self.tick))
+            self.loop_cpu.append(time.thread_time() - start_cpu)
 
     def start(self) -> None:
         """Start ticking on the running loop."""
@@ -55,9 +66,10 @@ class LagTicker:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
 
-    def percentile(self, share: float) -> float:
-        """The ``share`` quantile (0..1) of the lags seen, in seconds."""
-        if not self.lags:
+    def percentile(self, share: float, *, cpu: bool = False) -> float:
+        """The ``share`` quantile (0..1) of the lags (or of ``loop_cpu``) seen, in seconds."""
+        samples = self.loop_cpu if cpu else self.lags
+        if not samples:
             return 0.0
-        ordered = sorted(self.lags)
+        ordered = sorted(samples)
         return ordered[min(len(ordered) - 1, int(share * len(ordered)))]

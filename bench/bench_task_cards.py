@@ -35,6 +35,10 @@ EARLIEST_DONE_S = 10.0
 """Banana's lower ETA at speed 1: no task completes inside a window ending before it."""
 
 
+class NoCleanWindowError(Exception):
+    """The cards took so long to appear that no measuring window fits (a timing miss)."""
+
+
 async def _window(ready: Callable[[], bool], started: float, seconds: float) -> float:
     """Wait until ``ready()``, then return the CPU share of one core over ``seconds``."""
     while True:  # polled: the panel offers no "all cards created" event
@@ -42,7 +46,10 @@ async def _window(ready: Callable[[], bool], started: float, seconds: float) -> 
             break
         await asyncio.sleep(0.05)
     if time.perf_counter() - started + seconds > EARLIEST_DONE_S - 0.5:
-        raise RuntimeError("creating the tasks took too long for a clean window")
+        raise NoCleanWindowError(
+            f"creating the tasks took {time.perf_counter() - started:.1f} s: no {seconds:g} s "
+            f"window ends before the first task may complete ({EARLIEST_DONE_S:g} s)"
+        )
     start_wall, start_cpu = time.perf_counter(), cpu()
     await asyncio.sleep(seconds)
     return (cpu() - start_cpu) / (time.perf_counter() - start_wall)
@@ -125,7 +132,20 @@ def main() -> int:
     args = parse_args(__doc__ or "")
     count, seconds, reps = (40, 3.0, 1) if args.quick else (200, 6.0, args.reps or 2)
     with serve("emulator", "--speed", "1") as server:
-        figure = asyncio.run(measure(server, count, seconds, reps))
+        try:
+            figure = asyncio.run(measure(server, count, seconds, reps))
+        except NoCleanWindowError as exc:  # too slow to measure: a timing miss, not a wrong result
+            figure = Figure(
+                id="task_cards_cpu",
+                ours=float("inf"),
+                unit="% of a core for card updates",
+                baseline=TARGET_SHARE * 100,
+                baseline_unit="% allowed",
+                ratio=float("inf"),
+                op="<=",
+                target=1.0,
+                note=str(exc),
+            )
     return finish(figure, args.quick)
 
 

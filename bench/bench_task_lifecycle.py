@@ -19,7 +19,7 @@ import sys
 
 import httpx2
 from _common import API_KEY, Figure, Server, ainterleave, cpu, finish, median, parse_args, serve
-from _http import CountingTransport
+from _http import LIMITS, CountingTransport
 
 from mediagen_nb.catalog import family
 from mediagen_nb.client import AsyncClient
@@ -48,7 +48,9 @@ async def our_lifecycle(client: AsyncClient, prompt: str) -> None:
 
 
 async def measure(server: Server, batch: int, reps: int) -> Figure:
-    ours_counter, bare_counter = CountingTransport(), CountingTransport()
+    # ours on the client's default transport; bare on httpx2's own, as a user would have it
+    ours_counter = CountingTransport()
+    bare_counter = CountingTransport(httpx2.AsyncHTTPTransport(limits=LIMITS))
     client = AsyncClient(
         api_key=API_KEY,
         base_url=server.base_url,

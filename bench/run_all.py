@@ -3,9 +3,10 @@
 ``python bench/run_all.py`` (full; about 5 minutes) or ``python bench/run_all.py --quick``
 (small N, about a minute; what CI runs through ``python -m bench --quick``). Scripts run
 one after another (never in parallel: they measure CPU and wall time), each in its own
-interpreter. The exit status is non-zero when a script fails; in quick mode the scripts
-themselves only fail on gross misses (twice the target) or incorrect results, see
-``_common``. ``--only a,b`` runs the named figures (script names without ``bench_``).
+interpreter. The exit status is non-zero when a script fails: in full mode on a missed
+target or a wrong result, in quick mode only on a wrong result (tasks not completed, text
+not exact, requests over their bound) or a crash; see ``_common``. ``--only a,b`` runs the
+named figures (script names without ``bench_``).
 """
 
 from __future__ import annotations

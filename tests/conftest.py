@@ -12,6 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests._checkout import checkout_state  # noqa: E402 - needs the path above
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -31,3 +33,32 @@ def dead_pid() -> int:
         check=True,
     )
     return int(child.stdout)
+
+
+# A test run leaves the checkout as it found it: every file a test or a notebook writes goes
+# to a temporary folder. The session compares `git status` (ignored files included, so a
+# stray `.mediagen_nb/` or `.ipynb_checkpoints/` counts) before and after, and fails the run
+# if anything appeared. Build caches are expected; the browser tests' screenshots in
+# docs/screenshots/ are their own matter (tests/ui decides where they go).
+_CHECKOUT = pytest.StashKey[set[str] | None]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_CHECKOUT] = checkout_state()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_CHECKOUT, None)
+    after = checkout_state() if before is not None else None
+    if before is None or after is None:
+        return
+    appeared = sorted(after - before)
+    if not appeared:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("")
+        reporter.write_sep("=", "the test run changed the checkout", red=True)
+        for line in appeared:
+            reporter.write_line(f"  {line}")
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -51,10 +51,12 @@ def test_every_script_is_in_run_all() -> None:
         (1.2, "<=", 1.25, False, 0, "PASS"),
         (1.3, "<=", 1.25, False, 1, "MISS"),
         (1.3, "<=", 1.25, True, 0, "MISS (quick"),
-        (2.6, "<=", 1.25, True, 1, "MISS"),
+        (26.0, "<=", 1.25, True, 0, "MISS (quick"),  # however large: a timing, not a result
+        (26.0, "<=", 1.25, False, 1, "MISS"),
         (1.0, ">=", 1.0, False, 0, "PASS"),
         (0.9, ">=", 1.0, True, 0, "MISS (quick"),
-        (0.4, ">=", 1.0, True, 1, "MISS"),
+        (0.01, ">=", 1.0, True, 0, "MISS (quick"),
+        (0.01, ">=", 1.0, False, 1, "MISS"),
     ],
 )
 def test_exit_policy(
@@ -72,6 +74,46 @@ def test_incorrect_results_always_fail() -> None:
     figure = _figure(0.5, correct=False)
     assert figure.exit_code(quick=True) == 1
     assert "FAIL" in figure.line(quick=True)
+
+
+FAKE_FIGURE = """
+import sys
+sys.path.insert(0, {bench!r})
+from _common import Figure, finish, parse_args
+args = parse_args("fake figure")
+print("measuring...")
+figure = Figure(id="fake", ours={ratio}, unit="ms", baseline=1.0, baseline_unit="ms",
+                ratio={ratio}, op="<=", target=1.0, correct={correct})
+sys.exit(finish(figure, args.quick))
+"""
+
+
+def _run_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick: bool, **figures: str) -> int:
+    """``run_all.main`` over fake figure scripts (name -> ``"ratio,correct"``)."""
+    import run_all
+
+    for name, spec in figures.items():
+        ratio, correct = spec.split(",")
+        source = FAKE_FIGURE.format(bench=str(BENCH), ratio=ratio, correct=correct)
+        (tmp_path / f"bench_{name}.py").write_text(source)
+    monkeypatch.setattr(run_all, "BENCH", tmp_path)
+    monkeypatch.setattr(run_all, "SCRIPTS", tuple((name, name) for name in figures))
+    return run_all.main(["--quick"] if quick else [])
+
+
+def test_quick_run_exits_0_on_a_timing_miss_and_1_on_a_wrong_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What ``scripts/test`` relies on: only a wrong result fails a quick benchmark run."""
+    assert _run_all(tmp_path, monkeypatch, True, slow="40.0,True", fine="0.5,True") == 0
+    out = capsys.readouterr().out
+    assert "| slow | 40 ms | 1 ms | 40.000 | <= 1 | MISS (quick mode" in out
+    assert "| fine | 0.5 ms | 1 ms | 0.500 | <= 1 | PASS |" in out
+    assert _run_all(tmp_path, monkeypatch, True, wrong="0.5,False", slow="40.0,True") == 1
+    out = capsys.readouterr().out
+    assert "| wrong | 0.5 ms | 1 ms | 0.500 | <= 1 | FAIL (incorrect result) |" in out
+    assert "1 figure(s) failed: wrong" in out
+    assert _run_all(tmp_path, monkeypatch, False, slow="40.0,True") == 1  # full mode judges
 
 
 def test_table_reads_figure_lines_and_failures() -> None:

@@ -1,5 +1,7 @@
 """The HTTP core hands at most ``MAX_IN_FLIGHT`` requests to the pool; the rest queue in it.
 
+Also: the default transport's pool uses the probed network backend (``_backend``).
+
 A transport that holds every request until released shows how many were in the pool at
 once; a thousand concurrent requests must all complete without more than the limit in
 flight, and the limit must work again on a second event loop (the blocking ``Client``
@@ -10,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 
+import httpcore2
 import httpx2
 from client_fakes import BASE, KEY, TEXT
 
 from mediagen_nb.client import AsyncClient
+from mediagen_nb.client._backend import ProbedBackend, ProbedStream, default_transport
 from mediagen_nb.client._http import MAX_IN_FLIGHT, POOL_LIMITS
 
 
@@ -78,3 +82,41 @@ def test_one_client_keeps_the_limit_on_each_event_loop_it_is_used_from() -> None
 def test_the_pool_keeps_every_connection_it_may_open_alive() -> None:
     assert POOL_LIMITS.max_keepalive_connections == POOL_LIMITS.max_connections
     assert (POOL_LIMITS.max_connections or 0) > MAX_IN_FLIGHT
+
+
+def test_the_default_transport_pools_through_the_probed_backend() -> None:
+    transport = default_transport(POOL_LIMITS)
+    pool = transport._pool
+    assert isinstance(pool, httpcore2.AsyncConnectionPool)
+    assert isinstance(pool._network_backend, ProbedBackend)
+    assert pool._max_connections == POOL_LIMITS.max_connections
+    assert pool._max_keepalive_connections == POOL_LIMITS.max_keepalive_connections
+
+
+async def test_probed_stream_sees_an_idle_socket_become_readable() -> None:
+    """The probe httpcore2 uses to drop a connection the server closed while it was idle."""
+    closed = asyncio.Event()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readexactly(4)
+        writer.close()  # the server ends the keep-alive connection
+        await writer.wait_closed()
+        closed.set()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    stream = await ProbedBackend().connect_tcp("127.0.0.1", port, timeout=5)
+    assert isinstance(stream, ProbedStream)
+    assert stream.get_extra_info("is_readable") is False
+    assert stream.get_extra_info("server_addr") == ("127.0.0.1", port)
+    await stream.write(b"ping", timeout=5)
+    await asyncio.wait_for(closed.wait(), 5)
+    for _ in range(500):  # a guard: the FIN is normally there at once on loopback
+        if stream.get_extra_info("is_readable"):
+            break
+        await asyncio.sleep(0.01)
+    assert stream.get_extra_info("is_readable") is True
+    assert await stream.read(10, timeout=5) == b""
+    await stream.aclose()
+    server.close()
+    await server.wait_closed()

@@ -84,6 +84,14 @@ def test_unterminated_event_is_discarded_and_flagged() -> None:
     assert decoder.pending is True
 
 
+@pytest.mark.parametrize("tail", [b"data: b", b"data: b\n", b"data: b\r", b"data: b\r\n"])
+def test_event_whose_last_line_ended_but_no_blank_line_came_is_pending(tail: bytes) -> None:
+    """A line ending at EOF closes the line, not the event (httpx2.EventSource sends it)."""
+    events, decoder = parse([b"data: a\r\n\r\n", b"data: x\r" + tail])
+    assert [e.data for e in events] == ["a"]
+    assert decoder.pending is True
+
+
 async def test_aiter_sse_over_async_bytes() -> None:
     async def source() -> AsyncIterator[bytes]:
         yield b"data: 1\n"
@@ -193,6 +201,59 @@ async def test_chat_stream_cut_by_the_network_keeps_partial_text(tmp_path: Path)
         await stream.get_final_completion()
     assert info.value.partial_text == "abc"
     assert stream.text == "abc"
+    await client.aclose()
+
+
+SPLIT_RAW = (
+    "\ufeff: keep-alive\r\n\r\n"
+    + chunk("h\u00e9").decode()
+    + chunk("llo \u2713").decode().replace("\n", "\r\n")
+    + chunk("!", "stop").decode().replace("\n", "\r")
+    + "data: [DONE]\n\n"
+).encode()
+
+
+async def test_chat_stream_bytes_split_anywhere_give_the_same_text(tmp_path: Path) -> None:
+    """LF, CRLF and CR endings, a comment and UTF-8 characters, split at every byte."""
+    for split in range(1, len(SPLIT_RAW)):
+        client, _ = stream_client([SPLIT_RAW[:split], SPLIT_RAW[split:]], tmp_path)
+        stream = await client.chat.completions.create(
+            model="gpt-5.4", messages=MESSAGES, stream=True
+        )
+        final = await stream.get_final_completion()
+        assert (final.text, stream.done, stream.finish_reason) == (
+            "h\u00e9llo \u2713!",
+            True,
+            "stop",
+        )
+        await client.aclose()
+    client, _ = stream_client([bytes([b]) for b in SPLIT_RAW], tmp_path)
+    stream = await client.chat.completions.create(model="gpt-5.4", messages=MESSAGES, stream=True)
+    assert [c.text async for c in stream] == ["h\u00e9", "llo \u2713", "!"]
+    await client.aclose()
+
+
+@pytest.mark.parametrize("tail", [b"data: [DONE]", b"data: [DONE]\n", b"data: [DONE]\r"])
+async def test_terminator_without_its_blank_line_is_a_cut_stream(
+    tmp_path: Path, tail: bytes
+) -> None:
+    """An event not closed by a blank line at EOF was never dispatched: the stream was cut."""
+    client, recorder = stream_client([chunk("abc"), tail], tmp_path)
+    stream = await client.chat.completions.create(model="gpt-5.4", messages=MESSAGES, stream=True)
+    with pytest.raises(StreamInterruptedError, match="terminator") as info:
+        await stream.get_final_completion()
+    assert info.value.partial_text == "abc"
+    assert not stream.done
+    assert recorder.actions("chat") == ["started", "incomplete"]
+    await client.aclose()
+
+
+async def test_last_chunk_without_its_blank_line_is_not_counted(tmp_path: Path) -> None:
+    client, _ = stream_client([chunk("abc"), chunk("def")[:-1]], tmp_path)
+    stream = await client.chat.completions.create(model="gpt-5.4", messages=MESSAGES, stream=True)
+    with pytest.raises(StreamInterruptedError, match="terminator") as info:
+        await stream.until_done()
+    assert info.value.partial_text == "abc"
     await client.aclose()
 
 

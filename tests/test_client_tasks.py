@@ -127,6 +127,49 @@ async def test_local_cancel_wakes_a_waiting_task_and_says_nothing_was_sent(tmp_p
     await client.aclose()
 
 
+async def test_local_cancel_wakes_a_task_pausing_on_the_real_clock(tmp_path: Path) -> None:
+    """The default sleep path: the pause is a timer future that cancel() resolves at once."""
+    service = FakeService(script=["processing"])
+    client = AsyncClient(KEY, BASE, TEXT, httpx2.MockTransport(service), recorder=None)
+    task = await client.videos.create("seedance_1_5_pro_720p", **SEEDANCE)
+    assert task.poll_interval >= 10  # seedance: a pause far longer than this test may take
+    waiter = asyncio.create_task(task.wait())
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert task._wake is not None  # pausing before its first poll
+    assert task.cancel() is True
+    with pytest.raises(TaskCancelledError, match="locally"):
+        await asyncio.wait_for(waiter, 5)  # a guard against a hang, not a timing check
+    assert task._wake is None
+    assert task.polls == 0
+    other = await client.videos.create("seedance_1_5_pro_720p", **SEEDANCE)
+    outer = asyncio.create_task(other.wait())
+    for _ in range(5):
+        await asyncio.sleep(0)
+    outer.cancel()  # cancelling the waiting coroutine itself still propagates
+    with pytest.raises(asyncio.CancelledError):
+        await outer
+    assert other._wake is None
+    assert (other.status, other.polls) == ("queued", 0)  # not marked cancelled: only stopped
+    await client.aclose()
+
+
+async def test_a_failing_injected_sleep_surfaces_from_wait(tmp_path: Path) -> None:
+    service = FakeService(script=["processing"])
+
+    async def broken_sleep(seconds: float) -> None:
+        raise RuntimeError(f"clock broke at {seconds:g} s")
+
+    client = AsyncClient(
+        KEY, BASE, TEXT, httpx2.MockTransport(service), sleep=broken_sleep, recorder=None
+    )
+    task = await client.videos.create("seedance_1_5_pro_720p", **SEEDANCE)
+    with pytest.raises(RuntimeError, match="clock broke"):
+        await task.wait()
+    assert task._wake is None
+    await client.aclose()
+
+
 async def test_deadline_raises_task_timeout() -> None:
     service = FakeService(script=["processing"])
     clock = FakeClock()

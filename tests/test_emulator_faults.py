@@ -103,6 +103,20 @@ def test_create_drop_happens_before_the_task_exists(serve: list[EmulatorHandle])
     assert len(handle.state.tasks) == 0
 
 
+def test_create_drop_with_a_large_body_is_always_an_orderly_close(
+    serve: list[EmulatorHandle],
+) -> None:
+    """The body spans many packets; bytes left unread would turn the close into a reset."""
+    handle = start(serve, FaultConfig(drop_rate=1.0, seed=4, apply_to=("create",)))
+    body = {**VALID_BODIES["sora"], "prompt": "a slow pan " * 20_000}
+    with httpx2.Client(headers=AUTH) as c:
+        for _ in range(8):
+            with pytest.raises(httpx2.RemoteProtocolError):
+                c.post(handle.base_url + path_of("sora"), json=body)
+    assert handle.state.fault_counts()["drop"] == 8
+    assert len(handle.state.tasks) == 0
+
+
 def test_asset_upload_5xx_after_the_asset_exists(serve: list[EmulatorHandle]) -> None:
     handle = start(serve, FaultConfig(error_rate=1.0, seed=4, apply_to=("asset",)))
     body = {"assetType": "Image", "url": "https://e.com/a.png"}

@@ -218,7 +218,7 @@ class Assets:
         """
         core = self._ctx.core
         url = core.url("base", f"{UPLOAD_PATH}?{urlencode({'name': name})}")
-        headers = core._headers(url, has_body=False)
+        headers = core._headers(url, has_body=False, own=True)
         headers["Content-Type"] = content_type
         request = core.http.build_request("POST", url, content=data, headers=headers)
         response = await core._send(request, stream=False)
@@ -241,7 +241,7 @@ class Assets:
         larger (the rest is not downloaded), :class:`APIConnectionError` when unreachable.
         """
         core = self._ctx.core
-        headers = core._headers(url, has_body=False)
+        headers = core._headers(url, has_body=False, own=False)
         chunks: list[bytes] = []
         size = 0
         try:

@@ -6,14 +6,21 @@ requests for the service's own origins (a result URL on a CDN never sees the key
 transport failures and HTTP error statuses into the exception tree, and remembers the
 emulator's ``x-mediagen-emulator-speed`` header (1.0 when absent, i.e. the real service).
 
-Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` requests are handed to the
-connection pool at once; the rest wait on a semaphore in the client. httpcore2 re-scans its
-whole queue against every connection each time a request starts or ends, so a thousand
-concurrent polls queued *in the pool* cost O(queue x connections) per response, stall the
-event loop for seconds and end in ``PoolTimeout``; queued here they cost nothing. The pool
-keeps as many idle connections alive as it may open (``POOL_LIMITS``), so a burst does not
-close and reopen connections. A streamed response holds its slot only until its headers
-arrive (the pool's own limit bounds open streams).
+Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` (16) requests are handed to the
+connection pool at once; the rest wait on a semaphore in the client, where waiting costs
+nothing. The number is set by the event loop's latency, measured with 1,000 tasks in flight
+(bench figure 5) and explained by the profile: every request start and end makes httpcore2
+walk all pooled connections (``_assign_requests_to_connections``, about five method calls
+and an idle-socket probe per connection), and one loop iteration may have to finish every
+request in flight at once. So a loop stall is about in-flight x CPU per request (~1 ms on a
+shared 2-core machine): with 64 in flight (and the 64+ connections a burst leaves open)
+the loop's own CPU between two 5 ms ticks reached 135-140 ms at p99; with 16, 22-25 ms.
+The price is throughput to a distant service: 16 requests in flight at 100 ms round trip
+are 160 requests/s, so a thousand image tasks are polled less often than their interval
+(never more often). The pool keeps as many idle connections alive as it may open
+(``POOL_LIMITS``), so a burst does not close and reopen connections, and its maximum stays
+above ``MAX_IN_FLIGHT``: a streamed response holds its slot only until its headers arrive
+(the pool's own limit bounds open streams).
 """
 
 from __future__ import annotations
@@ -39,8 +46,8 @@ USER_AGENT = "mediagen_nb/0.1"
 DEFAULT_TIMEOUT = httpx2.Timeout(60.0, connect=10.0)
 POOL_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
 """Connection pool of the default transport: idle connections are kept up to the maximum."""
-MAX_IN_FLIGHT = 64
-"""Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``)."""
+MAX_IN_FLIGHT = 16
+"""Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``; see above)."""
 
 
 def parse_speed(value: str | None) -> float | None:
@@ -54,7 +61,7 @@ def parse_speed(value: str | None) -> float | None:
     return speed if speed > 0 and speed != float("inf") else None
 
 
-def encode_json(body: Any, path: str | None = None) -> bytes:
+def encode_json(body: Any, url: str | None = None) -> bytes:
     """``body`` as strict JSON (RFC 8259) bytes; ``RequestValidationError`` naming the field.
 
     The last guard before the network: ``json.dumps`` would otherwise write ``NaN`` and
@@ -67,7 +74,7 @@ def encode_json(body: Any, path: str | None = None) -> bytes:
         problems = list(json_value_problems(body))
         if not problems:
             problems = [Problem("(body)", f"cannot be sent as JSON: {exc}")]
-        raise RequestValidationError(problems, path) from exc
+        raise RequestValidationError(problems, httpx2.URL(url).path if url else None) from exc
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
@@ -89,9 +96,13 @@ class HTTPCore:
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
-        inner = (
-            transport if transport is not None else httpx2.AsyncHTTPTransport(limits=POOL_LIMITS)
-        )
+        if transport is None:
+            # httpcore2 (and anyio) load with the first client, as inside httpx2 itself, not
+            # with ``import mediagen_nb.client`` (bench figure 8 times that import).
+            from ._backend import default_transport
+
+            transport = default_transport(POOL_LIMITS)
+        inner = transport
         self.retry = RetryTransport(inner, max_retries=max_retries, sleep=sleep, rng=rng)
         self.http = httpx2.AsyncClient(
             transport=self.retry,
@@ -123,10 +134,10 @@ class HTTPCore:
             raise ConfigurationError(f"no {kind} base URL configured: pass it or set {env}")
         return root + path
 
-    def _headers(self, url: str, *, has_body: bool) -> dict[str, str]:
+    def _headers(self, url: str, *, has_body: bool, own: bool) -> dict[str, str]:
         headers: dict[str, str] = {}
         key = self.settings.api_key
-        if key is not None and key.get_secret_value() and _origin(url) in self._origins:
+        if key is not None and key.get_secret_value() and (own or _origin(url) in self._origins):
             headers["Authorization"] = f"Bearer {key.get_secret_value()}"
         if has_body:
             headers["Content-Type"] = "application/json"
@@ -139,9 +150,18 @@ class HTTPCore:
         return speed if speed is not None else 1.0
 
     def _build(
-        self, method: str, url: str, body: Any | None, *, idempotent: bool, retry: bool = True
+        self,
+        method: str,
+        url: str,
+        body: Any | None,
+        *,
+        idempotent: bool,
+        own: bool,
+        retry: bool = True,
     ) -> httpx2.Request:
-        content = None if body is None else encode_json(body, httpx2.URL(url).path)
+        """The request; ``own=True`` when ``url`` came from :meth:`url` (one of our bases,
+        so the origin check needs no URL parse), False for any other URL."""
+        content = None if body is None else encode_json(body, url)
         extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
         if not retry:
             extensions[NO_RETRY_EXTENSION] = True
@@ -149,7 +169,7 @@ class HTTPCore:
             method,
             url,
             content=content,
-            headers=self._headers(url, has_body=content is not None),
+            headers=self._headers(url, has_body=content is not None, own=own),
             extensions=extensions,
         )
 
@@ -191,7 +211,7 @@ class HTTPCore:
         ``retry=False``: the transport sends once (the caller retries by its own policy).
         """
         request = self._build(
-            method, self.url(base, path), body, idempotent=idempotent, retry=retry
+            method, self.url(base, path), body, idempotent=idempotent, own=True, retry=retry
         )
         response = await self._send(request, stream=False)
         try:
@@ -210,7 +230,9 @@ class HTTPCore:
         self, base: Base, path: str, body: Any, *, retry: bool = True
     ) -> httpx2.Response:
         """POST ``body`` and return the open streaming response (caller must close it)."""
-        request = self._build("POST", self.url(base, path), body, idempotent=False, retry=retry)
+        request = self._build(
+            "POST", self.url(base, path), body, idempotent=False, own=True, retry=retry
+        )
         request.headers["Accept"] = "text/event-stream"
         return await self._send(request, stream=True)
 
@@ -218,7 +240,7 @@ class HTTPCore:
         """GET a result URL (auth only if it is on the service's own origin); idempotent."""
         if url.startswith("/"):
             url = str(httpx2.URL(self.url("base", "")).join(url))  # relative: the service's own
-        request = self._build("GET", url, None, idempotent=True)
+        request = self._build("GET", url, None, idempotent=True, own=False)
         response = await self._send(request, stream=False)
         return response.content
 

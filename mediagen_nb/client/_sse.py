@@ -8,6 +8,16 @@ digits, lines starting with ``:`` are comments (servers send them as keep-alives
 without ``:`` is a field with an empty value, and one space after the colon is dropped.
 At end of input an event without its closing blank line is discarded, as the standard says;
 :attr:`SSEDecoder.pending` tells the caller that happened (a cut stream).
+
+Why not ``httpx2.EventSource`` (checked with httpx2 2.16; its events are the same
+:class:`httpx2.ServerSentEvent`, which we use): it costs the same CPU (20,000 chat chunks:
+107 ms vs our 108 ms), but it does not do what this parser does at three points.
+(1) Cut streams: a stream ending ``data: a\\rdata: b\\r`` (CR line endings, cut before the
+blank line) dispatches ``"a\\nb"`` as a whole event, so a stream cut there would pass as
+complete; and it never says that input ended inside an event. (2) A leading UTF-8 BOM is
+kept, so the first line's field name no longer matches and that event is lost. (3) An
+``event:`` line with no ``data:`` dispatches an empty event (the standard dispatches
+nothing). It also counts no comment lines, which ``BaseStream.keepalives`` reports.
 """
 
 from __future__ import annotations
@@ -15,19 +25,12 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import AsyncIterable, AsyncIterator
-from dataclasses import dataclass
+
+from httpx2 import ServerSentEvent
+
+__all__ = ["SSEDecoder", "ServerSentEvent", "aiter_sse"]
 
 _EOL = re.compile(r"\r\n|\r|\n")
-
-
-@dataclass(frozen=True)
-class ServerSentEvent:
-    """One dispatched event."""
-
-    event: str = "message"
-    data: str = ""
-    id: str = ""
-    retry: int | None = None
 
 
 class SSEDecoder:

@@ -17,7 +17,8 @@ messages). When a fault fires matters for clients, so it is fixed per kind:
 ``stream_cut_rate`` does not use ``apply_to``: it is the probability that a streamed text
 response stops mid-way (the text routes ask :meth:`FaultInjector.should_cut_stream`).
 
-A dropped connection closes the socket without any response when served by
+A dropped connection closes the socket (an orderly close after reading the request, so the
+client always sees the same end of file) without any response when served by
 :func:`mediagen_nb.emulator.start_emulator` (its uvicorn protocol hands the transport to the
 app). Elsewhere (another ASGI server, or ``httpx2.ASGITransport``) the app starts a response
 and raises :class:`ConnectionDropped`, a subclass of ``httpx2.RemoteProtocolError``, so the
@@ -165,11 +166,18 @@ async def drop_connection(scope: Scope, receive: Receive, send: Send) -> None:
     """Close the connection without an HTTP response (see the module docstring)."""
     transport = scope.get(TRANSPORT_KEY)
     if transport is not None:
-        transport.abort()
-        # Wait until uvicorn has seen the disconnect, so it does not try to answer 500.
         async with asyncio.timeout(5.0):
-            while (await receive())["type"] != "http.disconnect":
-                pass
+            # Read the request body to its end first: bytes left unread in the socket make
+            # the kernel answer the close with a reset, so the client would see either
+            # ``ReadError`` (reset) or ``RemoteProtocolError`` (end of file) depending on
+            # when the body's packets arrived. Read out, the close is always an orderly EOF.
+            message = await receive()
+            while message["type"] == "http.request" and message.get("more_body", False):
+                message = await receive()
+            transport.close()
+            # Wait until uvicorn has seen the disconnect, so it does not try to answer 500.
+            while message["type"] != "http.disconnect":
+                message = await receive()
         return
     await send(
         {

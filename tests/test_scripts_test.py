@@ -1,0 +1,78 @@
+"""``scripts/test`` (README command 2): what fails it, and that the bench summary closes it.
+
+The tools it calls are replaced by stubs on ``PATH`` (``ruff`` and ``mypy`` pass, ``python -m
+bench`` prints a results table and exits as told, ``pytest`` exits as told), so this runs the
+script's own logic in a second, without the real suite.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "test"
+
+STUBS = {
+    "ruff": "exit 0",
+    "mypy": "exit 0",
+    "pytest": 'echo "pytest ran"; exit "$STUB_PYTEST"',
+    "python": (
+        'if [ "$1 $2" = "-m bench" ]; then\n'
+        '  echo "== 5. many tasks"; echo "FIGURE x | ours 1 ms | ..."\n'
+        '  echo; echo "Results (quick mode, now):"; echo; echo "| figure | ours |"\n'
+        '  echo "| 5. many tasks | $STUB_VERDICT |"\n'
+        '  exit "$STUB_BENCH"\n'
+        "fi\n"
+        "exit 99"
+    ),
+}
+
+
+def run(
+    tmp_path: Path, *, bench: int, tests: int, verdict: str
+) -> subprocess.CompletedProcess[str]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name, body in STUBS.items():
+        stub = bin_dir / name
+        stub.write_text(f"#!/bin/sh\n{body}\n")
+        stub.chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin",
+        "STUB_BENCH": str(bench),
+        "STUB_PYTEST": str(tests),
+        "STUB_VERDICT": verdict,
+        "TMPDIR": str(tmp_path),
+    }
+    return subprocess.run(
+        ["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def summary_after_pytest(out: str) -> str:
+    assert "pytest ran" in out
+    return out.split("pytest ran", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("bench", "tests", "code"),
+    [(0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 2, 2)],
+)
+def test_exit_status_and_summary_after_the_tests(
+    tmp_path: Path, bench: int, tests: int, code: int
+) -> None:
+    verdict = "FAIL (incorrect result)" if bench else "MISS (quick mode: not a failure)"
+    done = run(tmp_path, bench=bench, tests=tests, verdict=verdict)
+    assert done.returncode == code, done.stdout + done.stderr
+    tail = summary_after_pytest(done.stdout)
+    assert f"| 5. many tasks | {verdict} |" in tail  # printed again, after pytest
+    assert ("tests failed" in done.stderr) == bool(tests)
+    assert ("benchmarks failed" in done.stderr) == bool(bench)
+
+
+def test_leaves_no_temporary_files(tmp_path: Path) -> None:
+    run(tmp_path, bench=0, tests=1, verdict="PASS")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin"]
