@@ -45,9 +45,32 @@ async def text_400(app: Any, path: str, body: Any | bytes) -> dict[str, Any]:
         else:
             response = await c.post(path, json=body)
     assert response.status_code == 400, response.text
-    error: dict[str, Any] = response.json()["error"]
+    data = response.json()
+    if path == "/v1/messages":  # Anthropic's envelope, exactly: no ``param`` in it
+        assert set(data) == {"type", "error"}, data
+        assert data["type"] == "error", data
+        assert set(data["error"]) == {"type", "message"}, data
+    else:  # OpenAI's envelope
+        assert set(data) == {"error"}, data
+        assert set(data["error"]) == {"message", "type", "param", "code"}, data
+    error: dict[str, Any] = data["error"]
     assert error["type"] == "invalid_request_error"
     return error
+
+
+def field_named(path: str, error: dict[str, Any]) -> str:
+    """The field a text 400 names, read from the protocol's own envelope.
+
+    OpenAI's carries it in ``param``; Anthropic's has no such key, so the field is the
+    ``<field>: `` that starts the message (the user reads the field there).
+    """
+    if path == "/v1/messages":
+        field, sep, _ = error["message"].partition(": ")
+        assert sep, error["message"]
+        return field
+    param: str = error["param"]
+    assert error["message"].startswith(f"{param}: "), error["message"]
+    return param
 
 
 # --- 1. size ----------------------------------------------------------------------------------
@@ -142,7 +165,7 @@ async def test_a_create_with_another_familys_model_fails(
 async def test_an_image_model_on_chat_completions_is_a_400_naming_model() -> None:
     body = {"model": "gpt-image-2", "messages": USER_HI}
     error = await text_400(make_app(), "/v1/chat/completions", body)
-    assert error["param"] == "model"
+    assert field_named("/v1/chat/completions", error) == "model"
     assert "GPT Image 2" in error["message"]
 
 
@@ -212,7 +235,7 @@ async def test_seedance_create_counts_han_characters_of_every_block(char: str) -
 )
 async def test_malformed_parts_get_a_400_naming_the_part(path: str, body: Any, param: str) -> None:
     error = await text_400(make_app(), path, body)
-    assert error["param"] == param
+    assert field_named(path, error) == param
     assert error["message"].startswith(f"{param}: ")
 
 
@@ -373,11 +396,11 @@ async def test_an_infinite_number_is_a_400_on_both_text_endpoints() -> None:
     hi = b'"messages": [{"role": "user", "content": "hi"}]'
     chat = b'{"model": "gpt-5.4", ' + hi + b', "temperature": 1e999}'
     error = await text_400(make_app(), "/v1/chat/completions", chat)
-    assert error["param"] == "temperature"
+    assert field_named("/v1/chat/completions", error) == "temperature"
     assert "finite" in error["message"]
     messages = b'{"model": "claude-sonnet-4-6", "max_tokens": 8, ' + hi + b', "top_p": -1e999}'
     error = await text_400(make_app(), "/v1/messages", messages)
-    assert error["param"] == "top_p"
+    assert field_named("/v1/messages", error) == "top_p"
     assert "finite" in error["message"]
 
 

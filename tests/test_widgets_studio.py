@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,12 +66,24 @@ def _create_in_another_process(handle: EmulatorHandle) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _all_widget_state() -> str:
+def _tree(widget: Any) -> Iterator[Any]:
+    """``widget`` and every widget under it (boxes and tabs by their ``children``)."""
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _tree(child)
+
+
+def _all_widget_state(studio: Studio) -> str:
+    """The state of every live widget, as JSON; checks the whole Studio tree is in it."""
     from ipywidgets.widgets.widget import _instances  # every live widget (8.x registry)
 
-    states = [w.get_state() for w in list(_instances.values())]
-    assert len(states) > 50  # the whole Studio tree is in there
-    return json.dumps(states, default=repr)
+    live = dict(_instances)
+    searched = {studio.banner, *studio._built(), *_tree(studio)}
+    assert studio.banner in list(_tree(studio))
+    assert all(panel in list(_tree(studio)) for panel in studio._built())
+    missing = [w for w in searched if live.get(w.model_id) is not w]
+    assert missing == []  # the bar, every built panel and all below them are searched
+    return json.dumps([w.get_state() for w in live.values()], default=repr)
 
 
 def test_tabs_banner_and_fallback_in_demo_mode() -> None:
@@ -128,8 +141,12 @@ async def test_connect_keeps_the_key_out_of_widget_state(emulator: EmulatorHandl
     studio.chat.send("hello over the real connection")
     await studio.chat.join()
     assert studio.chat.transcript[-1].state == "complete"
+    built = (studio.videos, studio.assets, studio.history)  # the lazy tabs too
+    await studio.join()
+    assert set(built) <= set(studio._built())
+    assert len(studio._built()) == 5
     for text in (
-        _all_widget_state(),
+        _all_widget_state(studio),
         studio.text_summary(),
         repr(studio),
         repr(studio.session),

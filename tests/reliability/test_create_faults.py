@@ -149,10 +149,13 @@ async def test_panel_shows_every_create_failure(emulator: EmulatorHandle) -> Non
         panel = ImagePanel(session=Session(client=client), model="nano-banana")
         try:
             for i in range(PANEL_CREATES):
-                panel.form.field("prompt").load({"prompt": f"panel create {i}"})
+                shown_before = len(panel.errors)
+                panel.set(prompt=f"panel create {i}")
                 job = panel.generate()
                 assert job is not None
                 await asyncio.wait_for(panel.join(), CALL_LIMIT_S)
+                if len(panel.errors) > shown_before:  # the failure is on screen (the notice)
+                    assert panel.notice == panel.errors[-1]
             cards = list(panel.cards)
             errors = list(panel.errors)
         finally:

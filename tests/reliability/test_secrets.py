@@ -183,15 +183,21 @@ async def _panel_session(emulator: EmulatorHandle, csv_path: Path) -> list[str]:
         api_key=MARKER, base_url=emulator.base_url, text_base_url=emulator.text_base_url
     )
     image = ImagePanel(session=session, model="nano-banana")
-    image.form.field("prompt").load({"prompt": "a red fox"})
+    image.set(prompt="a red fox")
     video = VideoPanel(session=session, model="neutralSora2Plus")
-    video.form.field("prompt").load({"prompt": "a drone shot"})
+    video.set(prompt="a drone shot")
     chat = ChatPanel(session=session)
     studio = Studio(session=Session(), resume=False)
-    studio.base_url.value = emulator.base_url
-    studio.text_base_url.value = emulator.text_base_url
-    studio.api_key.value = MARKER  # what a user types (synced once on Enter)
-    studio.connect()
+    typed = {  # what the Connect button sends once (the key field is never a trait)
+        "action": "connect",
+        "key": MARKER,
+        "base_url": emulator.base_url,
+        "text_base_url": emulator.text_base_url,
+    }
+    studio.banner._on_custom_msg(studio.banner, typed, [])
+    host = emulator.base_url.split("//")[1].split("/")[0]
+    assert (studio.errors, studio.banner.errors) == ([], [])
+    assert studio.banner.mode == f"connected to {host}"
     assets = AssetPanel(session=session)
     assets.set_values(url="https://example.com/faceless.png")
     wrong = ChatPanel(
@@ -285,7 +291,7 @@ NOTEBOOK_CELLS = [
     "await reply.until_done()\n"
     "print(reply.text[:80])",
     "panel = mediagen_nb.ImagePanel(model='gpt-image-2')\n"
-    "panel.form.field('prompt').load({'prompt': 'a red fox'})\n"
+    "panel.set(prompt='a red fox')\n"
     "await panel.generate()\n"
     "panel",
     "chat = mediagen_nb.ChatPanel()\nawait chat.send('tell me about tides')\nchat",

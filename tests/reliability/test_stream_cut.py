@@ -53,15 +53,18 @@ async def test_cut_reply_is_kept_incomplete_and_retry_completes(
 ) -> None:
     store, client = ledger_and_client
     panel = ChatPanel(session=Session(client=client), model=MODELS[protocol])
-    panel.protocol.value = protocol
+    panel.set(protocol=protocol)
+    assert panel.values["protocol"] == protocol  # the model is served on both
     try:
         panel.send(QUESTION)
         await panel.join()
         cut = panel.transcript[-1]
         rows = store.items(kind="chat")
-        state = panel.transcript_view.get_state()["turns"][-1]
+        synced = panel.get_state()  # what the front end is given
+        state = synced["turns"][-1]
+        streaming = synced["live_index"]
         fallback = panel.text_summary()
-        retry_offered = panel.retry_button.layout.display != "none"
+        retry_offered = synced["can_retry"]
 
         cuts = emulator.state.fault_counts()["stream_cut"]
         # the network heals; Retry sends the same request again
@@ -88,6 +91,8 @@ async def test_cut_reply_is_kept_incomplete_and_retry_completes(
     assert cut.error
     assert state["state"] == "error"
     assert state["error"] == cut.error
+    assert state["text"] == cut.text  # the partial text stays on the turn
+    assert streaming == -1
     assert "[error]" in fallback
     assert cut.error in fallback
     assert retry_offered
