@@ -1,5 +1,7 @@
-"""The catalog-derived form: visible fields and option lists per model, live validation,
-load/body round trips, Active assets in reference fields, and "copy as code"."""
+"""The form as data, derived from the catalog: controls and labels per family, option lists
+narrowed by the validator, limits from the validator's numbers, messages in the user's words,
+quiet until touched, work carried across families, load/body round trips, Active assets and
+"copy as code". Driven headlessly through ``ImagePanel`` / ``VideoPanel`` traits."""
 
 from __future__ import annotations
 
@@ -8,12 +10,12 @@ import json
 
 import pytest
 
-from mediagen_nb.catalog import families
-from mediagen_nb.catalog._params import STARVIDEOS_MODE_FIELDS
+from mediagen_nb.catalog import Family, families
+from mediagen_nb.catalog._params import IMAGE2_MAX_REFS, STARVIDEOS_MODE_FIELDS
 from mediagen_nb.widgets._codegen import code_for
-from mediagen_nb.widgets._form import GenerationForm, model_options
-from mediagen_nb.widgets._form_content import ContentField, ModeField
-from mediagen_nb.widgets._form_fields import EnumField, PairField
+from mediagen_nb.widgets._form_spec import controls_for, form_spec
+from mediagen_nb.widgets._form_state import shown
+from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session
 
 REFS = ["first_image", "last_image", "referenceImages", "referenceVideos", "referenceAudios"]
@@ -24,277 +26,283 @@ def session() -> Session:
     return Session(mode_text="test")
 
 
-def image_form(session: Session, model: str) -> GenerationForm:
-    return GenerationForm("image", session=session, model=model)
+def visible(panel: ImagePanel | VideoPanel) -> list[str]:
+    """Control keys the front end draws now (shown, and with an option left if a choice)."""
+    values = panel.values
+    return [
+        c.key
+        for c in controls_for(panel.family.id)
+        if shown(c, values) and panel.offered.get(c.key, [None]) != []
+    ]
 
 
-def video_form(session: Session, model: str, family: str | None = None) -> GenerationForm:
-    form = GenerationForm("video", session=session)
-    form.select(model, family)
-    return form
+def errors_of(panel: ImagePanel | VideoPanel, key: str) -> list[str]:
+    return [p["message"] for p in panel.problems if p["key"] == key and p["error"]]
 
 
-def messages(form: GenerationForm, name: str) -> str:
-    return str(form.field(name).message.value)
+def control(family_id: str, key: str) -> dict:
+    spec = next(
+        f
+        for f in form_spec("image")["families"] + form_spec("video")["families"]
+        if f["id"] == family_id
+    )
+    return next(c for c in spec["controls"] if c["key"] == key)
 
 
-# --- picker -----------------------------------------------------------------------------------
+# --- the spec ---------------------------------------------------------------------------------
 
 
-def test_picker_lists_every_model_grouped_by_family() -> None:
+def test_spec_lists_every_family_with_readable_distinct_model_titles() -> None:
     for kind in ("image", "video"):
-        labels = [label for label, _value in model_options(kind)]
-        for fam in families(kind):
-            for model in fam.models:
-                assert f"{fam.title} · {model}" in labels
-            if not fam.models:
-                assert f"{fam.title} · (type a model name)" in labels
+        spec = form_spec(kind)  # type: ignore[arg-type]
+        assert [f["id"] for f in spec["families"]] == [f.id for f in families(kind)]  # type: ignore[arg-type]
+        for fam in spec["families"]:
+            titles = [m["label"] for m in fam["models"]]
+            assert len(set(titles)) == len(titles)
+            assert fam["free_model"] == (not fam["models"])
+    banana = form_spec("image")["families"][0]
+    assert [m["label"] for m in banana["models"]] == [
+        "Nano Banana",
+        "Nano Banana 2",
+        "Nano Banana Pro",
+        "Nano Banana 2 (stable)",
+        "Nano Banana Pro (stable)",
+    ]
+    sora = next(f for f in form_spec("video")["families"] if f["id"] == "sora")
+    assert [m["label"] for m in sora["models"]] == ["Sora 2 Plus", "Sora 2 Pro"]
+    assert [m["title"] for m in sora["models"]] == ["neutralSora2Plus", "neutralSora2Pro"]
 
 
-def test_family_description_names_resolution_durations_references(session: Session) -> None:
-    form = video_form(session, "neutralSora2Pro")
-    text = form.description.value
-    assert "1280x720" in text
-    assert "4, 8 or 12 s" in text
-    form.select("seedance_1_5_pro_480p")
-    assert "2-12 s" in form.description.value
-    assert "reference images" in form.description.value
+def test_labels_are_plain_words_with_the_api_name_kept_for_the_tooltip() -> None:
+    assert [(c.label, c.api) for c in controls_for("banana")] == [
+        ("Prompt", "prompt"),
+        ("Resolution", "resolution"),
+        ("Aspect ratio", "size"),
+        ("Reference images", "image_urls"),
+    ]
+    assert [(c.label, c.type) for c in controls_for("sora")] == [
+        ("Prompt", "text"),
+        ("Orientation", "segmented"),
+        ("Length", "segmented"),
+        ("Reference image", "ref"),
+    ]
+    assert control("banana", "resolution")["options"] == [
+        {"value": "", "label": "Not sent", "rare": True},  # shown only for a loaded request
+        {"value": "1k", "label": "1K"},
+        {"value": "2k", "label": "2K"},
+        {"value": "4k", "label": "4K"},
+    ]
+    assert control("banana", "size")["options"][0] == {"value": "", "label": "Model default"}
+    assert [o["label"] for o in control("sora", "orientation")["options"]] == [
+        "Portrait",
+        "Landscape",
+    ]
+    assert [o["label"] for o in control("sora", "length")["options"]] == [
+        "Default",
+        "4 s",
+        "8 s",
+        "12 s",
+    ]
+    assert control("sora", "orientation")["api"] == "size (or aspect_ratio)"
 
 
-# --- image families ------------------------------------------------------------------------
+def test_reference_limits_are_the_validators_numbers(session: Session) -> None:
+    refs = control("image2", "image_urls")
+    assert refs["max_items_by_model"] == IMAGE2_MAX_REFS
+    assert refs["max_items_by_model"]["gpt-image-2"] == 6  # not "up to 16"
+    panel = ImagePanel(session=session, model="gpt-image-2")
+    panel.set(prompt="p", image_urls=[f"https://e.org/{i}.png" for i in range(7)])
+    assert errors_of(panel, "image_urls") == [
+        "Reference images: takes at most 6 item(s) for gpt-image-2, got 7"
+    ]
+    panel.select("gpt-image-2-r")
+    assert errors_of(panel, "image_urls") == []
+    assert panel.valid
+
+
+# --- option lists -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("model", "resolutions"),
-    [
-        ("nano-banana", (None, "1k")),
-        ("nano-banana-2", (None, "1k")),
-        ("nano-banana-2-stable", (None, "1k")),
-        ("nano-banana-pro", (None, "1k", "2k", "4k")),
-        ("nano-banana-pro-stable", (None, "1k", "2k", "4k")),
-    ],
+    [("nano-banana", ["", "1k"]), ("nano-banana-pro", ["", "1k", "2k", "4k"])],
 )
-def test_banana_fields_and_resolutions(session: Session, model: str, resolutions: tuple) -> None:
-    form = image_form(session, model)
-    assert form.visible_names() == ["prompt", "resolution", "size", "image_urls"]
-    resolution = form.field("resolution")
-    assert isinstance(resolution, EnumField)
-    assert resolution.offered == resolutions
-    size = form.field("size")
-    assert isinstance(size, EnumField)
-    assert len(size.offered) == 11  # not set + the ten ratios
-    assert form.body() == {"model": model, "prompt": "", "resolution": "1k"}
+def test_banana_fields_and_resolutions(session: Session, model: str, resolutions: list) -> None:
+    panel = ImagePanel(session=session, model=model)
+    assert visible(panel) == ["prompt", "resolution", "size", "image_urls"]
+    assert panel.offered["resolution"] == resolutions
+    assert len(panel.offered["size"]) == 11  # model default + the ten ratios
+    assert panel.body() == {"model": model, "prompt": "", "resolution": "1k"}
 
 
-def test_image2_gpt_image_2_options_follow_the_rules(session: Session) -> None:
-    form = image_form(session, "gpt-image-2")
-    assert form.visible_names() == [
-        "prompt",
-        "quality",
-        "ratio",
-        "resolution",
-        "size",
-        "image_urls",
-    ]
-    quality, ratio, resolution = (form.field(n) for n in ("quality", "ratio", "resolution"))
-    assert isinstance(quality, EnumField)
-    assert isinstance(ratio, EnumField)
-    assert isinstance(resolution, EnumField)
-    assert quality.offered == (None, "low", "medium", "high")
-    assert quality.value == "low"
-    # resolution is set (default 1k): ratio is required, so "not set" is not offered
-    assert None not in ratio.offered
-    assert resolution.offered == (None, "1k", "2k")  # 4k needs a wide or tall ratio
-    ratio.input.value = "16:9"
-    assert resolution.offered == (None, "1k", "2k", "4k")
-    resolution.input.value = "4k"
-    assert ratio.offered == ("16:9", "9:16", "2:1", "1:2", "21:9", "9:21")
-    resolution.value = None
-    assert None in ratio.offered
-    assert "4:3" in ratio.offered
+def test_image2_options_follow_the_rules(session: Session) -> None:
+    panel = ImagePanel(session=session, model="gpt-image-2")
+    assert visible(panel) == ["prompt", "quality", "ratio", "resolution", "size", "image_urls"]
+    assert panel.offered["quality"] == ["", "low", "medium", "high"]
+    assert panel.offered["resolution"] == ["", "1k", "2k"]  # 4k needs a wide or tall ratio
+    panel.set(ratio="16:9")
+    assert panel.offered["resolution"] == ["", "1k", "2k", "4k"]
+    panel.set(resolution="4k")
+    assert panel.offered["ratio"] == ["16:9", "9:16", "2:1", "1:2", "21:9", "9:21"]
 
 
 def test_image2_r_hides_quality_and_high_resolutions(session: Session) -> None:
-    form = image_form(session, "gpt-image-2-r")
-    assert "quality" not in form.visible_names()
-    assert "quality" not in form.body()
-    resolution = form.field("resolution")
-    assert isinstance(resolution, EnumField)
-    assert resolution.offered == (None, "1k")
-    form.select("gpt-image-2")
-    assert form.body()["quality"] == "low"  # the spec's default comes back
+    panel = ImagePanel(session=session, model="gpt-image-2")
+    panel.set(ratio="16:9", resolution="4k")
+    panel.select("gpt-image-2-r")
+    assert "quality" not in visible(panel)
+    assert "quality" not in panel.body()
+    assert panel.offered["resolution"] == ["", "1k"]
+    assert panel.values["resolution"] == "1k"  # a value no longer offered falls back
+    panel.select("gpt-image-2")
+    assert panel.body()["quality"] == "low"  # the spec's default comes back
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def test_quiet_until_touched_then_named_in_the_users_words(session: Session) -> None:
+    panel = ImagePanel(session=session, model="nano-banana")
+    assert panel.problems == [
+        {"key": "prompt", "message": "Prompt: must not be empty", "error": True}
+    ]
+    assert panel.visible_errors == []
+    assert panel.hint == "Add a prompt to generate"
+    assert not panel.can_generate
+    panel.set(prompt="x")
+    panel.set(prompt="")
+    assert panel.visible_errors == ["Prompt: must not be empty"]
+    panel.set(image_urls=["ftp://a", "https://e.org/b.png"])
+    assert "Reference images: item 1 must be an http(s) URL" in panel.visible_errors
+    assert panel.hint == "Add a prompt to generate"
 
 
 def test_image2_bad_size_is_named_and_generate_disabled(session: Session) -> None:
-    form = image_form(session, "gpt-image-2")
-    form.field("prompt").input.value = "a cat"
-    assert form.valid
-    form.field("size").input.value = "100x100"
-    assert not form.valid
-    text = messages(form, "size")
-    assert "total pixels must be between" in text
-    assert "size:" in form.reason
-    form.field("size").input.value = "1024x1536"
-    assert form.valid
-    assert "overrides resolution and ratio" in messages(form, "size")  # a softer warning
-    assert "mediagen-warning" in messages(form, "size")
-
-
-def test_too_many_reference_images(session: Session) -> None:
-    form = image_form(session, "nano-banana")
-    form.field("prompt").input.value = "x"
-    form.field("image_urls").input.value = "\n".join(f"https://e.org/{i}.png" for i in range(7))
-    assert "takes at most 6 item(s)" in messages(form, "image_urls")
-    assert not form.valid
-    form.field("image_urls").input.value = "not a url"
-    assert "image_urls[0]: must be an http(s) URL" in messages(form, "image_urls")
-    assert form.field("image_urls").picker.input.layout.display == "none"  # type: ignore[attr-defined]
-
-
-def test_empty_prompt_message_sits_next_to_prompt(session: Session) -> None:
-    form = image_form(session, "nano-banana-pro")
-    assert "prompt: must not be empty" in messages(form, "prompt")
-    assert form.reason == "fix prompt: must not be empty"
-    form.field("prompt").input.value = "a lighthouse"
-    assert messages(form, "prompt") == ""
-    assert form.reason == ""
-
-
-# --- video families ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("model", ["neutralSora2Plus", "neutralSora2Pro"])
-def test_sora_pairs_are_one_control_each(session: Session, model: str) -> None:
-    form = video_form(session, model)
-    assert form.visible_names() == ["prompt", "size", "duration", "input_reference"]
-    pairs = [f for f in form.fields if isinstance(f, PairField)]
-    assert [p.names for p in pairs] == [
-        ("size", "aspect_ratio"),
-        ("duration", "seconds"),
-        ("input_reference", "image_urls"),
+    panel = ImagePanel(session=session, model="gpt-image-2")
+    panel.set(prompt="p", size="10x10")
+    assert not panel.can_generate
+    assert errors_of(panel, "size") == [
+        "Exact size (px): both edges must be multiples of 16",
+        "Exact size (px): total pixels must be between 655,360 and 8,294,400 (got 100)",
     ]
-    size = form.field("size")
-    assert isinstance(size, EnumField)
-    assert size.offered == (None, "720x1280", "1280x720")
-    assert form.body()["size"] == "720x1280"
-    pairs[0].choice.value = "aspect_ratio"
-    aspect = form.field("aspect_ratio")
-    assert isinstance(aspect, EnumField)
-    assert aspect.offered == (None, "16:9", "9:16")
-    aspect.input.value = "16:9"
-    pairs[1].choice.value = "seconds"
-    seconds = form.field("seconds")
-    assert isinstance(seconds, EnumField)
-    assert seconds.offered == (None, 4, 8, 12)
-    seconds.input.value = 8
-    form.field("prompt").input.value = "a drone shot"
-    body = form.body()
-    assert body == {"model": model, "prompt": "a drone shot", "aspect_ratio": "16:9", "seconds": 8}
-    assert form.valid
-
-
-@pytest.mark.parametrize(
-    "model", ["seedance_1_5_pro_480p", "seedance_1_5_pro_720p", "seedance_1_5_pro_1080p"]
-)
-def test_seedance_scenarios_show_exactly_their_slots(session: Session, model: str) -> None:
-    form = video_form(session, model)
-    assert form.visible_names() == ["content", "ratio", "duration", "generate_audio"]
-    content = form.field("content")
-    assert isinstance(content, ContentField)
-    expected = {"text": [], "first_frame": ["first_frame"]}
-    expected["first_last_frame"] = ["first_frame", "last_frame"]
-    for scenario, roles in expected.items():
-        content.scenario.value = scenario
-        assert [s.role for s in content.active_slots()] == roles
-        assert len(content.slot_box.children) == len(roles)
-    content.scenario.value = "reference_images"
-    for count in range(1, 5):
-        content.count.value = count
-        assert [s.role for s in content.active_slots()] == ["reference_image"] * count
-    assert form.body()["duration"] == 5
-    assert form.body()["generate_audio"] is True
+    assert panel.hint == "Check exact size (px) to generate"
+    panel.set(size="1536x1024")
+    assert panel.can_generate
+    warnings = [p["message"] for p in panel.problems if not p["error"]]
+    assert any("overrides resolution and ratio" in w for w in warnings)
 
 
 def test_seedance_messages_go_to_the_slot_and_prompt(session: Session) -> None:
-    form = video_form(session, "seedance_1_5_pro_720p")
-    content = form.field("content")
-    assert isinstance(content, ContentField)
-    content.scenario.value = "first_last_frame"
-    assert "content[0].text: must not be empty" in content.text_message.value
-    content.text.value = "waves at dusk"
-    first, last = content.active_slots()
-    assert "must be an http(s) URL" in first.message.value
-    first.input.value = "https://e.org/a.png"
-    last.input.value = "https://e.org/b.png"
-    assert first.message.value == ""
-    assert form.valid
-    form.field("duration").input.value = "20"
-    assert "duration: must be 2 to 12 seconds" in messages(form, "duration")
-    form.field("duration").input.value = "abc"
-    assert "duration: must be an integer" in messages(form, "duration")
-    assert not form.valid
+    panel = VideoPanel(session=session, model="seedance_1_5_pro_720p")
+    assert visible(panel) == ["prompt", "scenario", "ratio", "duration", "generate_audio"]
+    assert errors_of(panel, "prompt") == ["Prompt: must not be empty"]
+    panel.set(prompt="waves", scenario="first_last_frame")
+    assert visible(panel)[:4] == ["prompt", "scenario", "first_frame", "last_frame"]
+    assert errors_of(panel, "first_frame") == ["First frame: is required"]
+    assert panel.hint == "Add a first frame to generate"
+    panel.set(first_frame="nope", last_frame="https://e.org/b.png")
+    assert errors_of(panel, "first_frame") == ["First frame: must be an http(s) URL"]
+    panel.set(first_frame="https://e.org/a.png")
+    assert panel.valid
+    content = panel.body()["content"]
+    assert [item.get("role") for item in content] == [None, "first_frame", "last_frame"]
+    panel.set(duration="20")
+    assert errors_of(panel, "duration") == [
+        "Length (seconds): must be 2 to 12 seconds, or -1 for automatic"
+    ]
+    panel.set(scenario="reference_images", duration="-1")
+    assert errors_of(panel, "reference_images") == ["Reference images: is required"]
+    panel.set(reference_images=["https://e.org/1.png", "https://e.org/2.png"])
+    assert panel.valid
+    assert [i.get("role") for i in panel.body()["content"]][1:] == ["reference_image"] * 2
 
 
 @pytest.mark.parametrize("mode", list(STARVIDEOS_MODE_FIELDS))
 def test_starvideos_modes_show_their_fields(session: Session, mode: str) -> None:
-    form = video_form(session, "starvideos_o3")
-    field = form.field("mode")
-    assert isinstance(field, ModeField)
-    field.input.value = mode
-    assert set(form.visible_names()) == {"mode", "prompt", *STARVIDEOS_MODE_FIELDS[mode]}
-    assert set(form.body()) <= {"model", "prompt", *STARVIDEOS_MODE_FIELDS[mode]}
+    panel = VideoPanel(session=session, model="starvideos_o3")
+    panel.set(mode=mode)
+    assert set(visible(panel)) == {"mode", "prompt", *STARVIDEOS_MODE_FIELDS[mode]}
+    assert set(panel.body()) <= {"model", "prompt", *STARVIDEOS_MODE_FIELDS[mode]}
 
 
-def test_starvideos_duration_range_and_frames(session: Session) -> None:
-    form = video_form(session, "starvideos_o3")
-    form.field("prompt").input.value = "a fox"
-    form.field("duration").input.value = "2"
-    assert "duration: must be 3 to 15 seconds" in messages(form, "duration")
-    form.field("duration").input.value = "15"
-    assert form.valid
-    field = form.field("mode")
-    assert isinstance(field, ModeField)
-    field.input.value = "first_last_frame"
-    form.field("first_image").input.value = "https://e.org/first.png"
-    assert "last_image: is required when first_image is set" in messages(form, "last_image")
+@pytest.mark.parametrize(
+    ("mode", "needed"),
+    [
+        ("image_reference", ["referenceImages"]),
+        ("first_last_frame", ["first_image", "last_image"]),
+        ("video_reference", ["referenceVideos"]),
+        ("image_video", ["referenceImages", "referenceVideos"]),
+    ],
+)
+def test_starvideos_mode_requires_its_inputs(session: Session, mode: str, needed: list) -> None:
+    panel = VideoPanel(session=session, model="starvideos_o3")
+    panel.set(prompt="a fox", mode=mode)
+    assert not panel.valid
+    for name in needed:
+        assert errors_of(panel, name)[0].endswith(": is required")
+        value = "https://e.org/v.mp4" if name == "referenceVideos" else "https://e.org/a.png"
+        panel.set(**{name: value if name in ("first_image", "last_image") else [value]})
+    assert panel.valid, panel.problems
 
 
 @pytest.mark.parametrize("fam", [f for f in families("video") if not f.documented])
-def test_partly_documented_families(session: Session, fam: object) -> None:
-    from mediagen_nb.catalog import Family
-
-    assert isinstance(fam, Family)
-    model = fam.models[0] if fam.models else "some-model-v1"
-    form = video_form(session, model, fam.id)
-    expected = ["prompt"]
-    if fam.duration_range is not None:
-        expected.append("duration")
+def test_partly_documented_families(session: Session, fam: Family) -> None:
+    panel = VideoPanel(session=session)
+    model = fam.models[0] if fam.models else "some-model"
+    panel.select(model, fam.id)
+    expected = ["prompt"] + (["duration"] if fam.duration_range else [])
     expected += [r for r in REFS if r in fam.reference_fields]
-    assert form.visible_names() == expected
-    assert form.model_name.layout.display == ("none" if fam.models else None)
-    assert form.extra_box.selected_index == 0  # "more parameters (JSON)" open
-    form.field("prompt").input.value = "hello"
-    form.extra.value = '{"resolution": "1080p", "seed": 7}'
-    assert form.body()["resolution"] == "1080p"
-    assert form.body()["model"] == model
-    assert form.valid, form.problems
-    form.extra.value = "{nope"
-    assert "is not valid JSON" in form.extra_message.value
-    assert not form.valid
-    if fam.duration_range is not None:
-        low, high = fam.duration_range
-        form.extra.value = ""
-        form.field("duration").input.value = str(high + 1)
-        assert f"must be {low} to {high} seconds" in messages(form, "duration")
+    assert visible(panel) == expected
+    panel.set(prompt="p", extra='{"resolution": "1080p"}')
+    assert panel.body()["resolution"] == "1080p"
+    assert panel.body()["model"] == model
+    assert panel.valid, panel.problems
+    panel.set(extra="{nope")
+    assert errors_of(panel, "extra")[0].startswith("More parameters: is not valid JSON")
+    assert not panel.valid
 
 
 def test_unnamed_family_needs_a_model_name(session: Session) -> None:
-    form = video_form(session, "", "veo")
-    form.field("prompt").input.value = "x"
-    assert "model: must not be empty" in form.model_message.value
-    form.model_name.value = "veo-3"
-    assert form.valid
-    assert form.body()["model"] == "veo-3"
+    panel = VideoPanel(session=session)
+    panel.select_family("veo")
+    panel.set(prompt="p")
+    assert errors_of(panel, "model") == ["Model: must not be empty"]
+    assert panel.hint == "Add a model name to generate"
+    panel.set(model="veo-3")
+    assert panel.valid
+    assert panel.body()["model"] == "veo-3"
+
+
+# --- carrying the user's work -----------------------------------------------------------------
+
+
+def test_prompt_ratio_and_references_survive_family_switches(session: Session) -> None:
+    panel = VideoPanel(session=session, model="neutralSora2Plus")
+    panel.set(prompt="a lighthouse", orientation="landscape", reference="https://e.org/a.png")
+    panel.select_family("starvideos")
+    assert panel.values["prompt"] == "a lighthouse"
+    assert panel.values["ratio"] == "16:9"
+    assert panel.values["referenceImages"] == ["https://e.org/a.png"]
+    panel.select_family("seedance")
+    assert panel.values["prompt"] == "a lighthouse"
+    assert panel.values["ratio"] == "16:9"
+    panel.set(prompt="a harbour")
+    panel.select_family("sora")  # its own form comes back, with the newer prompt
+    assert panel.values["orientation"] == "landscape"
+    assert panel.values["prompt"] == "a harbour"
+
+
+def test_family_switch_from_the_front_end_carries_too(session: Session) -> None:
+    panel = ImagePanel(session=session, model="nano-banana")
+    panel.set(prompt="a fox", size="9:16")
+    panel.values = {**panel.values, "family": "image2"}  # as the front end would send it
+    assert panel.family.id == "image2"
+    assert panel.values["model"] == "gpt-image-2"
+    assert panel.values["prompt"] == "a fox"
+    assert panel.values["ratio"] == "9:16"
+    panel.handle_action({"action": "family", "family": "banana"})
+    assert panel.values["size"] == "9:16"
+    assert panel.values["model"] == "nano-banana"  # remembered for the session
 
 
 # --- load / body ------------------------------------------------------------------------------
@@ -327,11 +335,6 @@ def test_unnamed_family_needs_a_model_name(session: Session) -> None:
                 "size": "1024x1536",
                 "image_urls": ["https://e.org/a.png"],
             },
-            None,
-        ),
-        (
-            "video",
-            {"model": "neutralSora2Pro", "prompt": "p", "aspect_ratio": "9:16", "seconds": 12},
             None,
         ),
         (
@@ -373,48 +376,61 @@ def test_unnamed_family_needs_a_model_name(session: Session) -> None:
 def test_load_then_body_round_trips(
     session: Session, kind: str, body: dict, family: str | None
 ) -> None:
-    form = GenerationForm(kind, session=session)  # type: ignore[arg-type]
-    form.load(body, family)
-    assert form.body() == body
-    assert form.valid, form.problems
+    panel = (ImagePanel if kind == "image" else VideoPanel)(session=session)
+    panel.load(body, family)
+    assert panel.body() == body
+    assert panel.valid, panel.problems
+    assert panel.touched == []  # a loaded request shows no error until touched
+
+
+def test_sora_alternative_names_load_into_the_same_controls(session: Session) -> None:
+    panel = VideoPanel(session=session)
+    panel.load({"model": "neutralSora2Pro", "prompt": "p", "aspect_ratio": "16:9", "seconds": 12})
+    assert panel.values["orientation"] == "landscape"
+    assert panel.values["length"] == 12
+    assert panel.body() == {
+        "model": "neutralSora2Pro",
+        "prompt": "p",
+        "size": "1280x720",
+        "duration": 12,
+    }
 
 
 def test_load_puts_unknown_keys_in_the_json_box(session: Session) -> None:
-    form = GenerationForm("video", session=session)
-    form.load({"model": "viduq3-pro", "prompt": "p", "movement": "slow"})
-    assert json.loads(form.extra.value) == {"movement": "slow"}
+    panel = VideoPanel(session=session)
+    panel.load({"model": "viduq3-pro", "prompt": "p", "movement": "slow"})
+    assert json.loads(panel.values["extra"]) == {"movement": "slow"}
+    assert panel.body()["movement"] == "slow"
 
 
 # --- assets -----------------------------------------------------------------------------------
 
 
-def test_active_assets_are_offered_and_inserted(session: Session) -> None:
-    form = video_form(session, "starvideos_o3")
-    field = form.field("mode")
-    assert isinstance(field, ModeField)
-    field.input.value = "image_reference"
-    refs = form.field("referenceImages")
-    picker = refs.picker  # type: ignore[attr-defined]
-    assert picker.input.disabled
+def test_active_assets_reach_the_front_end_for_reference_controls(session: Session) -> None:
+    panel = VideoPanel(session=session, model="starvideos_o3")
+    assert panel.assets == []
+    assert control("starvideos", "referenceImages")["assets"] == "Image"
+    assert control("starvideos", "referenceVideos")["assets"] == "Video"
+    assert control("banana", "image_urls")["assets"] == ""  # plain URLs only
     session.add_active_asset(ActiveAsset("asset-1-a", name="face", asset_type="Image"))
     session.add_active_asset(ActiveAsset("asset-2-b", asset_type="Video"))
-    assert [v for _l, v in picker.input.options] == ["", "asset://asset-1-a"]
-    picker.input.value = "asset://asset-1-a"
-    assert form.body()["referenceImages"] == ["asset://asset-1-a"]
-    assert picker.input.value == ""
+    assert [(a["uri"], a["type"]) for a in panel.assets] == [
+        ("asset://asset-1-a", "Image"),
+        ("asset://asset-2-b", "Video"),
+    ]
+    panel.set(mode="image_reference", referenceImages=["asset://asset-1-a"], prompt="p")
+    assert panel.body()["referenceImages"] == ["asset://asset-1-a"]
     session.remove_active_asset("asset-1-a")
-    assert [v for _l, v in picker.input.options] == [""]
+    assert [a["uri"] for a in panel.assets] == ["asset://asset-2-b"]
 
 
 # --- copy as code -----------------------------------------------------------------------------
 
 
 def test_copy_as_code_is_valid_python_with_the_body(session: Session) -> None:
-    form = video_form(session, "seedance_1_5_pro_720p")
-    content = form.field("content")
-    assert isinstance(content, ContentField)
-    content.text.value = 'say "hi"'
-    code = code_for("video", form.body(), form.family.id)
+    panel = VideoPanel(session=session, model="seedance_1_5_pro_720p")
+    panel.set(prompt='say "hi"')
+    code = panel.code
     tree = ast.parse("async def cell():\n" + "\n".join("    " + line for line in code.splitlines()))
     call = next(
         n
@@ -422,7 +438,7 @@ def test_copy_as_code_is_valid_python_with_the_body(session: Session) -> None:
         if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "create"
     )
     kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-    assert kwargs == form.body()
+    assert kwargs == panel.body()
     assert "client.videos.create(" in code
     assert "family=" not in code
 
@@ -431,26 +447,3 @@ def test_copy_as_code_names_the_family_for_unnamed_models() -> None:
     code = code_for("video", {"model": "veo-3", "prompt": "x", "generate_audio": True}, "veo")
     assert 'family="veo"' in code
     assert "generate_audio=True" in code
-
-
-@pytest.mark.parametrize(
-    ("mode", "needed"),
-    [
-        ("image_reference", ["referenceImages"]),
-        ("first_last_frame", ["first_image", "last_image"]),
-        ("video_reference", ["referenceVideos"]),
-        ("image_video", ["referenceImages", "referenceVideos"]),
-    ],
-)
-def test_starvideos_mode_requires_its_inputs(session: Session, mode: str, needed: list) -> None:
-    form = video_form(session, "starvideos_o3")
-    form.field("prompt").input.value = "a fox"
-    field = form.field("mode")
-    assert isinstance(field, ModeField)
-    field.input.value = mode
-    assert not form.valid
-    for name in needed:
-        assert "is required" in messages(form, name)
-        value = "https://e.org/v.mp4" if name == "referenceVideos" else "https://e.org/a.png"
-        form.field(name).input.value = value
-    assert form.valid, form.problems

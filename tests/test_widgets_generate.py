@@ -1,6 +1,7 @@
-"""Image and video panels against the emulator (ASGI transport): cards reach completed with
-preview bytes, several run at once, Cancel works mid-run, failures show their text, the
-ledger has every state the card shows, and errors land in the panel."""
+"""Image and video panels against the emulator (ASGI transport): gallery cards reach completed
+with preview bytes, several run at once, Cancel and Remove work mid-run, failures say why and
+offer Run again, the ledger has every state a card shows, and errors land in the panel's
+notice (never a traceback), all driven headlessly through traits and actions."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from PIL import Image
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import create_app
 from mediagen_nb.widgets._base import Panel, Throttle
+from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
-from mediagen_nb.widgets._task_card import TaskCard
 
 KEY = "test-key-0123456789"
 
@@ -48,23 +49,32 @@ async def slow() -> AsyncIterator[Session]:
 
 async def test_image_panel_completes_with_thumbnail(fast: Session) -> None:
     panel = ImagePanel(session=fast, model="nano-banana-pro")
-    assert panel.generate_button.disabled
-    panel.form.field("prompt").input.value = "a red fox in snow"
-    assert not panel.generate_button.disabled
+    assert not panel.can_generate
+    assert panel.hint == "Add a prompt to generate"
+    assert panel.visible_errors == []  # quiet until touched
+    panel.set(prompt="a red fox in snow")
+    assert panel.can_generate
+    assert panel.hint == ""
     job = panel.generate()
     assert job is not None
     card = await job
-    assert isinstance(card, TaskCard)
+    assert isinstance(card, Result)
     assert card.status == "completed"
     assert card.task_id
     assert panel.cards == [card]
+    assert [r["id"] for r in panel.results] == [card.id]
+    assert panel.results[0]["status"] == "completed"
+    assert panel.results[0]["title"] == "Nano Banana Pro"
     thumb = Image.open(BytesIO(card.preview_bytes))
     assert thumb.format == "WEBP"
-    assert card.thumbnail_mime == "image/webp"
-    assert max(thumb.size) <= 384
-    assert card.full == b""  # the large image travels only on request
-    card._on_custom_msg(card, {"action": "full"}, [])
-    assert await _eventually(lambda: len(card.full) > 0)
+    assert max(thumb.size) <= 512
+    assert panel.media[card.id]["data"] == card.thumbnail
+    assert panel.media[card.id]["mime"] == "image/webp"
+    sent: list[tuple[dict, list]] = []
+    panel.send = lambda content, buffers=None: sent.append((content, buffers))  # type: ignore[method-assign]
+    panel.handle_action({"action": "full", "id": card.id, "purpose": "save"})
+    assert sent[0][0] == {"kind": "full", "id": card.id, "mime": "image/png", "purpose": "save"}
+    assert Image.open(BytesIO(sent[0][1][0])).format == "PNG"
     assert card.local_path.endswith(".png")
     assert card.file_name.endswith(".png")
     assert panel.errors == []
@@ -82,44 +92,37 @@ async def test_ledger_has_every_state_a_card_shows(fast: Session) -> None:
     import mediagen_nb
 
     panel = VideoPanel(session=fast, model="seedance_1_5_pro_480p")
-    panel.form.field("content").text.value = "tide"  # type: ignore[attr-defined]
+    panel.set(prompt="tide")
     seen: list[tuple[str, str]] = []
 
-    def check_ledger(card: TaskCard) -> None:
-        frame = mediagen_nb.history()
-        row = frame[frame["task_id"] == card.task_id]
-        seen.append((card.status, str(row["status"].iloc[0]) if len(row) else "missing"))
-
     def watch(change: dict) -> None:
-        for card in change["new"]:
-            if card not in change["old"]:
-                check_ledger(card)
-            card.observe(lambda _c, card=card: check_ledger(card), names="status")
+        frame = mediagen_nb.history()
+        for shown in change["new"]:
+            row = frame[frame["task_id"] == shown["task_id"]]
+            seen.append((shown["status"], str(row["status"].iloc[0]) if len(row) else "missing"))
 
-    panel.cards_box.observe(watch, names="children")
+    panel.observe(watch, names="results")
     job = panel.generate()
     assert job is not None
     card = await job
     assert card is not None
-    assert seen[-1] == ("completed", "completed")
-    assert len(seen) >= 2
+    assert seen[-1] == ("completed", "completed")  # earlier states may fold into one batch
     assert all(shown == recorded for shown, recorded in seen), seen
 
 
 @pytest.mark.parametrize(
-    ("model", "fill"),
+    ("model", "prompt"),
     [
-        ("seedance_1_5_pro_480p", lambda f: setattr(f.field("content").text, "value", "waves")),
-        ("neutralSora2Plus", lambda f: setattr(f.field("prompt").input, "value", "a drone")),
-        ("starvideos_o3", lambda f: setattr(f.field("prompt").input, "value", "a fox")),
-        ("viduq3-turbo", lambda f: setattr(f.field("prompt").input, "value", "rain")),
+        ("seedance_1_5_pro_480p", "waves"),
+        ("neutralSora2Plus", "a drone"),
+        ("starvideos_o3", "a fox"),
+        ("viduq3-turbo", "rain"),
     ],
 )
-async def test_video_panel_completes_with_mp4(fast: Session, model: str, fill: object) -> None:
+async def test_video_panel_completes_with_mp4(fast: Session, model: str, prompt: str) -> None:
     panel = VideoPanel(session=fast, model=model)
-    assert callable(fill)
-    fill(panel.form)
-    assert panel.form.valid, panel.form.problems
+    panel.set(prompt=prompt)
+    assert panel.valid, panel.form_problems
     job = panel.generate()
     assert job is not None
     card = await job
@@ -127,64 +130,90 @@ async def test_video_panel_completes_with_mp4(fast: Session, model: str, fill: o
     assert card.status == "completed", card.error
     assert card.kind == "video"
     assert card.preview_bytes[4:8] == b"ftyp"
-    assert card.video_mime == "video/mp4"
-    assert card.polls >= 1
-    assert card.eta_high > 0
+    assert panel.media[card.id]["mime"] == "video/mp4"
+    assert card.eta[1] > 0
+    assert panel.results[0]["eta"][1] > 0
 
 
 async def test_unnamed_family_goes_to_its_endpoint(fast: Session) -> None:
     panel = VideoPanel(session=fast)
-    panel.form.select("veo-3-preview", family="veo")
-    panel.form.field("prompt").input.value = "a city at night"
+    panel.select("veo-3-preview", "veo")
+    assert panel.hint == "Add a prompt to generate"
+    panel.set(prompt="a city at night")
     job = panel.generate()
     assert job is not None
     card = await job
     assert card is not None
     assert card.status == "completed", card.error
-    assert card.label == "Veo · veo-3-preview"
+    assert card.title == "Veo veo-3-preview"
+    assert panel.suggestions == {"veo": ["veo-3-preview"]}  # offered next time
 
 
 async def test_several_tasks_at_once(fast: Session) -> None:
     panel = ImagePanel(session=fast, model="nano-banana")
-    panel.form.field("prompt").input.value = "one"
+    panel.set(prompt="one")
     jobs = [panel.generate() for _ in range(3)]
     assert all(job is not None for job in jobs)
     assert len(panel.running) == 3  # the button returned at once; all run in the background
     cards = await asyncio.gather(*[j for j in jobs if j is not None])
     assert {c.status for c in cards if c is not None} == {"completed"}
     assert len({c.task_id for c in cards if c is not None}) == 3
-    assert len(panel.cards_box.children) == 3
+    assert len(panel.results) == 3
+    assert len(panel.media) == 3
+
+
+async def test_gallery_is_newest_first_and_cards_rerun_and_remove(fast: Session) -> None:
+    panel = ImagePanel(session=fast, model="nano-banana")
+    for prompt in ("first", "second"):
+        panel.set(prompt=prompt)
+        job = panel.generate()
+        assert job is not None
+        await job
+    assert [r.prompt for r in panel.cards] == ["second", "first"]
+    first = panel.cards[1]
+    panel.handle_action({"action": "rerun", "id": first.id})
+    await panel.join()
+    assert [r.prompt for r in panel.cards] == ["first", "second", "first"]
+    assert panel.cards[0].body == first.body
+    panel.handle_action({"action": "remove", "id": first.id})
+    assert [r["prompt"] for r in panel.results] == ["first", "second"]
+    assert first.id not in panel.media
+    assert panel.last_requests["banana"]["prompt"] == "first"
+    assert panel.errors == []
 
 
 async def test_cancel_while_running(slow: Session) -> None:
     panel = VideoPanel(session=slow, model="neutralSora2Pro")
-    panel.form.field("prompt").input.value = "a long take"
+    panel.set(prompt="a long take")
     job = panel.generate()
     assert job is not None
     assert await _eventually(lambda: bool(panel.cards))
     card = panel.cards[0]
     assert card.status in ("queued", "processing")
-    card.cancel()
+    panel.handle_action({"action": "cancel", "id": card.id})
     done = await asyncio.wait_for(job, timeout=30)
     assert done is card
     assert card.status == "cancelled"
+    assert panel.results[0]["status"] == "cancelled"
     import mediagen_nb
 
     frame = mediagen_nb.history()
     assert list(frame[frame["task_id"] == card.task_id]["status"]) == ["cancelled"]
 
 
-async def test_failure_shows_the_error_text(fast: Session) -> None:
+async def test_failure_says_why(fast: Session) -> None:
     panel = ImagePanel(session=fast, model="nano-banana")
-    panel.form.field("prompt").input.value = "something [fail]"
+    panel.set(prompt="something [fail]")
     job = panel.generate()
     assert job is not None
     card = await job
     assert card is not None
     assert card.status == "failed"
     assert card.error
+    assert panel.results[0]["error"] == card.error
     assert card.preview_bytes == b""
-    assert "failed" in repr(card)
+    assert card.id not in panel.media
+    assert "failed" in panel.text_summary()
 
 
 async def test_invalid_form_sends_nothing() -> None:
@@ -203,22 +232,36 @@ async def test_invalid_form_sends_nothing() -> None:
     )
     panel = ImagePanel(session=Session(client=client), model="gpt-image-2")
     assert panel.generate() is None
-    assert "not sent: fix prompt: must not be empty" in panel.errors[0]
-    panel.form.field("prompt").input.value = "ok"
+    assert panel.attempted  # now the errors show next to their fields
+    assert panel.visible_errors == ["Prompt: must not be empty"]
+    assert panel.errors == []  # not an error of the panel: a hint and field messages
+    panel.set(prompt="ok")
     job = panel.generate()
     assert job is not None
     await panel.join()
-    assert len(calls) == 1  # the server error reached the panel, not only the log
-    assert panel.errors[-1].startswith("GPT Image 2 task: ")
+    assert len(calls) == 1  # the server error reached the panel's notice, not only the log
+    assert panel.errors[-1].startswith("GPT Image 2 request: ")
+    assert panel.notice == panel.errors[-1]
+    panel.handle_action({"action": "dismiss"})
+    assert panel.notice == ""
     assert panel.cards == []
     await client.aclose()
 
 
+async def test_unknown_action_becomes_a_notice_not_a_traceback(fast: Session) -> None:
+    panel = ImagePanel(session=fast)
+    panel._on_custom_msg(panel, {"action": "rerun", "id": "nope"}, [])
+    assert panel.notice == "KeyError: \"no result 'nope' in the gallery\""
+    panel._on_custom_msg(panel, {"action": "fly"}, [])
+    assert panel.notice == "unknown action 'fly'"
+
+
 async def test_text_fallback_is_readable(fast: Session) -> None:
     panel = ImagePanel(session=fast, model="nano-banana")
-    text = panel._repr_mimebundle_()["text/plain"]
+    data, _meta = panel._repr_mimebundle_()
+    text = data["text/plain"]
     assert "Image panel" in text
-    assert "Generate disabled: fix prompt: must not be empty" in text
+    assert "Generate disabled: Add a prompt to generate" in text
     assert KEY not in text
 
 
@@ -233,22 +276,18 @@ async def test_throttle_coalesces_updates() -> None:
     assert len(applied) == 2
 
 
-async def test_card_updates_are_throttled() -> None:
-    card = TaskCard(label="x", kind="image")
-    for polls in range(1, 40):
-        card.update(status="processing", polls=polls)
-    assert card.updates_sent == 1
-    await card.drain()
-    assert card.updates_sent == 2
-    assert card.polls == 39
-
-
-def test_card_rejects_unknown_arguments() -> None:
-    with pytest.raises(TypeError, match="unknown"):
-        TaskCard(label="x", colour="red")
-    card = TaskCard(label="x")
-    with pytest.raises(TypeError, match="unknown"):
-        card.update(colour="red")
+async def test_gallery_updates_are_throttled(fast: Session) -> None:
+    panel = ImagePanel(session=fast)
+    result = Result(kind="image", family="banana", family_title="Nano Banana", body={})
+    panel._add(result, type("Done", (), {"done": True})())
+    assert panel.updates_sent == 1  # a new card is sent at once
+    for elapsed in range(1, 40):
+        result.elapsed = float(elapsed)
+        panel._throttle.request()
+    assert panel.updates_sent == 1  # within 1/4 s of the last batch: folded, deferred
+    await panel._throttle.drain()
+    assert panel.updates_sent == 2
+    assert panel.results[0]["elapsed"] == 39.0
 
 
 def test_session_modes_never_show_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -291,7 +330,7 @@ def test_previews_stay_bounded() -> None:
     big = _png(3000, 1000)
     thumb, mime = thumbnail(big)
     assert mime == "image/webp"
-    assert Image.open(BytesIO(thumb)).size == (384, 128)
+    assert Image.open(BytesIO(thumb)).size == (512, 171)
     assert Image.open(BytesIO(thumb)).mode == "RGBA"  # the source's transparency is kept
     full, full_mime = full_image(big)
     assert full_mime == "image/png"
@@ -311,11 +350,10 @@ def test_video_card_says_when_the_video_is_too_big(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(_preview, "MAX_VIDEO_BYTES", 10)
     monkeypatch.setattr(_preview.video_preview, "__defaults__", (10,))
-    card = TaskCard(label="v", kind="video")
-    card.set_media(
-        b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 64, file_name="v.mp4", local_path="/x/v.mp4"
-    )
+    card = Result(kind="video", family="sora", family_title="Sora 2", body={"model": "x"})
+    card.set_media(b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 64, "v", "/x/v.mp4")
     assert card.preview_bytes == b""
+    assert card.file_name == "v.mp4"
     assert "preview limit" in card.note
     assert "/x/v.mp4" in card.note
 

@@ -76,7 +76,7 @@ def _all_widget_state() -> str:
 
 def test_tabs_banner_and_fallback_in_demo_mode() -> None:
     studio = Studio(session=Session(), resume=False)  # no loop: nothing starts
-    assert studio.resumed_box.layout.display == "none"  # no re-attached tasks
+    assert studio.resume_status.value == ""  # no re-attached tasks
     assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
     assert [type(c).__name__ for c in studio.tabs.children] == [
         "ChatPanel",
@@ -159,9 +159,10 @@ async def test_history_open_in_form_fills_the_panel(emulator: EmulatorHandle) ->
         studio.history.open_in_form(task.id)
         assert studio.errors == studio.history.errors == []
         assert studio.tabs.selected_index == 1
-        assert studio.images.form.model == "gpt-image-2"
-        assert studio.images.form.body()["prompt"] == "a lighthouse"
-        assert studio.images.form.body()["quality"] == "high"
+        assert studio.images.model == "gpt-image-2"
+        assert studio.images.body()["prompt"] == "a lighthouse"
+        assert studio.images.body()["quality"] == "high"
+        assert studio.images.visible_errors == []
         chat_row = studio.history.frame[studio.history.frame["kind"] == "chat"].iloc[0]
         studio.history.open_in_form(chat_row["task_id"])
         assert studio.tabs.selected_index == 0
@@ -181,12 +182,19 @@ async def test_resume_reattaches_unfinished_tasks_as_cards(emulator: EmulatorHan
         assert studio.errors == []
         (card,) = studio.resumed
         assert card.task_id == left_id
-        assert "(re-attached)" in card.label
+        assert card.resumed
         assert card.status == "completed"
         assert card.local_path
-        assert card in studio.resumed_box.children
-        assert studio.resumed_box.layout.display == ""
-        assert "(1)" in studio.resume_status.value
+        assert studio.images.cards == [card]  # shown in the Images gallery
+        (shown,) = studio.images.results
+        assert (shown["task_id"], shown["resumed"], shown["status"]) == (
+            left_id,
+            True,
+            "completed",
+        )
+        assert card.id in studio.images.media
+        assert studio._videos is None  # no video task: the Videos panel is not built
+        assert "Re-attached 1 unfinished task(s)" in studio.resume_status.value
         text = studio.text_summary()
         assert left_id in text
 
@@ -203,12 +211,11 @@ def test_exported_names_are_sorted_and_complete() -> None:
         "ChatTranscript",
         "ChatTurn",
         "CopyButton",
-        "GenerationForm",
         "HistoryPanel",
         "ImagePanel",
+        "Result",
         "Session",
         "Studio",
-        "TaskCard",
         "VideoPanel",
         "current_session",
     ]
@@ -229,11 +236,14 @@ async def test_active_assets_reach_the_video_reference_fields(emulator: Emulator
         await asyncio.wait_for(studio.assets.join(), timeout=30)
         (row,) = studio.assets.assets
         assert row.status == "Active"
-        studio.videos.form.select("starvideos_o3")
-        picker = studio.videos.form.field("first_image").picker.input
-        assert (f"bob · Image · asset://{row.asset_id}", f"asset://{row.asset_id}") in list(
-            picker.options
-        )
+        studio.videos.select("starvideos_o3")
+        assert {
+            "uri": f"asset://{row.asset_id}",
+            "label": f"bob · Image · asset://{row.asset_id}",
+            "type": "Image",
+        } in studio.videos.assets
+        studio.videos.set(mode="first_last_frame", first_image=f"asset://{row.asset_id}")
+        assert studio.videos.body()["first_image"] == f"asset://{row.asset_id}"
 
 
 def test_connect_without_base_url_shows_the_error_and_stays_in_demo_mode() -> None:
@@ -263,15 +273,18 @@ def test_close_releases_the_whole_tree() -> None:
         widget.get_state()  # no live container points at a closed widget
 
 
-def test_unopened_tabs_cost_no_panel_widgets() -> None:
+def test_unopened_tabs_build_no_panel() -> None:
     from ipywidgets.widgets.widget import _instances
 
-    before = len(_instances)
+    def built() -> list[str]:
+        names = ("VideoPanel", "AssetPanel", "HistoryPanel")
+        return sorted(type(w).__name__ for w in _instances.values() if type(w).__name__ in names)
+
+    before = built()
     lazy = Studio(session=Session(), resume=False)
-    lazy_count = len(_instances) - before
+    assert built() == before  # a notebook that never opens them saves none of their state
     for index in (2, 3, 4):
         lazy.tabs.selected_index = index
-    full_count = len(_instances) - before
+    assert built() == sorted([*before, "AssetPanel", "HistoryPanel", "VideoPanel"])
     assert lazy.errors == []
-    assert lazy_count < full_count / 2  # the three panels are most of the Studio's widgets
     lazy.close()

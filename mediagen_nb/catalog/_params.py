@@ -7,7 +7,7 @@ parameters for forms: type, options, default, limits and a one-line help text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 # --- banana -------------------------------------------------------------------------------
@@ -142,6 +142,12 @@ class Param:
     max_items: int | None = None
     exclusive_with: str | None = None
     """Name of a parameter that must not be sent together with this one."""
+    max_items_by_model: dict[str, int] = field(default_factory=dict, hash=False, compare=False)
+    """Per-model ``max_items`` where models of a family differ (the validator's numbers)."""
+
+    def max_items_for(self, model: str | None) -> int | None:
+        """The item limit for ``model``: its own when listed, else ``max_items``."""
+        return self.max_items_by_model.get(model or "", self.max_items)
 
 
 _PROMPT = Param("prompt", "text", "What to generate: subject, style, motion, lighting.", True)
@@ -189,7 +195,13 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             default="1k",
         ),
         Param("size", "size", "Exact WIDTHxHEIGHT in px; overrides resolution and ratio."),
-        Param("image_urls", "url_list", _REF_IMAGE_HELP, max_items=16),
+        Param(
+            "image_urls",
+            "url_list",
+            _REF_IMAGE_HELP,
+            max_items=max(IMAGE2_MAX_REFS.values()),
+            max_items_by_model=IMAGE2_MAX_REFS,
+        ),
     ),
     "sora": (
         _PROMPT,

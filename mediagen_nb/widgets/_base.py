@@ -1,9 +1,18 @@
-"""What every panel shares: an error area, background tasks on the kernel's loop, throttling.
+"""What every panel shares: errors shown in the panel, background tasks, throttling.
 
-Errors from callbacks and background tasks are shown in the panel (an ``Output`` error area
-filled with ``append_stderr``, never ``with output:`` from a task) and kept in
-``panel.errors`` for tests. ``Throttle`` coalesces trait updates to at most a few per second
-and sends each batch inside ``hold_sync()`` as one comm message.
+Two bases with the same surface (``session``, ``errors``, ``show_error``, ``guard``, ``spawn``,
+``join``, ``close``, ``text_summary``):
+
+- ``WidgetPanel``: a panel that is ONE ``anywidget.AnyWidget`` (Images, Videos, Chat, Assets,
+  History). Its front end is ``kit.js`` + the panel's module (``_frontend.esm``). A readable
+  error goes to the synced ``notice`` trait (the kit's ``mgNotice`` shows it with a Dismiss
+  button); the front end sends ``{"action": name, ...}`` custom messages, dispatched to the
+  handlers registered with ``on_action`` (an exception there becomes the notice, never a
+  traceback in the browser). ``mode`` mirrors the session's mode text.
+- ``Panel``: an ``ipywidgets.VBox`` with an ``Output`` error area (the ``Studio`` frame).
+
+Errors are also kept in ``panel.errors`` for tests. ``Throttle`` coalesces trait updates to at
+most a few per second and sends each batch inside ``hold_sync()`` as one comm message.
 """
 
 from __future__ import annotations
@@ -13,7 +22,9 @@ import functools
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
+import anywidget
 import ipywidgets as widgets
+import traitlets as t
 
 from mediagen_nb.widgets._session import Session, current_session
 
@@ -22,27 +33,34 @@ R = TypeVar("R")
 T = TypeVar("T")
 
 MAX_UPDATES_PER_S = 4.0
+ActionHandler = Callable[[dict[str, Any]], Any]
 
 
 def describe_error(exc: BaseException) -> str:
-    """One line for the error area: the exception type and its message."""
+    """One line for the panel: the exception type and its message."""
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class Panel(widgets.VBox):  # type: ignore[misc]
-    """Base of the panels: ``VBox`` + error area + ``spawn`` + readable text fallback."""
+class _PanelCore:
+    """Errors, guarded callbacks and background tasks (mixed into both bases)."""
 
     title = "mediagen panel"
+    session: Session
+    errors: list[str]
+    _tasks: set[asyncio.Task[Any]]
 
-    def __init__(self, *, session: Session | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def _setup_core(self, session: Session | None) -> None:
         self.session = session if session is not None else current_session()
-        self.errors: list[str] = []
-        """Every error shown in the error area, oldest first (for tests and the text repr)."""
-        self.error_area = widgets.Output(layout=widgets.Layout(max_height="12em"))
-        self.error_area.add_class("mediagen-errors")
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self.errors = []
+        """Every error shown in the panel, oldest first (for tests and the text repr)."""
+        self._tasks = set()
+
+    def _display_error(self, line: str) -> None:
+        raise NotImplementedError
+
+    def _clear_display(self) -> None:
+        raise NotImplementedError
 
     # --- errors -------------------------------------------------------------------------
 
@@ -52,15 +70,15 @@ class Panel(widgets.VBox):  # type: ignore[misc]
         if context:
             line = f"{context}: {line}"
         self.errors.append(line)
-        self.error_area.append_stderr(line + "\n")
+        self._display_error(line)
 
     def clear_errors(self) -> None:
-        """Empty the error area."""
+        """Forget and hide the errors shown."""
         self.errors.clear()
-        self.error_area.clear_output()
+        self._clear_display()
 
     def guard(self, fn: Callable[P, R]) -> Callable[P, R | None]:
-        """Wrap a widget callback so that its exceptions appear in the error area."""
+        """Wrap a callback so that its exceptions appear in the panel."""
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R | None:
@@ -75,7 +93,7 @@ class Panel(widgets.VBox):  # type: ignore[misc]
     # --- background work ------------------------------------------------------------------
 
     def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
-        """Run ``coro`` as a task on the running loop; its exception goes to the error area.
+        """Run ``coro`` as a task on the running loop; its exception goes to the panel.
 
         The panel keeps a reference until the task ends (asyncio keeps only weak ones).
         """
@@ -96,20 +114,16 @@ class Panel(widgets.VBox):  # type: ignore[misc]
     @property
     def running(self) -> tuple[asyncio.Task[Any], ...]:
         """Background tasks still running."""
-        return tuple(t for t in self._tasks if not t.done())
+        return tuple(task for task in self._tasks if not task.done())
 
     async def join(self) -> None:
         """Wait until every background task of the panel has ended (tests, scripts)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
-    def close(self) -> None:
-        """Cancel background tasks and close the widget with every widget inside it."""
+    def _cancel_tasks(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        for child in list(self.children):
-            close_tree(child)
-        super().close()
 
     # --- plain-text fallback -------------------------------------------------------------
 
@@ -119,19 +133,108 @@ class Panel(widgets.VBox):  # type: ignore[misc]
         lines += [f"error: {line}" for line in self.errors[-3:]]
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.session.mode_text}>"
+
+
+class WidgetPanel(_PanelCore, anywidget.AnyWidget):
+    """Base of the one-anywidget panels: ``notice``, ``mode``, actions from the front end.
+
+    A subclass sets ``_esm = esm("x.js")`` / ``_css = css("x.css")`` and registers its
+    actions: ``self.on_action("generate", lambda msg: self.generate())``.
+    """
+
+    notice = t.Unicode("").tag(sync=True)
+    """The last error, as one readable line ("" when none is shown)."""
+    mode = t.Unicode("").tag(sync=True)
+    """The session's mode text ("demo mode (built-in emulator)" or "connected to ...")."""
+    demo = t.Bool(True).tag(sync=True)
+    """Whether the session talks to the built-in emulator."""
+
+    def __init__(self, *, session: Session | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._setup_core(session)
+        self._actions: dict[str, ActionHandler] = {"dismiss": lambda _msg: self.clear_errors()}
+        self.on_msg(self._on_custom_msg)
+        self._on_session = self.guard(self._session_changed)
+        self.session.on_change(self._on_session)
+        self._session_changed(self.session)
+
+    def _session_changed(self, session: Session) -> None:
+        self.mode = session.mode_text
+        self.demo = session.demo
+
+    def _display_error(self, line: str) -> None:
+        self.notice = line
+
+    def _clear_display(self) -> None:
+        self.notice = ""
+
+    def on_action(self, name: str, handler: ActionHandler) -> None:
+        """Call ``handler(message)`` when the front end sends ``{"action": name, ...}``."""
+        self._actions[name] = handler
+
+    def handle_action(self, content: dict[str, Any]) -> None:
+        """Dispatch one front-end message (also the headless way to press a button)."""
+        name = content.get("action")
+        handler = self._actions.get(name) if isinstance(name, str) else None
+        if handler is None:
+            self.show_error(f"unknown action {name!r}")
+            return
+        try:
+            handler(content)
+        except Exception as exc:  # a click never shows a traceback: it becomes the notice
+            self.show_error(exc)
+
+    def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict):
+            self.handle_action(content)
+
+    def close(self) -> None:
+        """Cancel background tasks, stop following the session and close the widget."""
+        self._cancel_tasks()
+        self.session.on_change(self._on_session, remove=True)
+        super().close()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:  # (data, metadata): readable text where widgets cannot load
+            bundle[0]["text/plain"] = self.text_summary()
+        return bundle
+
+
+class Panel(_PanelCore, widgets.VBox):  # type: ignore[misc]
+    """Base of the ipywidgets panels: ``VBox`` + ``Output`` error area (the Studio frame)."""
+
+    def __init__(self, *, session: Session | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._setup_core(session)
+        self.error_area = widgets.Output(layout=widgets.Layout(max_height="12em"))
+        self.error_area.add_class("mediagen-errors")
+
+    def _display_error(self, line: str) -> None:
+        self.error_area.append_stderr(line + "\n")
+
+    def _clear_display(self) -> None:
+        self.error_area.clear_output()
+
+    def close(self) -> None:
+        """Cancel background tasks and close the widget with every widget inside it."""
+        self._cancel_tasks()
+        for child in list(self.children):
+            close_tree(child)
+        super().close()
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
         bundle: dict[str, Any] | None = super()._repr_mimebundle_(**kwargs)
         if bundle is not None:
             bundle["text/plain"] = self.text_summary()
         return bundle
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}: {self.session.mode_text}>"
-
 
 def close_tree(widget: widgets.Widget) -> None:
     """Close ``widget`` and its descendants, so no live container points at a closed one."""
-    if isinstance(widget, Panel):
+    if isinstance(widget, (Panel, WidgetPanel)):
         widget.close()  # cancels its tasks, then closes its own subtree
         return
     for child in list(getattr(widget, "children", ())):

@@ -10,8 +10,6 @@ import json
 import keyword
 from typing import Any
 
-import ipywidgets as widgets
-
 from mediagen_nb.catalog import Kind, family_for_model
 
 INDENT = "    "
@@ -75,19 +73,3 @@ def code_for(kind: Kind, body: dict[str, Any], family: str | None = None) -> str
         "data = await task.read_bytes()",
     ]
     return "\n".join(lines)
-
-
-class CodeView(widgets.Accordion):  # type: ignore[misc]
-    """A collapsed "Copy as code" section holding the snippet in a selectable text area."""
-
-    def __init__(self) -> None:
-        self.text = widgets.Textarea(
-            value="", layout=widgets.Layout(width="100%", height="12em"), disabled=False
-        )
-        self.text.add_class("mediagen-code")
-        super().__init__([self.text], selected_index=None)
-        self.set_title(0, "Copy as code")
-
-    def show(self, kind: Kind, body: dict[str, Any], family: str | None = None) -> None:
-        """Replace the snippet."""
-        self.text.value = code_for(kind, body, family)

@@ -1,10 +1,17 @@
-"""``ImagePanel`` and ``VideoPanel``: form, Generate, and one live ``TaskCard`` per task.
+"""``ImagePanel`` and ``VideoPanel``: one anywidget each, a form drawn from data and a gallery.
 
-Generate returns at once: each submission runs as an asyncio task on the kernel's loop
-(``Panel.spawn``), so several tasks run together and Cancel stays clickable. The client
+The form is data (``_form_spec.form_spec``) sent once in ``spec``; the user's input lives in
+``values`` (a dict trait: the front end sets it, Python owns it). On every change Python
+validates (``_form_state.check``), narrows option lists (``offered``), and publishes
+``problems``, a neutral ``hint`` and ``can_generate``. Errors are shown only for fields the
+user touched (``touched``) or after Generate was pressed on an invalid form (``attempted``).
+
+Generate returns at once: each submission runs as an asyncio task (``spawn``). The client
 records every step in the history ledger before it returns or calls ``on_update``, so a card
-never shows a state the ledger does not have: a card appears only once the create response
-(and its ledger row) exists, and its status follows the task handle after each poll.
+appears only once the create response (and its ledger row) exists. All cards' states travel
+in one ``results`` list, sent at most 4 times a second (``Throttle``); previews travel in
+``media`` only when one arrives. The last request of each family, and the form of each family
+the user left, are remembered for the panel's life.
 """
 
 from __future__ import annotations
@@ -13,87 +20,219 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-import ipywidgets as widgets
+import traitlets as t
 
-from mediagen_nb.catalog import Family, Kind, family
-from mediagen_nb.widgets._base import Panel
-from mediagen_nb.widgets._codegen import CodeView
-from mediagen_nb.widgets._form import GenerationForm
-from mediagen_nb.widgets._preview import sniff_mime
+from mediagen_nb.catalog import Family, Kind, families, family, family_for_model
+from mediagen_nb.widgets._base import Throttle, WidgetPanel
+from mediagen_nb.widgets._codegen import code_for
+from mediagen_nb.widgets._form_spec import form_spec
+from mediagen_nb.widgets._form_state import (
+    FormProblem,
+    carry,
+    check,
+    defaults,
+    from_body,
+    hint,
+    normalize,
+    offered,
+    to_body,
+)
+from mediagen_nb.widgets._frontend import css, esm
+from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._session import Session
-from mediagen_nb.widgets._task_card import TaskCard
 
+FOLLOW_S = 0.25
+"""How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
 SubmitCallback = Callable[["GeneratePanel", dict[str, Any]], None]
-_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
 
 
-def _prompt_of(body: dict[str, Any]) -> str:
-    prompt = body.get("prompt")
-    if isinstance(prompt, str):
-        return prompt
-    for item in body.get("content") or []:
-        if isinstance(item, dict) and item.get("type") == "text":
-            return str(item.get("text", ""))
-    return ""
-
-
-class GeneratePanel(Panel):
+class GeneratePanel(WidgetPanel):
     """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``."""
 
+    _esm = esm("generate.js")
+    _css = css("generate.css")
+
     kind: Kind = "image"
+    panel_name = t.Unicode("images").tag(sync=True)
+    spec = t.Dict().tag(sync=True)
+    """The form as data: families, models with titles, controls (see ``_form_spec``)."""
+    values = t.Dict().tag(sync=True)
+    """The form's values: ``family``, ``model``, one entry per control, ``extra``."""
+    offered = t.Dict().tag(sync=True)
+    """For option controls: the option values valid with the rest of the form."""
+    problems: t.List[Any] = t.List().tag(sync=True)
+    """Every problem of the current request: ``{"key", "message", "error"}``."""
+    touched = t.List(t.Unicode()).tag(sync=True)
+    """Controls the user changed: only their errors are shown (quiet until touched)."""
+    attempted = t.Bool(False).tag(sync=True)
+    """Generate was pressed on an invalid form: every error is shown."""
+    hint = t.Unicode("").tag(sync=True)
+    """Why Generate is disabled, in neutral words ("Add a prompt to generate")."""
+    can_generate = t.Bool(False).tag(sync=True)
+    code = t.Unicode("").tag(sync=True)
+    """The client call equivalent to the form (copy as code)."""
+    results: t.List[Any] = t.List().tag(sync=True)
+    """The gallery, newest first (``Result.to_json()``), throttled."""
+    media = t.Dict().tag(sync=True)
+    """Preview bytes by result id: ``{"data": bytes, "mime": str}``."""
+    assets: t.List[Any] = t.List().tag(sync=True)
+    """Active assets reference fields may offer: ``{"uri", "label", "type"}``."""
+    sending = t.Int(0).tag(sync=True)
+    """Requests being sent (before their task exists); sent with the gallery's batches."""
+    show_mode = t.Bool(True).tag(sync=True)
+    suggestions = t.Dict().tag(sync=True)
+    """Model names typed for families whose names the catalog does not list, by family."""
 
     def __init__(
         self, *, session: Session | None = None, model: str = "", show_banner: bool = True
     ) -> None:
-        super().__init__(session=session)
-        self.add_class("mediagen-generate-panel")
-        self.form = GenerationForm(self.kind, session=self.session, model=model)
-        self.banner = widgets.HTML("")
-        self.banner.add_class("mediagen-mode-banner")
-        self.banner.layout.display = None if show_banner else "none"
-        self.generate_button = widgets.Button(
-            description="Generate", button_style="primary", icon="play"
-        )
-        self.generate_button.add_class("mediagen-generate")
-        self.reason = widgets.HTML("")
-        self.activity = widgets.Label("")
-        self.code = CodeView()
-        self.cards: list[TaskCard] = []
-        self.cards_box = widgets.VBox([])
+        name = "images" if self.kind == "image" else "videos"
+        super().__init__(session=session, panel_name=name, show_mode=show_banner)
+        self.title = "Image panel" if self.kind == "image" else "Video panel"
+        self.spec = form_spec(self.kind)
+        self._results: list[Result] = []
+        self._handles: dict[str, Any] = {}
+        """Client task handle of each result still followed, by result id."""
+        self._memory: dict[str, dict[str, Any]] = {}
+        self.last_requests: dict[str, dict[str, Any]] = {}
+        """The last request sent from each family (by family id), for the session."""
         self._submit_callbacks: list[SubmitCallback] = []
+        self._problems: list[FormProblem] = []
+        self._syncing = False
+        self._media_dirty = False
         self._sending = 0
-        self.children = [
-            self.banner,
-            self.form,
-            widgets.HBox([self.generate_button, self.reason, self.activity]),
-            self.code,
-            self.error_area,
-            self.cards_box,
+        self._throttle = Throttle(self, self._push)
+        first = families(self.kind)[0]
+        self._set_values(defaults(first.id))
+        if model:
+            self.select(model)
+        self.observe(self._values_observed, names="values")
+        self.session.on_assets_change(self._on_session_assets)
+        self._on_session_assets(self.session)
+        for action, handler in {
+            "generate": lambda _m: self.generate(),
+            "family": lambda m: self.select_family(str(m.get("family", ""))),
+            "rerun": lambda m: self.rerun(str(m.get("id", ""))),
+            "remove": lambda m: self.remove(str(m.get("id", ""))),
+            "cancel": lambda m: self.cancel(str(m.get("id", ""))),
+            "full": lambda m: self.send_full(str(m.get("id", "")), str(m.get("purpose", "view"))),
+        }.items():
+            self.on_action(action, handler)
+
+    # --- the form ---------------------------------------------------------------------------
+
+    @property
+    def family(self) -> Family:
+        """The chosen family."""
+        return family(str(self.values.get("family")))
+
+    @property
+    def model(self) -> str:
+        """The chosen (or typed) model name."""
+        return str(self.values.get("model") or "").strip()
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body of the request the form describes now."""
+        return to_body(self.family.id, self.values)[0]
+
+    @property
+    def form_problems(self) -> list[FormProblem]:
+        """Errors and warnings of the current request, in the user's words."""
+        return list(self._problems)
+
+    @property
+    def valid(self) -> bool:
+        """True when no problem is an error."""
+        return not any(p.error for p in self._problems)
+
+    @property
+    def visible_errors(self) -> list[str]:
+        """The error messages the front end shows now (touched fields, or all after a try)."""
+        return [
+            p.message
+            for p in self._problems
+            if p.error and (self.attempted or p.key in self.touched)
         ]
-        self.generate_button.on_click(self.guard(lambda _b: self.generate()))
-        self.form.on_change(self.guard(self._form_changed))
-        self._on_session = self.guard(self._session_changed)
-        self.session.on_change(self._on_session)
-        self._session_changed(self.session)
-        self._form_changed(self.form)
 
-    # --- reacting -----------------------------------------------------------------------------
+    def set(self, **changes: Any) -> None:
+        """Change form values as the user would (the changed fields count as touched)."""
+        if "family" in changes:
+            self.select_family(str(changes.pop("family")))
+        self.touched = sorted({*self.touched, *changes})
+        self.values = {**self.values, **changes}
 
-    def _session_changed(self, session: Session) -> None:
-        self.banner.value = f'<b style="color:#555">{session.mode_text}</b>'
+    def select_family(self, family_id: str) -> None:
+        """Switch family; the prompt, ratio and references carry over where they mean the same."""
+        target = family(family_id)
+        if target.kind != self.kind:
+            raise ValueError(f"{target.title} makes {target.kind}s, not {self.kind}s")
+        current = dict(self.values)
+        if target.id == current.get("family"):
+            return
+        self._memory[str(current.get("family"))] = current
+        self._set_values(carry(current, target.id, self._memory.get(target.id)))
 
-    def _form_changed(self, form: GenerationForm) -> None:
-        self.generate_button.disabled = not form.valid
-        self.generate_button.tooltip = form.reason or "send the request"
-        self.reason.value = (
-            f'<span style="color:#b3261e">{form.reason}</span>' if form.reason else ""
-        )
-        self.code.show(self.kind, form.body(), form.family.id)
+    def select(self, model: str, family_id: str | None = None) -> None:
+        """Choose a model (a known name, or ``family_id`` plus a free name)."""
+        fam = family_for_model(model) if family_id is None else family(family_id)
+        if fam is None or fam.kind != self.kind:
+            raise ValueError(f"{model!r} is not a {self.kind} model of the catalog")
+        if fam.models and model not in fam.models:
+            raise ValueError(f"{fam.title} has no model {model!r}; known: {', '.join(fam.models)}")
+        self.select_family(fam.id)
+        self._set_values({**self.values, "model": model})
 
-    def _set_activity(self) -> None:
-        self.activity.value = f"sending {self._sending} request(s)…" if self._sending else ""
+    def load(self, body: dict[str, Any], family_id: str | None = None) -> None:
+        """Fill the form from a past request (History "open", or a card's Run again)."""
+        model = str(body.get("model", ""))
+        fam = family_for_model(model) if family_id is None else family(family_id)
+        if fam is None or fam.kind != self.kind:
+            raise ValueError(f"{model!r} is not a {self.kind} model of the catalog")
+        if self.values.get("family") != fam.id:
+            self._memory[str(self.values.get("family"))] = dict(self.values)
+        self.attempted = False
+        self.touched = []
+        self._set_values(from_body(fam.id, body))
 
-    # --- public -------------------------------------------------------------------------------
+    def _values_observed(self, change: dict[str, Any]) -> None:
+        if self._syncing:
+            return
+        new = dict(change["new"])
+        old = change["old"] or {}
+        if new.get("family") != old.get("family") and new.get("family"):
+            try:  # the front end switched family by value: carry from the old values
+                target = family(str(new["family"]))
+            except KeyError as exc:
+                self.show_error(exc)
+                return
+            self._memory[str(old.get("family"))] = dict(old)
+            new = carry(old, target.id, self._memory.get(target.id))
+        self._set_values(new)
+
+    def _set_values(self, values: dict[str, Any]) -> None:
+        """Normalize, validate and publish (one comm message for all of it)."""
+        fam_id = str(values.get("family"))
+        base = defaults(fam_id)
+        values = normalize(fam_id, {**base, **{k: v for k, v in values.items() if k in base}})
+        self._problems = check(fam_id, values)
+        with self.hold_sync():
+            self._syncing = True
+            try:
+                self.values = values
+            finally:
+                self._syncing = False
+            self.offered = offered(fam_id, values)
+            self.problems = [p.to_json() for p in self._problems]
+            self.hint = hint(self._problems)
+            self.can_generate = self.valid
+            self.code = code_for(self.kind, to_body(fam_id, values)[0], fam_id)
+
+    def _on_session_assets(self, session: Session) -> None:
+        self.assets = [
+            {"uri": a.uri, "label": a.label, "type": a.asset_type} for a in session.active_assets
+        ]
+
+    # --- generate ---------------------------------------------------------------------------
 
     def on_submit(self, callback: SubmitCallback, remove: bool = False) -> None:
         """Call ``callback(panel, body)`` for each submission, before it is sent."""
@@ -103,98 +242,181 @@ class GeneratePanel(Panel):
         elif callback not in self._submit_callbacks:
             self._submit_callbacks.append(callback)
 
-    def load(self, body: dict[str, Any], family: str | None = None) -> None:
-        """Fill the form from a past request (HistoryPanel "open in form")."""
-        self.form.load(body, family)
-
-    def generate(self) -> asyncio.Task[TaskCard | None] | None:
+    def generate(self) -> asyncio.Task[Result | None] | None:
         """Submit the form (like the button); returns the background task, None if invalid."""
-        if not self.form.valid:
-            self.show_error(f"not sent: {self.form.reason}")
+        if not self.valid:
+            self.attempted = True  # now every error shows next to its field
             return None
-        body = self.form.body()
-        fam = self.form.family
+        self.attempted = False
+        fam, body = self.family, self.body()
+        if not fam.models and self.model:
+            known = list(self.suggestions.get(fam.id, []))
+            if self.model not in known:
+                self.suggestions = {**self.suggestions, fam.id: [self.model, *known][:10]}
+        return self.submit(body, fam.id)
+
+    def submit(self, body: dict[str, Any], family_id: str) -> asyncio.Task[Result | None]:
+        """Send ``body`` to ``family_id``'s endpoint in the background (Run again, Generate)."""
+        self.last_requests[family_id] = dict(body)
         for callback in list(self._submit_callbacks):
             callback(self, dict(body))
-        return self.spawn(self.run(body, fam.id), name=f"{fam.title} task")
+        return self.spawn(self.run(body, family_id), name=f"{family(family_id).title} request")
 
-    async def run(self, body: dict[str, Any], family_id: str) -> TaskCard | None:
+    def rerun(self, result_id: str) -> asyncio.Task[Result | None]:
+        """Send a card's request again (a new card)."""
+        result = self._find(result_id)
+        return self.submit(dict(result.body), result.family)
+
+    async def run(self, body: dict[str, Any], family_id: str) -> Result | None:
         """Create the task, follow it on a new card until it ends; return the card."""
-        from mediagen_nb.client import (
-            TaskCancelledError,
-            TaskFailedError,
-            TaskTimeoutError,
-        )
-
         fam = family(family_id)
         params = dict(body)
         model = str(params.pop("model", ""))
-        resource = (
-            self.session.client.images if self.kind == "image" else self.session.client.videos
-        )
+        client = self.session.client
+        resource = client.images if self.kind == "image" else client.videos
         self._sending += 1
-        self._set_activity()
+        self._throttle.request()
         try:
             task = await resource.create(model, family=fam.id, **params)
         finally:
             self._sending -= 1
-            self._set_activity()
-        card = self._new_card(fam, model, body, task)
-        card.on_cancel(lambda c: self._cancel(task, c))
-        try:
-            await task.wait(on_update=card.update_from)
-        except (TaskFailedError, TaskCancelledError):
-            card.update_from(task)
-        except TaskTimeoutError as exc:
-            card.update_from(task)
-            card.update(error=f"stopped waiting: {exc}")
-        except Exception as exc:
-            card.update(error=f"{type(exc).__name__}: {exc}")
-            card.update_from(task)
-            await card.drain()
-            raise
-        else:
-            data = await task.read_bytes()
-            suffix = _SUFFIX.get(sniff_mime(data), ".bin")
-            await card.set_media_async(
-                data, file_name=f"{task.id}{suffix}", local_path=task.local_path
-            )
-            card.update_from(task)
-        await card.drain()
-        return card
-
-    def _new_card(self, fam: Family, model: str, body: dict[str, Any], task: Any) -> TaskCard:
-        """A card already holding the task's recorded state, then shown (newest first)."""
+            self._throttle.request()
         duration = body.get("duration", body.get("seconds"))
         seconds = float(duration) if isinstance(duration, int | float) and duration > 0 else None
-        card = TaskCard(
-            label=f"{fam.title} · {model}",
-            kind=fam.kind,
-            prompt=_prompt_of(body)[:300],
-            eta=tuple(t / task.speed for t in fam.eta(model, seconds)),  # emulator clock
-            task_id=task.id,
-            status=task.status,
-            error=task.error or "",
+        result = Result(
+            kind=self.kind,
+            family=fam.id,
+            family_title=fam.title,
+            body=dict(body),
+            eta=(
+                fam.eta(model, seconds)[0] / task.speed,  # the emulator's clock
+                fam.eta(model, seconds)[1] / task.speed,
+            ),
         )
-        self.cards.insert(0, card)
-        self.cards_box.children = tuple(self.cards)
-        return card
+        result.follow(task)
+        self._add(result, task)
+        await self._follow(task, result)
+        return result
 
-    def _cancel(self, task: Any, card: TaskCard) -> None:
-        if task.cancel():  # records "cancelled" in the ledger before the card shows it
-            card.update_from(task)
+    def follow(self, task: Any, *, resumed: bool = True) -> Result:
+        """Show a task started elsewhere (re-attached after a restart) and follow it."""
+        fam = task.family_info
+        result = Result(
+            kind=self.kind,
+            family=fam.id,
+            family_title=fam.title,
+            body=dict(task.request or {"model": task.model}),
+            eta=fam.eta(task.model, None),
+            resumed=resumed,
+        )
+        result.follow(task)
+        self._add(result, task)
+        self.spawn(self._follow(task, result, poll=False), name=f"follow {task.id}")
+        return result
+
+    async def _follow(self, task: Any, result: Result, *, poll: bool = True) -> None:
+        from mediagen_nb.client import TaskCancelledError, TaskFailedError, TaskTimeoutError
+
+        def update(handle: Any) -> None:
+            result.follow(handle)
+            self._throttle.request()
+
+        completed = False
+        try:
+            if poll:
+                await task.wait(on_update=update)
+                completed = True
+            else:  # another poller (history.resume) polls; only read the handle
+                while not task.done:
+                    update(task)
+                    await asyncio.sleep(FOLLOW_S)
+                completed = task.status == "completed"
+        except (TaskFailedError, TaskCancelledError):
+            pass
+        except TaskTimeoutError as exc:
+            result.error = f"stopped waiting: {exc}"
+        except Exception as exc:
+            result.error = f"{type(exc).__name__}: {exc}"
+            update(task)
+            await self._throttle.drain()
+            raise
+        finally:
+            self._handles.pop(result.id, None)
+        if completed:
+            data = await task.read_bytes()
+            await asyncio.to_thread(result.set_media, data, task.id, task.local_path)
+            self._media_dirty = True
+        update(task)
+        await self._throttle.drain()
+
+    # --- the gallery ------------------------------------------------------------------------
+
+    @property
+    def cards(self) -> list[Result]:
+        """The gallery's results, newest first."""
+        return list(self._results)
+
+    @property
+    def updates_sent(self) -> int:
+        """Throttled gallery update batches sent so far (tests check the rate)."""
+        return self._throttle.applied
+
+    def _add(self, result: Result, task: Any) -> None:
+        self._results.insert(0, result)
+        if not task.done:
+            self._handles[result.id] = task
+        self._throttle.request()  # at once, or with the next batch (a burst is one message)
+
+    def _find(self, result_id: str) -> Result:
+        for result in self._results:
+            if result.id == result_id:
+                return result
+        raise KeyError(f"no result {result_id!r} in the gallery")
+
+    def cancel(self, result_id: str) -> None:
+        """Cancel a running card's task (recorded in the ledger before the card shows it)."""
+        result = self._find(result_id)
+        task = self._handles.get(result_id)
+        if task is not None and task.cancel():
+            result.follow(task)
+            self._throttle.request()
+
+    def remove(self, result_id: str) -> None:
+        """Take a card off the gallery (its running task is cancelled first)."""
+        result = self._find(result_id)
+        if not result.done:
+            self.cancel(result_id)
+        self._results.remove(result)
+        self._media_dirty = True
+        self._throttle.flush()
+
+    def send_full(self, result_id: str, purpose: str = "view") -> None:
+        """Send the bounded full-size file to the browser (lightbox or Save), not kept."""
+        result = self._find(result_id)
+        data, mime = result.full()
+        self.send({"kind": "full", "id": result_id, "mime": mime, "purpose": purpose}, [data])
+
+    def _push(self) -> None:
+        self.sending = self._sending
+        self.results = [r.to_json() for r in self._results]
+        if self._media_dirty:
+            self._media_dirty = False
+            self.media = {r.id: r.media_json() for r in self._results if r.preview_bytes}
+
+    # --- life -------------------------------------------------------------------------------
 
     def close(self) -> None:
         """Stop background tasks and let go of the session's callbacks."""
-        self.session.on_change(self._on_session, remove=True)
-        self.form.close()
+        self.session.on_assets_change(self._on_session_assets, remove=True)
         super().close()
 
     def text_summary(self) -> str:
-        lines = [super().text_summary(), f"model: {self.form.model or '(none)'}"]
-        if self.form.reason:
-            lines.append(f"Generate disabled: {self.form.reason}")
-        lines += [repr(card) for card in self.cards[:10]]
+        lines = [super().text_summary(), f"model: {self.model or '(none)'}"]
+        if self.hint:
+            lines.append(f"Generate disabled: {self.hint}")
+        for r in self._results[:10]:
+            extra = f" · error: {r.error}" if r.error else ""
+            lines.append(f"{r.title} · {r.task_id or '(no id yet)'} · {r.status}{extra}")
         return "\n".join(lines)
 
 
@@ -202,11 +424,9 @@ class ImagePanel(GeneratePanel):
     """Image generation: banana and image2 families."""
 
     kind: Kind = "image"
-    title = "Image panel"
 
 
 class VideoPanel(GeneratePanel):
     """Video generation: every video family of the catalog."""
 
     kind: Kind = "video"
-    title = "Video panel"

@@ -7,9 +7,10 @@ previews are far smaller); a bigger real-service video is not sent and the card 
 the local file is instead. PIL is imported here only, lazily.
 
 Decision: thumbnails are WebP at quality ``THUMB_QUALITY``, about half the bytes of a JPEG
-that looks the same, at 384 px (a card shows them smaller). Every card's thumbnail is stored
-in a saved notebook's widget state, and 20 generated images must leave the notebook under
-1 MB; every browser JupyterLab supports shows WebP.
+that looks the same, at 512 px (a gallery card is 300-560 px wide, so the preview is large
+enough to judge; the lightbox loads the bounded full image). Every card's thumbnail is
+stored in a saved notebook's widget state, and 20 generated images must leave the notebook
+under 1 MB; every browser JupyterLab supports shows WebP.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-THUMB_PX = 384
+THUMB_PX = 512
 THUMB_QUALITY = 80
 FULL_PX = 2048
 MAX_VIDEO_BYTES = 8 * 1024 * 1024

@@ -5,13 +5,14 @@ Tabs: Chat · Images · Videos · Assets · History, all sharing one ``Session``
 key is never shown. The API-key field is a ``Password`` widget that is emptied as soon as
 Connect reads it, so the key lives only in the session's memory, never in widget state (a
 saved notebook stores widget state). On open, tasks a previous kernel left running are
-re-attached (``mediagen_nb.history.resume``) and shown as cards in a right-hand column
-(hidden while there are none).
+re-attached (``mediagen_nb.history.resume``) and shown as cards in the gallery of the Images
+or Videos panel, marked "re-attached".
 
 Decisions: Connect with an empty key returns to demo mode; base URLs come from the fields,
 else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. Re-attached cards follow the
 handle's state (the resume poller is the only one polling) and refresh at most 4 times a
-second; the Assets tab re-checks known assets the first time it is opened.
+second with the rest of their gallery; the Assets tab re-checks known assets the first time
+it is opened.
 
 The Videos, Assets and History panels are built when their tab is first selected (or the
 ``videos`` / ``assets`` / ``history`` attribute is first read) and then take the place of a
@@ -32,21 +33,17 @@ import ipywidgets as widgets
 from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._base import Panel
 from mediagen_nb.widgets._chat_panel import ChatPanel
+from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
-from mediagen_nb.widgets._preview import sniff_mime
 from mediagen_nb.widgets._session import Session
-from mediagen_nb.widgets._task_card import TaskCard
 
 if TYPE_CHECKING:
     from mediagen_nb.client import Task
 
-_SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
 TAB_TITLES = ("Chat", "Images", "Videos", "Assets", "History")
 LAZY_TABS = ("Videos", "Assets", "History")
 """Tabs whose panel is built on first use (see the module docstring)."""
-FOLLOW_S = 0.25
-"""How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
 
 
 class Studio(Panel):
@@ -55,7 +52,7 @@ class Studio(Panel):
     Attributes: ``chat``, ``images``, ``videos``, ``assets``, ``history`` (the panels; the
     last three are built when first read or when their tab is first selected),
     ``tabs``, ``banner``, ``api_key`` / ``base_url`` / ``text_base_url`` / ``connect_button``,
-    ``resumed`` (the ``TaskCard`` of each re-attached task).
+    ``resumed`` (the gallery ``Result`` of each re-attached task).
     """
 
     title = "mediagen Studio"
@@ -94,16 +91,15 @@ class Studio(Panel):
             titles=TAB_TITLES,
         )
         self.tabs.add_class("mediagen-tabs")
-        self.resumed: list[TaskCard] = []
-        self.resume_status = widgets.HTML("<b>Re-attached tasks</b>")
-        self.resumed_box = widgets.VBox([self.resume_status])
-        self.resumed_box.add_class("mediagen-resumed")
-        self.resumed_box.layout = widgets.Layout(width="30%", min_width="260px", display="none")
-        self.tabs.layout = widgets.Layout(flex="1 1 auto", min_width="0")
+        self.resumed: list[Result] = []
+        self.resume_status = widgets.HTML("")
+        self.resume_status.add_class("mediagen-resume-status")
+        self.tabs.layout = widgets.Layout(min_width="0")
         self.children = [
             self.banner,
             self.connection,
-            widgets.HBox([self.tabs, self.resumed_box]),
+            self.resume_status,
+            self.tabs,
             self.error_area,
         ]
         self._assets_listed = False
@@ -217,10 +213,10 @@ class Studio(Panel):
         """Re-attach tasks a previous kernel left running (background; None without a loop)."""
         if not _loop_running():
             self.resume_status.value = (
-                "<b>Re-attached tasks</b><br><small>(resume needs a running event loop; "
-                "call studio.resume() from a notebook cell)</small>"
+                "<small>Tasks left running by an earlier kernel are re-attached when the "
+                "Studio opens inside a running event loop; call studio.resume() from a cell."
+                "</small>"
             )
-            self.resumed_box.layout.display = ""
             return None
         return self.spawn(self._resume(), name="resume")
 
@@ -229,43 +225,22 @@ class Studio(Panel):
 
         tasks = await resume(self.session.client, on_task=self._show_resumed)
         count = len(self.resumed)
-        self.resume_status.value = f"<b>Re-attached tasks</b> <small>({count})</small>"
+        self.resume_status.value = (
+            f"<small>Re-attached {count} unfinished task(s) from an earlier kernel.</small>"
+            if count
+            else ""
+        )
         return tasks
 
     def _show_resumed(self, task: Task) -> None:
-        fam = task.family_info
-        card = TaskCard(
-            label=f"{fam.title} · {task.model} (re-attached)",
-            kind=fam.kind,
-            prompt=_prompt(task.request)[:300],
-            eta=fam.eta(task.model, None),
-        )
+        panel = self.images if task.family_info.kind == "image" else self.videos
+        self.resumed.append(panel.follow(task))
 
-        def cancel(c: TaskCard) -> None:
-            if task.cancel():  # recorded as cancelled before the card shows it
-                c.update_from(task)
-
-        card.on_cancel(cancel)
-        card.update_from(task)
-        card.flush()
-        self.resumed.append(card)
-        self.resumed_box.children = (self.resume_status, *self.resumed)
-        self.resumed_box.layout.display = ""
-        self.spawn(self._follow(task, card), name=f"follow {task.id}")
-
-    async def _follow(self, task: Task, card: TaskCard) -> None:
-        while not task.done:
-            card.update_from(task)
-            await asyncio.sleep(FOLLOW_S)
-        card.update_from(task)
-        if task.status == "completed":
-            data = await task.read_bytes()
-            suffix = _SUFFIX.get(sniff_mime(data), ".bin")
-            await card.set_media_async(
-                data, file_name=f"{task.id}{suffix}", local_path=task.local_path
-            )
-            card.update_from(task)
-        await card.drain()
+    async def join(self) -> None:
+        """Wait for the Studio's own tasks, then for every built panel's (re-attached cards)."""
+        await super().join()
+        for panel in self._built():
+            await panel.join()
 
     def close(self) -> None:
         """Stop every panel's background work and close the Studio."""
@@ -281,7 +256,7 @@ class Studio(Panel):
         lines = [
             f"mediagen Studio: {self.session.mode_text}",
             "tabs: " + " · ".join(TAB_TITLES),
-            *(f"re-attached: {card!r}" for card in self.resumed),
+            *(f"re-attached: {r.title} · {r.task_id} · {r.status}" for r in self.resumed),
             *(f"error: {line}" for line in self.errors[-3:]),
             "(interactive panels need a running Jupyter kernel with ipywidgets)",
         ]
@@ -309,10 +284,3 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def _prompt(request: dict[str, Any] | None) -> str:
-    if not request:
-        return ""
-    prompt = request.get("prompt")
-    return prompt if isinstance(prompt, str) else ""

@@ -1,0 +1,477 @@
+// mediagen kit: the small component set every panel front end shares (hand-written, no build
+// step, no CDN). anywidget loads one module string per widget, so `_frontend.esm()` puts this
+// file first and the panel's own source after it; the panel file ends with
+// `export default { render }`. Every name is prefixed `mg` so panel code cannot clash with it.
+// Colours come from kit.css tokens (JupyterLab `--jp-*` variables with fallbacks).
+
+const MG_STATUS_TEXT = {
+  queued: "Queued",
+  processing: "Working",
+  completed: "Done",
+  failed: "Failed",
+  cancelled: "Cancelled",
+  submitted: "Submitted",
+  Processing: "In review",
+  Active: "Active",
+  Failed: "Failed",
+};
+
+let mgIdCounter = 0;
+
+/** A fresh id for label/for and aria-describedby pairs. */
+function mgId(prefix = "mg") {
+  mgIdCounter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${mgIdCounter}`;
+}
+
+/**
+ * Create an element. attrs: `class`, `text`, `html` is NOT supported (no innerHTML anywhere),
+ * `on<Event>` handlers (onClick, onKeydown...), `aria-*`, `data-*`, `style` (object or
+ * string), booleans (`disabled`, `hidden`...) and any other attribute or property.
+ * Children: nodes, strings (text nodes), arrays (flattened); null/undefined/false skipped.
+ */
+function mgEl(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class" || key === "className") {
+      node.className = Array.isArray(value) ? value.filter(Boolean).join(" ") : value;
+    } else if (key === "text") {
+      node.textContent = String(value);
+    } else if (key === "style" && typeof value === "object") {
+      Object.assign(node.style, value);
+    } else if (/^on[A-Z]/.test(key) && typeof value === "function") {
+      node.addEventListener(key.slice(2).toLowerCase(), value);
+    } else if (key.startsWith("aria-") || key.startsWith("data-") || key === "role") {
+      node.setAttribute(key, value === true ? "true" : String(value));
+    } else if (key === "value" || key === "checked" || key === "selected") {
+      node[key] = value;
+    } else if (value === true) {
+      node.setAttribute(key, "");
+    } else {
+      node.setAttribute(key, String(value));
+    }
+  }
+  mgAppend(node, children);
+  return node;
+}
+
+function mgAppend(node, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) mgAppend(node, child);
+    else node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Remove every child of `node`, then append `children`. */
+function mgReplace(node, ...children) {
+  node.replaceChildren();
+  return mgAppend(node, children);
+}
+
+/**
+ * A real <button>. kind: primary | secondary | ghost | danger. `action` sets
+ * data-mg-action (browser tests), `ariaLabel` names icon-only buttons.
+ */
+function mgButton({ label, kind = "secondary", disabled = false, title, onClick, action, ariaLabel, type = "button" } = {}) {
+  const button = mgEl("button", {
+    type,
+    class: `mg-btn mg-btn--${kind}`,
+    title,
+    "aria-label": ariaLabel,
+    "data-mg-action": action,
+    text: label,
+  });
+  button.disabled = Boolean(disabled);
+  if (onClick) button.addEventListener("click", (event) => { if (!button.disabled) onClick(event); });
+  return button;
+}
+
+/**
+ * One form row: label column + control column (CSS grid; stacks under 600 px). The API
+ * field name goes in the label's title; help is visible text under the control; `error`
+ * (shown only when the caller says so) is announced politely. Returns the row element with
+ * `row.mgSetError(text)` and `row.mgSetHelp(text)`.
+ */
+function mgField({ id, label, help, apiName, control, error, required = false } = {}) {
+  const controlId = id || (control && control.id) || mgId("mg-field");
+  if (control && !control.id && control.matches && control.matches("input, select, textarea")) {
+    control.id = controlId;
+  }
+  const labelable = control && control.matches && control.matches("input, select, textarea");
+  const labelEl = mgEl(labelable ? "label" : "span", {
+    class: "mg-field__label",
+    for: labelable ? controlId : undefined,
+    id: `${controlId}-label`,
+    title: apiName ? `API field: ${apiName}` : undefined,
+  }, label, required ? mgEl("span", { class: "mg-field__req", "aria-hidden": "true", text: " *" }) : null);
+  if (control && !labelable && control.setAttribute && !control.getAttribute("aria-labelledby")) {
+    control.setAttribute("aria-labelledby", labelEl.id);
+  }
+  const helpEl = mgEl("div", { class: "mg-field__help", id: `${controlId}-help` });
+  const errorEl = mgEl("div", { class: "mg-error", id: `${controlId}-error`, "aria-live": "polite" });
+  const body = mgEl("div", { class: "mg-field__control" }, control, helpEl, errorEl);
+  const row = mgEl("div", { class: "mg-field", "data-field": apiName || undefined }, labelEl, body);
+  const describe = () => {
+    if (!control || !control.setAttribute) return;
+    const ids = [helpEl.textContent ? helpEl.id : "", errorEl.textContent ? errorEl.id : ""].filter(Boolean);
+    if (ids.length) control.setAttribute("aria-describedby", ids.join(" "));
+    else control.removeAttribute("aria-describedby");
+    if (errorEl.textContent) control.setAttribute("aria-invalid", "true");
+    else control.removeAttribute("aria-invalid");
+  };
+  row.mgSetHelp = (text) => {
+    helpEl.textContent = text || "";
+    helpEl.hidden = !text;
+    describe();
+  };
+  row.mgSetError = (text) => {
+    errorEl.textContent = text || "";
+    errorEl.hidden = !text;
+    row.classList.toggle("mg-field--invalid", Boolean(text));
+    describe();
+  };
+  row.mgSetHelp(help);
+  row.mgSetError(error);
+  return row;
+}
+
+/**
+ * A segmented control: role=radiogroup of role=radio buttons with a roving tabindex;
+ * arrow keys, Home and End move and select. `row.mgSet(value)` updates it from outside
+ * without calling onChange; `row.mgValue()` reads it.
+ */
+function mgSegmented({ name, label, options = [], value, onChange, disabled = false } = {}) {
+  const group = mgEl("div", { class: "mg-seg", role: "radiogroup", "aria-label": label, "data-name": name, name });
+  let current = value;
+  const buttons = options.map((opt) =>
+    mgEl("button", {
+      type: "button",
+      class: "mg-seg__opt",
+      role: "radio",
+      "data-value": opt.value,
+      title: opt.title,
+      text: opt.label,
+      onClick: () => choose(opt.value, true),
+    }),
+  );
+  function sync() {
+    const hasCurrent = options.some((o) => o.value === current);
+    buttons.forEach((b, i) => {
+      const on = options[i].value === current;
+      b.setAttribute("aria-checked", on ? "true" : "false");
+      b.tabIndex = on || (!hasCurrent && i === 0) ? 0 : -1;
+      b.disabled = Boolean(disabled);
+    });
+  }
+  function choose(v, fire) {
+    if (disabled) return;
+    const changed = v !== current;
+    current = v;
+    sync();
+    if (fire && changed && onChange) onChange(v);
+  }
+  group.addEventListener("keydown", (event) => {
+    const keys = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+    let index = options.findIndex((o) => o.value === current);
+    if (event.key in keys) index = (index + keys[event.key] + options.length) % options.length;
+    else if (event.key === "Home") index = 0;
+    else if (event.key === "End") index = options.length - 1;
+    else return;
+    event.preventDefault();
+    choose(options[index].value, true);
+    buttons[index].focus();
+  });
+  mgAppend(group, buttons);
+  group.mgSet = (v) => choose(v, false);
+  group.mgValue = () => current;
+  group.mgSetDisabled = (d) => { disabled = Boolean(d); sync(); };
+  sync();
+  return group;
+}
+
+/** A small label. kind: neutral | accent | success | warn | error. `onRemove` adds an x button. */
+function mgChip(text, kind = "neutral", onRemove) {
+  const chip = mgEl("span", { class: `mg-chip mg-chip--${kind}` }, mgEl("span", { class: "mg-chip__text", text, title: text }));
+  if (onRemove) {
+    chip.append(mgEl("button", {
+      type: "button",
+      class: "mg-chip__remove",
+      "aria-label": `Remove ${text}`,
+      text: "×",
+      onClick: onRemove,
+    }));
+  }
+  return chip;
+}
+
+/** A status badge: dark text on a tint of the status colour (readable in every theme). */
+function mgBadge(status) {
+  const text = MG_STATUS_TEXT[status] || String(status || "");
+  return mgEl("span", { class: `mg-badge mg-badge--${String(status).toLowerCase()}`, text });
+}
+
+/**
+ * A result card: <article class="mg-card" data-status>. Parts are optional:
+ * `title` (text), `status` (badge), `meta` (node or text, e.g. elapsed/ETA), `media` (node),
+ * `body` (nodes), `error` (text, shown as the card's reason), `actions` (buttons).
+ */
+function mgCard({ status, title, meta, media, body, error, actions, attrs } = {}) {
+  const head = mgEl("header", { class: "mg-card__head" },
+    status ? mgBadge(status) : null,
+    title ? mgEl("span", { class: "mg-card__title", text: title, title }) : null,
+    meta ? mgEl("span", { class: "mg-card__meta" }, meta) : null,
+  );
+  return mgEl("article", { class: "mg-card", "data-status": status, ...(attrs || {}) },
+    head,
+    media ? mgEl("div", { class: "mg-card__media" }, media) : null,
+    body || null,
+    error ? mgEl("p", { class: "mg-card__error", role: "status", text: error }) : null,
+    actions && actions.length ? mgEl("div", { class: "mg-card__actions" }, actions) : null,
+  );
+}
+
+/**
+ * A modal viewer: items [{src, kind: "image"|"video", alt, caption}], starting at `index`.
+ * Close button (aria-label="Close"), Escape closes, ArrowLeft/ArrowRight step, a click on the
+ * backdrop closes; focus returns to where it was. `host` (default: document.body) is where it
+ * is mounted: pass the panel root inside a shadow DOM (marimo) so the kit styles apply.
+ * Returns { el, show(i), close() }.
+ */
+function mgLightbox({ items = [], index = 0, onClose, host } = {}) {
+  const before = document.activeElement;
+  let at = Math.max(0, Math.min(index, items.length - 1));
+  const stage = mgEl("div", { class: "mg-lightbox__stage" });
+  const caption = mgEl("p", { class: "mg-lightbox__caption" });
+  const counter = mgEl("span", { class: "mg-lightbox__count", "aria-live": "polite" });
+  const prev = mgButton({ label: "‹", kind: "ghost", ariaLabel: "Previous", onClick: () => show(at - 1) });
+  const next = mgButton({ label: "›", kind: "ghost", ariaLabel: "Next", onClick: () => show(at + 1) });
+  const closeBtn = mgButton({ label: "×", kind: "ghost", ariaLabel: "Close", action: "close", onClick: () => close() });
+  closeBtn.classList.add("mg-lightbox__close");
+  const box = mgEl("div", {
+    class: "mg-lightbox__box",
+    onClick: (event) => event.stopPropagation(),
+  }, mgEl("div", { class: "mg-lightbox__bar" }, counter, mgEl("span", { class: "mg-lightbox__spacer" }), prev, next, closeBtn), stage, caption);
+  const root = mgEl("div", {
+    class: "mg-lightbox mg-panel",
+    role: "dialog",
+    "aria-modal": "true",
+    "aria-label": "Preview",
+    tabindex: "-1",
+    onClick: () => close(),
+  }, box);
+  function show(i) {
+    if (!items.length) return;
+    at = (i + items.length) % items.length;
+    const item = items[at];
+    const media = item.kind === "video"
+      ? mgEl("video", { src: item.src, controls: true, autoplay: true, class: "mg-lightbox__media" })
+      : mgEl("img", { src: item.src, alt: item.alt || item.caption || "preview", class: "mg-lightbox__media" });
+    mgReplace(stage, media);
+    caption.textContent = item.caption || "";
+    counter.textContent = items.length > 1 ? `${at + 1} of ${items.length}` : "";
+    prev.hidden = next.hidden = items.length < 2;
+  }
+  function onKey(event) {
+    if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); close(); }
+    else if (event.key === "ArrowLeft") { event.preventDefault(); show(at - 1); }
+    else if (event.key === "ArrowRight") { event.preventDefault(); show(at + 1); }
+    else if (event.key === "Tab") {
+      const focusables = [...box.querySelectorAll("button:not([hidden]), video")];
+      const first = focusables[0];
+      const last = focusables[focusables.length - 1];
+      const active = root.getRootNode().activeElement;
+      if (event.shiftKey && active === first) { event.preventDefault(); last.focus(); }
+      else if (!event.shiftKey && active === last) { event.preventDefault(); first.focus(); }
+    }
+  }
+  let closed = false;
+  function close() {
+    if (closed) return;
+    closed = true;
+    root.removeEventListener("keydown", onKey);
+    root.remove();
+    if (before && before.focus && before.isConnected) before.focus();
+    if (onClose) onClose();
+  }
+  root.addEventListener("keydown", onKey);
+  (host || document.body).append(root);
+  show(at);
+  closeBtn.focus();
+  return { el: root, show, close };
+}
+
+let mgLiveRegion = null;
+
+/** Say `text` to screen readers (one polite live region per document). */
+function mgAnnounce(text) {
+  if (!mgLiveRegion || !mgLiveRegion.isConnected) {
+    mgLiveRegion = mgEl("div", {
+      class: "mg-sr-only",
+      "aria-live": "polite",
+      role: "status",
+      style: { position: "absolute", width: "1px", height: "1px", overflow: "hidden", clip: "rect(0 0 0 0)", whiteSpace: "nowrap" },
+    });
+    document.body.append(mgLiveRegion);
+  }
+  mgLiveRegion.textContent = "";
+  setTimeout(() => { mgLiveRegion.textContent = text; }, 30);
+}
+
+async function mgCopyText(text) {
+  try {
+    const timeout = new Promise((_r, reject) => setTimeout(() => reject(new Error("timeout")), 1000));
+    await Promise.race([navigator.clipboard.writeText(text), timeout]);
+    return true;
+  } catch (_err) {
+    const area = mgEl("textarea", { style: { position: "fixed", top: "-1000px", opacity: "0" }, "aria-hidden": "true" });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try { ok = document.execCommand("copy"); } catch (_e) { ok = false; }
+    area.remove();
+    return ok;
+  }
+}
+
+/**
+ * A button that copies `text` (a string, or a function returning one) and says "Copied" in
+ * its own label for 1.5 s (also announced through a live region). `button.mgSetText(t)`.
+ */
+function mgCopy(text, label = "Copy", kind = "secondary") {
+  let value = text;
+  const button = mgButton({ label, kind, title: "Copy to the clipboard" });
+  button.classList.add("mg-copy");
+  let timer = null;
+  button.addEventListener("click", async () => {
+    const t = typeof value === "function" ? value() : value;
+    const ok = await mgCopyText(String(t ?? ""));
+    button.textContent = ok ? "Copied" : "Select and press Ctrl+C";
+    mgAnnounce(ok ? "Copied to the clipboard" : "Copy failed: select the text and press Ctrl+C");
+    clearTimeout(timer);
+    timer = setTimeout(() => { button.textContent = label; }, 1500);
+  });
+  button.mgSetText = (t) => { value = t; };
+  return button;
+}
+
+/**
+ * Tabs: tabs [{id, label, panel}] (panel: a node), `selected` id, `onSelect(id)`.
+ * role=tablist/tab/tabpanel, roving tabindex, arrow keys/Home/End. Returns the root with
+ * `root.mgSelect(id)`.
+ */
+function mgTabs({ tabs = [], selected, onSelect, label = "Sections" } = {}) {
+  const list = mgEl("div", { class: "mg-tabs__list", role: "tablist", "aria-label": label });
+  const panels = mgEl("div", { class: "mg-tabs__panels" });
+  const base = mgId("mg-tab");
+  let current = selected ?? (tabs[0] && tabs[0].id);
+  const tabEls = tabs.map((tab, i) => mgEl("button", {
+    type: "button",
+    class: "mg-tabs__tab",
+    role: "tab",
+    id: `${base}-${i}`,
+    "aria-controls": `${base}-${i}-panel`,
+    text: tab.label,
+    onClick: () => select(tab.id, true),
+  }));
+  const panelEls = tabs.map((tab, i) => mgEl("div", {
+    class: "mg-tabs__panel",
+    role: "tabpanel",
+    id: `${base}-${i}-panel`,
+    "aria-labelledby": `${base}-${i}`,
+    tabindex: "0",
+  }, tab.panel));
+  function select(id, fire) {
+    current = id;
+    tabs.forEach((tab, i) => {
+      const on = tab.id === id;
+      tabEls[i].setAttribute("aria-selected", on ? "true" : "false");
+      tabEls[i].tabIndex = on ? 0 : -1;
+      panelEls[i].hidden = !on;
+    });
+    if (fire && onSelect) onSelect(id);
+  }
+  list.addEventListener("keydown", (event) => {
+    const keys = { ArrowRight: 1, ArrowLeft: -1 };
+    let i = tabs.findIndex((t) => t.id === current);
+    if (event.key in keys) i = (i + keys[event.key] + tabs.length) % tabs.length;
+    else if (event.key === "Home") i = 0;
+    else if (event.key === "End") i = tabs.length - 1;
+    else return;
+    event.preventDefault();
+    select(tabs[i].id, true);
+    tabEls[i].focus();
+  });
+  mgAppend(list, tabEls);
+  mgAppend(panels, panelEls);
+  const root = mgEl("div", { class: "mg-tabs" }, list, panels);
+  root.mgSelect = (id) => select(id, false);
+  select(current, false);
+  return root;
+}
+
+/** A <select>; options [{value, label, title}] or groups [{group, options: [...]}]. */
+function mgSelect({ name, options = [], value, onChange, id, disabled = false } = {}) {
+  const select = mgEl("select", { class: "mg-input mg-select", name, id, disabled });
+  const option = (o) => mgEl("option", { value: o.value, title: o.title, text: o.label ?? o.value });
+  for (const o of options) {
+    if (o.group) select.append(mgEl("optgroup", { label: o.group }, o.options.map(option)));
+    else select.append(option(o));
+  }
+  if (value !== undefined) select.value = value;
+  if (onChange) select.addEventListener("change", () => onChange(select.value));
+  return select;
+}
+
+/** Seconds as "4.2 s" / "2 min 5 s"; "–" when unknown. */
+function mgFmtSeconds(s) {
+  if (!Number.isFinite(s) || s < 0) return "–";
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${Math.round(s - 60 * m)} s`;
+}
+
+/** An object URL for bytes from a Bytes trait (DataView/ArrayBuffer); null when empty. */
+function mgBlobUrl(view, mime) {
+  if (!view || !view.byteLength) return null;
+  return URL.createObjectURL(new Blob([view], { type: mime }));
+}
+
+/** Offer a browser download of `url` as `name`. */
+function mgDownload(url, name) {
+  const a = mgEl("a", { href: url, download: name, style: { display: "none" } });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+/**
+ * The panel's message area for the `notice` trait (a readable error from a background task
+ * or an action): role=alert, with a Dismiss button that sends {"action": "dismiss"}.
+ */
+function mgNotice(model) {
+  const text = mgEl("span", { class: "mg-notice__text" });
+  const dismiss = mgButton({ label: "Dismiss", kind: "ghost", action: "dismiss", onClick: () => model.send({ action: "dismiss" }) });
+  const box = mgEl("div", { class: "mg-notice", role: "alert" }, text, dismiss);
+  const sync = () => {
+    const value = model.get("notice") || "";
+    text.textContent = value;
+    box.hidden = !value;
+  };
+  model.on("change:notice", sync);
+  sync();
+  return box;
+}
+
+/**
+ * The panel root: <div class="mg-panel mg-panel--<name>">, appended to `el`, marked
+ * data-mg-ready="1" by `ready()`.
+ */
+function mgPanel(el, name, ...children) {
+  const root = mgEl("div", { class: `mg-panel mg-panel--${name}` }, ...children);
+  el.append(root);
+  return root;
+}
