@@ -4,10 +4,12 @@ The emulator's answers are ~100 tokens, so a bench server (``_server.py longstre
 process) streams an OpenAI-style reply of 10,000 one-token deltas at 2,000 tokens/s (5 s;
 one comm message per token would be 2,000/s). A ``ChatPanel`` with its own ``AsyncClient``
 (``recorder=None``) sends one message; every comm message of every widget is recorded by
-patching ``ipywidgets.Widget._send``.
+patching ``ipywidgets.Widget._send``. The panel is one anywidget: its transcript traits
+(``turns``, ``live_text``) are synced by the panel itself, so every message of the panel
+counts, the form and button states included.
 
 Checks: the panel's transcript text equals the tokens sent, and so does the text a front
-end holds after applying every message of the transcript widget in order (the comm, not
+end holds after applying every message of the panel in order (the comm, not
 just Python, carried the whole text). The figure is the most messages the transcript widget
 sent in any 1-second window; target <= 20 (ratio = figure / 20 <= 1). The note gives the
 mean rate over the stream and the messages of all the panel's widgets. ``--quick``: 1,000
@@ -41,8 +43,8 @@ async def measure(server: Server, tokens: int) -> Figure:
     recorder = CommRecorder()
     async with client:
         panel = ChatPanel(session=Session(client=client))
-        panel.protocol.value = "chat-completions"
-        view = panel.transcript_view
+        panel.set(protocol="chat-completions")
+        view = panel
         with recorder.record():
             start_wall, start_cpu = time.perf_counter(), cpu()
             await panel.send("Please stream a very long answer.")
@@ -56,7 +58,7 @@ async def measure(server: Server, tokens: int) -> Figure:
     peak = recorder.max_per_window(view)
     print(f"{tokens} tokens streamed in {wall:.2f} s; kernel CPU {spent:.2f} s")
     print(
-        f"transcript comm messages: {view_messages} ({view_messages / wall:.1f}/s mean, "
+        f"panel comm messages: {view_messages} ({view_messages / wall:.1f}/s mean, "
         f"peak {peak} in 1 s); all widgets: {len(recorder.sent)}"
     )
     print(

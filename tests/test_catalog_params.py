@@ -96,7 +96,7 @@ def test_starvideos_five_modes() -> None:
 
 
 def test_chat_vocabulary() -> None:
-    assert options(params.ChatRole) == ("system", "user", "assistant")
+    assert options(params.ChatRole) == ("system", "developer", "user", "assistant", "tool")
     assert options(params.MessagesRole) == ("user", "assistant")
     assert params.CHAT_MAX_STOP == 4
     assert params.CHAT_TEMPERATURE == (0.0, 2.0)

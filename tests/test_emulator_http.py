@@ -20,11 +20,16 @@ def assert_error(response: httpx2.Response, status: int, kind: str) -> None:
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
     body = response.json()
+    if response.request.url.path == "/gateway/v1/messages":
+        assert body["type"] == "error"  # the Anthropic envelope
+        del body["type"]
     assert set(body) == {"error"}
     assert body["error"]["type"] == kind
     assert isinstance(body["error"]["message"], str)
     assert body["error"]["message"]
     assert response.headers[SPEED] == "1"
+    assert response.headers["x-request-id"].startswith("req_")
+    assert response.headers["request-id"] == response.headers["x-request-id"]
 
 
 @pytest.mark.parametrize(

@@ -200,10 +200,22 @@ async def test_invalid_bodies_get_400_with_field_and_rule(
 ) -> None:
     response = await _post(app, path, body)
     assert response.status_code == 400
-    error = response.json()["error"]
+    data = response.json()
+    error = data["error"]
     assert error["type"] == "invalid_request_error"
-    assert error["param"] == param
     assert message in error["message"]
+    if path == "/v1/messages":  # Anthropic's envelope: a top-level type, no param
+        assert data == {
+            "type": "error",
+            "error": {"type": error["type"], "message": error["message"]},
+        }
+    else:  # OpenAI's envelope
+        assert error == {
+            "message": error["message"],
+            "type": error["type"],
+            "param": param,
+            "code": None,
+        }
 
 
 async def test_malformed_json_gets_400_also_without_the_middleware() -> None:

@@ -145,16 +145,16 @@ def test_chat_stop_rules(stop: Any, words: tuple[str, ...]) -> None:
     assert_error(CHAT, chat(stop=stop), "stop", *words)
 
 
-@pytest.mark.parametrize("role", ["system", "user", "assistant"])
+@pytest.mark.parametrize("role", ["system", "developer", "user", "assistant"])
 def test_chat_roles(role: str) -> None:
     body = chat(messages=[{"role": role, "content": "hi"}, {"role": "user", "content": "go"}])
     assert_clean(CHAT, body)
 
 
-@pytest.mark.parametrize("role", ["tool", "developer", "User", "", None])
+@pytest.mark.parametrize("role", ["function", "User", "", None])
 def test_chat_other_roles(role: Any) -> None:
     body = chat(messages=[{"role": role, "content": "hi"}])
-    assert_error(CHAT, body, "messages[0].role", "system", "user", "assistant")
+    assert_error(CHAT, body, "messages[0].role", "system", "developer", "user", "tool")
 
 
 @pytest.mark.parametrize(
@@ -317,4 +317,5 @@ def test_messages_unknown_models_and_opt_out() -> None:
 
 def test_messages_protocol_extras_pass_through() -> None:
     body = msgs(stream=True, thinking={"type": "enabled", "budget_tokens": 1024}, tools=[])
+    body["max_tokens"] = 2048
     assert_clean(MESSAGES, body)

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-CHAT_JS = Path(__file__).resolve().parent.parent / "mediagen_nb" / "widgets" / "static" / "chat.js"
+MARKDOWN_JS = (
+    Path(__file__).resolve().parent.parent
+    / "mediagen_nb"
+    / "widgets"
+    / "static"
+    / "chat_markdown.js"
+)
 NODE = shutil.which("node")
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
@@ -17,7 +23,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 def render(text: str) -> str:
     script = (
-        f"import {{ renderMarkdown }} from {json.dumps(CHAT_JS.as_uri())};\n"
+        f"import {{ renderMarkdown }} from {json.dumps(MARKDOWN_JS.as_uri())};\n"
         "let input = '';\n"
         "process.stdin.on('data', (d) => (input += d));\n"
         "process.stdin.on('end', () => process.stdout.write(renderMarkdown(JSON.parse(input))));\n"

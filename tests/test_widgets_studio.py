@@ -166,12 +166,12 @@ async def test_history_open_in_form_fills_the_panel(emulator: EmulatorHandle) ->
         chat_row = studio.history.frame[studio.history.frame["kind"] == "chat"].iloc[0]
         studio.history.open_in_form(chat_row["task_id"])
         assert studio.tabs.selected_index == 0
-        assert studio.chat.model.value == "gemini-2.5-pro"
-        assert studio.chat.system.value == "be kind"
-        assert studio.chat.input.value == "tell me about tides"
-        assert studio.chat.sampling.value == "temperature"
-        assert studio.chat.temperature.value == pytest.approx(0.4)
-        assert not studio.chat.send_button.disabled
+        chat = studio.chat.values
+        assert (chat["model"], chat["system"]) == ("gemini-2.5-pro", "be kind")
+        assert chat["message"] == "tell me about tides"
+        assert chat["sampling"] == "temperature"
+        assert chat["temperature"] == pytest.approx(0.4)
+        assert studio.chat.can_send
 
 
 async def test_resume_reattaches_unfinished_tasks_as_cards(emulator: EmulatorHandle) -> None:

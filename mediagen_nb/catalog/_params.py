@@ -112,7 +112,9 @@ TaskStatus = Literal["queued", "processing", "completed", "failed", "cancelled"]
 TERMINAL_STATUSES: tuple[str, ...] = ("completed", "failed", "cancelled")
 
 # --- chat ---------------------------------------------------------------------------------
-ChatRole = Literal["system", "user", "assistant"]
+ChatRole = Literal["system", "developer", "user", "assistant", "tool"]
+"""Roles of chat-completions turns (``developer``: the system role of newer OpenAI models;
+``tool``: a tool result in a tool loop)."""
 MessagesRole = Literal["user", "assistant"]
 CHAT_MAX_STOP = 4
 CHAT_TEMPERATURE = (0.0, 2.0)

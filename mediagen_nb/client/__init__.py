@@ -9,8 +9,10 @@ ipywidgets.
 
 from mediagen_nb.types import RequestValidationError
 
+from ._assemble import ChatAccumulator, MessageAccumulator
 from ._assets import AssetBatch, Assets
-from ._chat import Chat, Completions, Messages
+from ._chat import Chat, Completions, Messages, StreamManager
+from ._chat_retry import ChatRetryPolicy
 from ._client import DEFAULT_RECORDER, AsyncClient
 from ._config import RedactingFilter, Secret, install_log_redaction, redact
 from ._exceptions import (
@@ -55,12 +57,15 @@ __all__ = [
     "BadRequestError",
     "BaseStream",
     "Chat",
+    "ChatAccumulator",
     "ChatCompletionStream",
+    "ChatRetryPolicy",
     "Client",
     "Completions",
     "ConfigurationError",
     "Images",
     "MediagenError",
+    "MessageAccumulator",
     "MessageStream",
     "Messages",
     "NotFoundError",
@@ -73,6 +78,7 @@ __all__ = [
     "ServerError",
     "ServerSentEvent",
     "StreamInterruptedError",
+    "StreamManager",
     "SyncStream",
     "SyncTask",
     "Task",

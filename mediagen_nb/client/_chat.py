@@ -1,5 +1,25 @@
 """Text resources: ``chat.completions.create`` (OpenAI-style) and ``messages.create``
-(Anthropic-style), each plain or streamed, each recorded as a chat turn.
+(Anthropic-style), each plain or streamed, each recorded as a chat turn; ``.stream(...)``
+opens a stream for the stream helper (``events()``, ``text_stream``, final reply).
+
+Everything the compatible protocols take passes through the keyword arguments unchanged
+(and is checked by ``validate_request`` first):
+
+- chat-completions: ``tools=[{"type": "function", "function": {"name", "description",
+  "parameters": <JSON Schema>, "strict": bool}}]``, ``tool_choice="auto" | "none" |
+  "required" | {"type": "function", "function": {"name": ...}}``, ``response_format=
+  {"type": "json_object"} | {"type": "json_schema", "json_schema": {"name", "schema",
+  "strict"}}``, ``n``, ``stream_options={"include_usage": True}``; tool loop: append
+  ``reply.message.to_param()`` then ``call.result(output)`` per ``reply.tool_calls``.
+- messages: ``tools=[{"name", "description", "input_schema": <JSON Schema>}]``,
+  ``tool_choice={"type": "auto" | "any" | "none"} | {"type": "tool", "name": ...}``,
+  ``thinking={"type": "enabled", "budget_tokens": N}`` (1024 <= N < max_tokens),
+  ``output_config={"format": {"type": "json_schema", "schema": ...}}``; tool loop: append
+  ``reply.to_param()`` then ``tool_results_turn(*(b.result(output) for b in
+  reply.tool_uses))``.
+
+Chat POSTs are retried with the official SDKs' policy (``_chat_retry``); a stream is only
+retried while opening, never after its response started.
 
 A turn is recorded as ``started`` (request body) before sending, then ``completed`` (text,
 usage, finish/stop reason), ``incomplete`` (partial text and reason, for a cut or abandoned
@@ -8,7 +28,9 @@ stream) or ``failed`` (the error, when no reply arrived).
 
 from __future__ import annotations
 
-from typing import Any, Literal, overload
+from collections.abc import Awaitable, Callable, Generator
+from types import TracebackType
+from typing import Any, Generic, Literal, TypeVar, overload
 
 from mediagen_nb.types import ChatCompletion, Message
 
@@ -16,8 +38,38 @@ from ._context import ClientContext
 from ._recording import new_turn_id
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
 
+S = TypeVar("S", bound=BaseStream[Any])
+
 CHAT_PATH = "/v1/chat/completions"
 MESSAGES_PATH = "/v1/messages"
+
+
+class StreamManager(Generic[S]):
+    """What ``.stream(...)`` returns: ``async with`` it, or ``await`` it, to get the stream.
+
+    ``async with client.messages.stream(...) as stream:`` opens the request on entry and
+    closes the connection on exit (an unfinished reply is recorded as incomplete).
+    """
+
+    def __init__(self, opener: Callable[[], Awaitable[S]]) -> None:
+        self._opener = opener
+        self._stream: S | None = None
+
+    def __await__(self) -> Generator[Any, None, S]:
+        return self._opener().__await__()
+
+    async def __aenter__(self) -> S:
+        self._stream = await self._opener()
+        return self._stream
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._stream is not None:
+            await self._stream.aclose()
 
 
 def _usage(stream: BaseStream[Any]) -> dict[str, Any] | None:
@@ -68,11 +120,21 @@ class _TextResource:
         turn_id = new_turn_id()
         model = str(body.get("model"))
         self._started(turn_id, path, body)
-        try:
+        core = self._ctx.core
+
+        async def attempt() -> Any:
             if stream:
-                response = await self._ctx.core.open_stream("text", path, body)
+                return await core.open_stream("text", path, body, retry=False)
+            return await core.request("POST", "text", path, body, retry=False)
+
+        try:
+            sent = await self._ctx.chat_retry.run(
+                attempt, sleep=self._ctx.sleep, rng=self._ctx.rng, what=f"POST {path}"
+            )
+            if stream:
+                response = sent
             else:
-                data, _response = await self._ctx.core.request("POST", "text", path, body)
+                data, _response = sent
         except Exception as exc:
             self._ctx.recorder.event("chat", "failed", turn_id, model=model, error=str(exc))
             raise
@@ -121,14 +183,34 @@ class Completions(_TextResource):
     ) -> ChatCompletion | ChatCompletionStream:
         """Send a chat completion; ``stream=True`` returns a :class:`ChatCompletionStream`.
 
-        ``params`` are the spec's optional fields (temperature, top_p, max_completion_tokens,
-        stop, ...); the body is validated first (``RequestValidationError``, nothing sent).
+        ``params`` are the protocol's optional fields (temperature, top_p,
+        max_completion_tokens, stop, tools, tool_choice, response_format, n,
+        stream_options, ...; see the module docstring); the body is validated first
+        (``RequestValidationError``, nothing sent). ``messages`` may hold ``system``,
+        ``developer``, ``user``, ``assistant`` (``content`` None + ``tool_calls``) and
+        ``tool`` (``tool_call_id``) turns. The reply's ``tool_calls`` /
+        ``message.to_param()`` continue a tool loop.
         """
         body: dict[str, Any] = {"model": model, "messages": messages, **params}
         if stream:
             body["stream"] = True
         result: ChatCompletion | ChatCompletionStream = await self._send(CHAT_PATH, body, stream)
         return result
+
+    def stream(
+        self, *, model: str, messages: list[dict[str, Any]], **params: Any
+    ) -> StreamManager[ChatCompletionStream]:
+        """Open a streamed completion for the stream helper (``async with`` or ``await``).
+
+        Asks for usage (``stream_options.include_usage``) unless ``stream_options`` is given,
+        so the final :class:`~mediagen_nb.types.DoneEvent` carries token counts.
+        """
+        params.setdefault("stream_options", {"include_usage": True})
+
+        async def opener() -> ChatCompletionStream:
+            return await self.create(model=model, messages=messages, stream=True, **params)
+
+        return StreamManager(opener)
 
 
 class Chat:
@@ -174,7 +256,11 @@ class Messages(_TextResource):
     ) -> Message | MessageStream:
         """Send a message; ``stream=True`` returns a :class:`MessageStream` of Claude events.
 
-        ``params``: ``system``, ``temperature`` and other fields of the compatible protocol.
+        ``params``: ``system``, ``temperature``, ``stop_sequences``, ``tools``,
+        ``tool_choice``, ``thinking``, ``output_config`` and other fields of the compatible
+        protocol (see the module docstring). The reply's ``content`` is typed blocks
+        (``TextBlock``, ``ThinkingBlock``, ``ToolUseBlock``, ...); ``reply.to_param()`` and
+        ``block.result(output)`` continue a tool loop.
         """
         body: dict[str, Any] = {
             "model": model,
@@ -186,3 +272,15 @@ class Messages(_TextResource):
             body["stream"] = True
         result: Message | MessageStream = await self._send(MESSAGES_PATH, body, stream)
         return result
+
+    def stream(
+        self, *, model: str, max_tokens: int, messages: list[dict[str, Any]], **params: Any
+    ) -> StreamManager[MessageStream]:
+        """Open a streamed message for the stream helper (``async with`` or ``await``)."""
+
+        async def opener() -> MessageStream:
+            return await self.create(
+                model=model, max_tokens=max_tokens, messages=messages, stream=True, **params
+            )
+
+        return StreamManager(opener)

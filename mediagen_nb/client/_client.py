@@ -23,6 +23,7 @@ from mediagen_nb import _hooks
 
 from ._assets import Assets
 from ._chat import Chat, Messages
+from ._chat_retry import DEFAULT_CHAT_RETRIES, ChatRetryPolicy
 from ._config import Secret, Settings, get_logger, install_log_redaction, resolve_settings
 from ._context import ClientContext
 from ._exceptions import ConfigurationError
@@ -98,6 +99,8 @@ class AsyncClient:
     backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
     ``recorder=None`` records nothing; by default the history ledger records everything.
     ``allow_unknown_models=True`` accepts model names newer than the catalog.
+    ``max_retries`` bounds the transport's retries of safe requests; ``chat_max_retries``
+    (default 2, as the official SDKs) the re-sends of chat POSTs (see ``_chat_retry``).
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class AsyncClient:
         *,
         timeout: float | httpx2.Timeout | None = None,
         max_retries: int = 3,
+        chat_max_retries: int = DEFAULT_CHAT_RETRIES,
         sleep: Sleep | None = None,
         clock: Callable[[], float] | None = None,
         rng: Callable[[], float] | None = None,
@@ -162,6 +166,8 @@ class AsyncClient:
             sleep=self._core.retry.sleep,
             clock=clock if clock is not None else time.monotonic,
             allow_unknown_models=allow_unknown_models,
+            chat_retry=ChatRetryPolicy(max_retries=chat_max_retries),
+            rng=rng,
         )
         self.chat = Chat(self._ctx)
         self.messages = Messages(self._ctx)

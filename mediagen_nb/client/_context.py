@@ -15,6 +15,7 @@ from typing import Any
 from mediagen_nb.catalog import ASSET_ACTIVE, parse_asset_uri
 from mediagen_nb.types import ensure_valid
 
+from ._chat_retry import ChatRetryPolicy
 from ._config import get_logger
 from ._exceptions import AssetNotUsableError
 from ._http import HTTPCore
@@ -54,6 +55,10 @@ class ClientContext:
     """Last status seen per asset id (``deleted`` after a delete by this client)."""
     asset_library: dict[str, str] = field(default_factory=dict)
     """Library (``seedance2`` or ``sd2``) of each asset id this client has seen."""
+    chat_retry: ChatRetryPolicy = field(default_factory=ChatRetryPolicy)
+    """Retry policy of chat POSTs (the official SDKs'; see ``_chat_retry``)."""
+    rng: Callable[[], float] | None = None
+    """Jitter source of the chat retry backoff (None: ``random.random``)."""
 
     def check(self, path: str, body: dict[str, Any]) -> None:
         """Validate ``body`` for ``path`` and refuse unusable assets; log warnings."""

@@ -78,7 +78,10 @@ class APIError(MediagenError):
         body: str = "",
         error_type: str | None = None,
         param: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
+        self.headers: dict[str, str] = dict(headers or {})
+        """Response headers (lower-case names): ``retry-after``, ``request-id``, ..."""
         self.status_code = status_code
         self.method = method
         self.path = path
@@ -86,6 +89,11 @@ class APIError(MediagenError):
         self.error_type = error_type
         self.param = param
         super().__init__(f"{method} {path} -> HTTP {status_code}: {message}")
+
+    @property
+    def request_id(self) -> str | None:
+        """The service's id of the failed request (``x-request-id`` / ``request-id``)."""
+        return self.headers.get("x-request-id") or self.headers.get("request-id")
 
     @classmethod
     def from_response(cls, response: httpx2.Response) -> APIError:
@@ -103,6 +111,7 @@ class APIError(MediagenError):
             "body": text,
             "error_type": error_type,
             "param": param,
+            "headers": {k.lower(): v for k, v in response.headers.items()},
         }
         if error_cls is RateLimitError:
             return RateLimitError(

@@ -27,7 +27,7 @@ import httpx2
 
 from ._config import Settings, get_logger
 from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
-from ._retry import IDEMPOTENT_EXTENSION, RetryTransport, Sleep
+from ._retry import IDEMPOTENT_EXTENSION, NO_RETRY_EXTENSION, RetryTransport, Sleep
 
 logger = get_logger("mediagen_nb.client")
 
@@ -121,10 +121,12 @@ class HTTPCore:
         return speed if speed is not None else 1.0
 
     def _build(
-        self, method: str, url: str, body: Any | None, *, idempotent: bool
+        self, method: str, url: str, body: Any | None, *, idempotent: bool, retry: bool = True
     ) -> httpx2.Request:
         content = None if body is None else jsonlib.dumps(body).encode()
         extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
+        if not retry:
+            extensions[NO_RETRY_EXTENSION] = True
         return self.http.build_request(
             method,
             url,
@@ -164,9 +166,15 @@ class HTTPCore:
         body: Any | None = None,
         *,
         idempotent: bool = False,
+        retry: bool = True,
     ) -> tuple[Any, httpx2.Response]:
-        """Send and return ``(decoded JSON, response)``; raise from the exception tree."""
-        request = self._build(method, self.url(base, path), body, idempotent=idempotent)
+        """Send and return ``(decoded JSON, response)``; raise from the exception tree.
+
+        ``retry=False``: the transport sends once (the caller retries by its own policy).
+        """
+        request = self._build(
+            method, self.url(base, path), body, idempotent=idempotent, retry=retry
+        )
         response = await self._send(request, stream=False)
         try:
             data = response.json()
@@ -180,9 +188,11 @@ class HTTPCore:
             ) from exc
         return data, response
 
-    async def open_stream(self, base: Base, path: str, body: Any) -> httpx2.Response:
+    async def open_stream(
+        self, base: Base, path: str, body: Any, *, retry: bool = True
+    ) -> httpx2.Response:
         """POST ``body`` and return the open streaming response (caller must close it)."""
-        request = self._build("POST", self.url(base, path), body, idempotent=False)
+        request = self._build("POST", self.url(base, path), body, idempotent=False, retry=retry)
         request.headers["Accept"] = "text/event-stream"
         return await self._send(request, stream=True)
 

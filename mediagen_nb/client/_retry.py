@@ -37,6 +37,9 @@ NEVER_SENT_ERRORS: tuple[type[Exception], ...] = (
 )
 IDEMPOTENT_EXTENSION = "mediagen_idempotent"
 """Request extension a caller sets to True to mark a POST as read-only (e.g. sd2 assetStatus)."""
+NO_RETRY_EXTENSION = "mediagen_no_retry"
+"""Request extension set to True when the caller runs its own retry policy (chat, see
+``_chat_retry``): this transport then sends the request exactly once."""
 
 Sleep = Callable[[float], Awaitable[Any]]
 
@@ -79,6 +82,8 @@ class RetryTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         marked = bool(request.extensions.pop(IDEMPOTENT_EXTENSION, False))
+        if request.extensions.pop(NO_RETRY_EXTENSION, False):
+            return await self.inner.handle_async_request(request)
         idempotent = marked or request.method.upper() in IDEMPOTENT_METHODS
         attempt = 0
         while True:

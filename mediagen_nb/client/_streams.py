@@ -5,7 +5,15 @@
 ``content_block_start``, ``content_block_delta`` with ``text_delta``, ``content_block_stop``,
 ``message_delta``, ``message_stop``, ``ping``) and ends at ``message_stop``. Both expose
 ``text`` (assembled so far), ``usage`` and the finish/stop reason, and build the final
-response object with ``get_final_completion()`` / ``get_final_message()``.
+response object with ``get_final_completion()`` / ``get_final_message()``: tool calls,
+``tool_use`` blocks, thinking blocks and every choice reassembled as the official SDKs do
+(``_assemble``).
+
+The stream helper (both classes): ``async for update in stream.events()`` yields
+:class:`~mediagen_nb.types.TextEvent`, ``ThinkingEvent``, ``ToolInputEvent``,
+``ToolCallEvent`` as they arrive and a final ``DoneEvent`` (the whole reply and its usage);
+``async for piece in stream.text_stream`` yields just the answer text. Iterate a stream
+only one way, once.
 
 A stream that ends without its terminator, breaks at the transport level, or carries an
 ``error`` event raises :class:`StreamInterruptedError` with the text received so far.
@@ -21,17 +29,17 @@ from typing import Any, Generic, Self, TypeVar
 import httpx2
 
 from mediagen_nb.types import (
-    ChatChoice,
     ChatCompletion,
     ChatCompletionChunk,
-    ChatCompletionMessage,
     CompletionUsage,
-    ContentBlock,
     Message,
     MessageUsage,
     StreamEvent,
+    StreamUpdate,
+    TextEvent,
 )
 
+from ._assemble import ChatAccumulator, MessageAccumulator, done
 from ._exceptions import StreamInterruptedError
 from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 
@@ -78,6 +86,7 @@ class BaseStream(Generic[T]):
         self._on_complete = on_complete
         self._on_incomplete = on_incomplete
         self._finished = False
+        self._updates: list[StreamUpdate] = []
 
     def _handle(self, event: ServerSentEvent) -> T | None:
         """Turn one event into an item (None: nothing to yield); set ``done`` at the end."""
@@ -129,6 +138,31 @@ class BaseStream(Generic[T]):
         except Exception:  # callbacks only record; they must never break the stream
             pass
 
+    async def _final(self) -> ChatCompletion | Message:
+        raise NotImplementedError
+
+    async def events(self) -> AsyncIterator[StreamUpdate]:
+        """The stream helper: text, thinking and tool-call updates as they arrive, then
+        a :class:`~mediagen_nb.types.DoneEvent` with the whole reply (see module doc).
+
+        Raises :class:`StreamInterruptedError` (``partial_text`` kept) if the stream breaks.
+        """
+        async for _item in self:
+            updates, self._updates = self._updates, []
+            for update in updates:
+                yield update
+        yield done(await self._final())
+
+    @property
+    def text_stream(self) -> AsyncIterator[str]:
+        """Only the answer text (choice 0) as it arrives."""
+        return self._text_pieces()
+
+    async def _text_pieces(self) -> AsyncIterator[str]:
+        async for update in self.events():
+            if isinstance(update, TextEvent) and update.choice == 0:
+                yield update.text
+
     async def until_done(self) -> Self:
         """Consume the rest of the stream."""
         async for _item in self:
@@ -172,42 +206,38 @@ class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
     def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
         super().__init__(response, **kwargs)
         self.finish_reason: str | None = None
+        """Finish reason of choice 0: ``stop``, ``length`` or ``tool_calls``."""
         self.usage: CompletionUsage | None = None
+        """Set by the final chunk when ``stream_options.include_usage`` is true."""
         self.created: int | None = None
+        self.accumulator = ChatAccumulator()
+        """Every choice, tool call included, merged so far (``accumulator.final()``)."""
 
     def _handle(self, event: ServerSentEvent) -> ChatCompletionChunk | None:
         if event.data.strip() == DONE:
             self.done = True
             return None
-        chunk = ChatCompletionChunk.model_validate(self._json(event))
+        payload = self._json(event)
+        chunk = ChatCompletionChunk.model_validate(payload)
+        if isinstance(payload, dict):
+            self._updates.extend(self.accumulator.feed(payload))
         self.id = self.id or chunk.id
         self.model = self.model or chunk.model
         self.created = self.created or chunk.created
-        for choice in chunk.choices:
-            if choice.index == 0:
-                self.text += choice.delta.content or ""
-                if choice.finish_reason:
-                    self.finish_reason = choice.finish_reason
+        self.text = self.accumulator.text(0)
+        self.finish_reason = self.accumulator.finish_reason(0)
         if chunk.usage is not None:
             self.usage = chunk.usage
         return chunk
 
+    async def _final(self) -> ChatCompletion:
+        return self.accumulator.final()
+
     async def get_final_completion(self) -> ChatCompletion:
-        """Consume the stream and return it as one :class:`ChatCompletion`."""
+        """Consume the stream and return it as one :class:`ChatCompletion` (all choices,
+        tool calls, usage), as the ``openai`` SDK's stream state rebuilds it."""
         await self.until_done()
-        return ChatCompletion(
-            id=self.id or "",
-            created=self.created,
-            model=self.model,
-            choices=[
-                ChatChoice(
-                    index=0,
-                    message=ChatCompletionMessage(role="assistant", content=self.text),
-                    finish_reason=self.finish_reason,
-                )
-            ],
-            usage=self.usage,
-        )
+        return self.accumulator.final()
 
 
 class MessageStream(BaseStream[StreamEvent]):
@@ -216,13 +246,21 @@ class MessageStream(BaseStream[StreamEvent]):
     def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
         super().__init__(response, **kwargs)
         self.stop_reason: str | None = None
+        """``end_turn``, ``max_tokens``, ``stop_sequence`` or ``tool_use``."""
         self.usage = MessageUsage()
+        self.thinking = ""
+        """All thinking text received so far."""
+        self.accumulator = MessageAccumulator()
+        """The message with every block (thinking, text, tool_use) merged so far."""
 
     def _handle(self, event: ServerSentEvent) -> StreamEvent | None:
         payload = self._json(event)
         if isinstance(payload, dict) and "type" not in payload:
             payload = {**payload, "type": event.event}
         item = StreamEvent.model_validate(payload)
+        if isinstance(payload, dict):
+            self._updates.extend(self.accumulator.feed(payload))
+        self.thinking += item.thinking
         if item.type == "message_start" and item.message:
             self.id = item.message.get("id")
             self.model = item.message.get("model")
@@ -250,13 +288,11 @@ class MessageStream(BaseStream[StreamEvent]):
             if isinstance(value, int):
                 setattr(self.usage, name, value)
 
+    async def _final(self) -> Message:
+        return self.accumulator.final()
+
     async def get_final_message(self) -> Message:
-        """Consume the stream and return it as one :class:`Message`."""
+        """Consume the stream and return it as one :class:`Message` (thinking, text and
+        tool_use blocks, usage), as the ``anthropic`` SDK's ``accumulate_event`` rebuilds it."""
         await self.until_done()
-        return Message(
-            id=self.id or "",
-            content=[ContentBlock(type="text", text=self.text)],
-            model=self.model,
-            stop_reason=self.stop_reason,
-            usage=self.usage,
-        )
+        return self.accumulator.final()

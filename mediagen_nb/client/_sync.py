@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from ._chat import StreamManager
 from ._client import AsyncClient
 from ._streams import BaseStream
 from ._tasks import Task
@@ -59,6 +60,12 @@ def _wrap(runner: _LoopThread, value: Any) -> Any:
         return SyncTask(runner, value)
     if isinstance(value, BaseStream):
         return SyncStream(runner, value)
+    if isinstance(value, StreamManager):  # ``.stream(...)``: open it now, blocking
+
+        async def opened() -> Any:
+            return await value
+
+        return SyncStream(runner, runner.run(opened()))
     return value
 
 
@@ -126,8 +133,18 @@ class SyncStream:
         return getattr(self.stream, name)
 
     def __iter__(self) -> Iterator[Any]:
-        iterator = self.stream.__aiter__()
+        return self._blocking(self.stream.__aiter__())
 
+    def events(self) -> Iterator[Any]:
+        """The stream helper's updates (text, thinking, tool calls, done), blocking."""
+        return self._blocking(self.stream.events())
+
+    @property
+    def text_stream(self) -> Iterator[str]:
+        """The answer text as it arrives, blocking."""
+        return self._blocking(self.stream.text_stream)
+
+    def _blocking(self, iterator: AsyncIterator[Any]) -> Iterator[Any]:
         async def step() -> tuple[bool, Any]:
             try:
                 return True, await iterator.__anext__()

@@ -7,6 +7,11 @@ type, polling too fast, injected faults, expired media) answers with
 HTTP errors: they travel inside task objects (``status: "failed"``), and asset-library failures
 inside the envelope (``code`` other than ``"0"``), as the spec says.
 
+The text gateway speaks each protocol's own envelope instead (``protocol_of``): on
+``/v1/messages`` Anthropic's ``{"type": "error", "error": {"type", "message"}}``, on
+``/v1/chat/completions`` OpenAI's ``{"error": {"message", "type", "param", "code"}}``.
+Overload is 529 ``overloaded_error`` on messages (Anthropic's signal) and 503 elsewhere.
+
 JSON is encoded with ``ensure_ascii=True`` so that any string a client sent (lone surrogates,
 control characters) can be echoed back without an encoding error.
 """
@@ -15,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from starlette.responses import Response
 from starlette.types import Send
@@ -35,6 +40,7 @@ ERROR_TYPES: Final[Mapping[int, str]] = {
     429: "rate_limit_error",
     500: "api_error",
     503: "overloaded_error",
+    529: "overloaded_error",
 }
 """Error ``type`` per HTTP status (names follow the Anthropic-style error vocabulary)."""
 
@@ -51,9 +57,32 @@ def json_response(
     return Response(dumps(obj), status_code=status_code, headers=headers, media_type=JSON_TYPE)
 
 
-def error_body(status_code: int, message: str, error_type: str | None = None) -> bytes:
-    """The emulator's HTTP-level error body for ``status_code``."""
+TextProtocol = Literal["chat", "messages"]
+TEXT_PATHS: Final[Mapping[str, TextProtocol]] = {
+    "/gateway/v1/chat/completions": "chat",
+    "/gateway/v1/messages": "messages",
+}
+
+
+def protocol_of(path: str) -> TextProtocol | None:
+    """Which chat protocol's error envelope a request path gets (None: the emulator's own)."""
+    return TEXT_PATHS.get(path.rstrip("/"))
+
+
+def error_body(
+    status_code: int,
+    message: str,
+    error_type: str | None = None,
+    *,
+    protocol: TextProtocol | None = None,
+    param: str | None = None,
+) -> bytes:
+    """The HTTP-level error body for ``status_code`` (in ``protocol``'s envelope if given)."""
     kind = error_type or ERROR_TYPES.get(status_code, "api_error")
+    if protocol == "messages":
+        return dumps({"type": "error", "error": {"type": kind, "message": message}})
+    if protocol == "chat":
+        return dumps({"error": {"message": message, "type": kind, "param": param, "code": None}})
     return dumps({"error": {"type": kind, "message": message}})
 
 
@@ -63,10 +92,12 @@ def error_response(
     *,
     error_type: str | None = None,
     headers: Mapping[str, str] | None = None,
+    protocol: TextProtocol | None = None,
+    param: str | None = None,
 ) -> Response:
     """An HTTP-level error as a Starlette response."""
     return Response(
-        error_body(status_code, message, error_type),
+        error_body(status_code, message, error_type, protocol=protocol, param=param),
         status_code=status_code,
         headers=headers,
         media_type=JSON_TYPE,
@@ -80,9 +111,10 @@ async def send_error(
     *,
     error_type: str | None = None,
     headers: Mapping[str, str] | None = None,
+    protocol: TextProtocol | None = None,
 ) -> None:
     """Send an HTTP-level error straight on an ASGI ``send`` (used by the middleware)."""
-    body = error_body(status_code, message, error_type)
+    body = error_body(status_code, message, error_type, protocol=protocol)
     raw = [
         (b"content-type", JSON_TYPE.encode()),
         (b"content-length", str(len(body)).encode()),

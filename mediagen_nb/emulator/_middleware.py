@@ -1,6 +1,8 @@
 """The pure-ASGI front of the emulator: speed header, auth, faults, body checks.
 
-Every response carries ``x-mediagen-emulator-speed``. Then, in this order:
+Every response carries ``x-mediagen-emulator-speed`` and a fresh request id as
+``x-request-id`` and ``request-id`` (the header the Anthropic SDK reads). Errors on the text
+gateway use the protocol's own envelope (``_errors.protocol_of``). Then, in this order:
 
 1. **Auth** on every endpoint except media downloads (a result URL is a direct download
    link; its unguessable token is the credential): ``Authorization: Bearer <key>`` or
@@ -22,12 +24,20 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+import uuid
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any, Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mediagen_nb.emulator._errors import JSON_KEY, JSON_TYPE, format_seconds, send_error
+from mediagen_nb.emulator._errors import (
+    JSON_KEY,
+    JSON_TYPE,
+    TextProtocol,
+    format_seconds,
+    protocol_of,
+    send_error,
+)
 from mediagen_nb.emulator._faults import FaultCategory, drop_connection
 from mediagen_nb.emulator._state import EmulatorState
 
@@ -38,6 +48,8 @@ MEDIA_PREFIX: Final = "/api/media/"
 RESULT_PREFIX: Final = "/api/v1/result/"
 __all__ = ["JSON_KEY", "MAX_BODY_BYTES", "EmulatorMiddleware", "category", "parse_json"]
 
+Fail = Callable[..., Awaitable[None]]
+"""Sends an error response: ``fail(status, message, headers=...)``."""
 FastResult = Callable[[Scope, str], tuple[int, bytes, Mapping[str, str]]]
 """Answers ``GET /api/v1/result/{id}`` from the scope and the id (no router, no Request)."""
 
@@ -116,23 +128,32 @@ class EmulatorMiddleware:
             await self.app(scope, receive, send)
             return
         speed = self.state.speed_header
+        request_id = ("req_" + uuid.uuid4().hex[:24]).encode("ascii")
+        path: str = scope["path"]
+        protocol = protocol_of(path)
 
         async def send_with_speed(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), (SPEED_HEADER, speed)]
+                message["headers"] = [
+                    *message.get("headers", ()),
+                    (SPEED_HEADER, speed),
+                    (b"x-request-id", request_id),
+                    (b"request-id", request_id),
+                ]
             await send(message)
 
-        path: str = scope["path"]
+        async def fail(status: int, message: str, **kwargs: Any) -> None:
+            await send_error(send_with_speed, status, message, protocol=protocol, **kwargs)
+
         if not path.startswith(MEDIA_PREFIX) and not self._authorized(scope):
-            await send_error(
-                send_with_speed,
+            await fail(
                 401,
                 "missing or invalid API key: send 'Authorization: Bearer <key>'",
                 headers={"www-authenticate": "Bearer"},
             )
             return
         if _CONTROL.search(path):
-            await send_error(send_with_speed, 400, "the request path contains control characters")
+            await fail(400, "the request path contains control characters")
             return
         method: str = scope["method"]
         kind = category(method, path)
@@ -150,8 +171,7 @@ class EmulatorMiddleware:
             if fault == "rate_limit":
                 faults.count("rate_limit")
                 wait = format_seconds(max(0.05, 1.0 / self.state.speed))
-                await send_error(
-                    send_with_speed,
+                await fail(
                     429,
                     "rate limited (injected fault); retry after the Retry-After seconds",
                     headers={"retry-after": wait},
@@ -161,7 +181,7 @@ class EmulatorMiddleware:
                 if method in _STATE_CHANGING:
                     error_after = True
                 else:
-                    await self._send_fault_error(send_with_speed)
+                    await self._send_fault_error(send_with_speed, protocol)
                     return
         if method == "GET" and self.fast_result is not None and path.startswith(RESULT_PREFIX):
             task_id = path[len(RESULT_PREFIX) :]
@@ -178,7 +198,7 @@ class EmulatorMiddleware:
                 await send_with_speed({"type": "http.response.body", "body": body})
                 return
         if method == "POST" and path in self.post_paths:
-            replay = await self._read_body(scope, receive, send_with_speed)
+            replay = await self._read_body(scope, receive, fail)
             if replay is None:
                 return
             receive = replay
@@ -191,7 +211,7 @@ class EmulatorMiddleware:
 
         await self.app(scope, receive, swallow)
         faults.count("error_after_handling")
-        await self._send_fault_error(send_with_speed)
+        await self._send_fault_error(send_with_speed, protocol)
 
     def _authorized(self, scope: Scope) -> bool:
         for name, value in scope["headers"]:
@@ -203,33 +223,43 @@ class EmulatorMiddleware:
                 return True
         return False
 
-    async def _send_fault_error(self, send: Send) -> None:
+    async def _send_fault_error(self, send: Send, protocol: TextProtocol | None) -> None:
         faults = self.state.faults
         status = faults.error_status()
         faults.count(f"error_{status}")
         if status == 503:
             wait = format_seconds(max(0.05, 1.0 / self.state.speed))
+            overload = 529 if protocol == "messages" else 503
             await send_error(
-                send, 503, "service overloaded (injected fault)", headers={"retry-after": wait}
+                send,
+                overload,
+                "service overloaded (injected fault)",
+                headers={"retry-after": wait},
+                protocol=protocol,
             )
         else:
-            await send_error(send, 500, "internal server error (injected fault)")
+            await send_error(
+                send,
+                500,
+                "internal server error (injected fault)",
+                protocol=protocol,
+            )
 
-    async def _read_body(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+    async def _read_body(self, scope: Scope, receive: Receive, fail: Fail) -> Receive | None:
         """Read and check a POST body; send the error and return None when it is bad."""
         headers = dict(scope["headers"])
         length = headers.get(b"content-length")
         if length is not None:
             if not length.strip().isdigit():
-                await send_error(send, 400, "invalid Content-Length header")
+                await fail(400, "invalid Content-Length header")
                 return None
             if int(length) > MAX_BODY_BYTES:
-                await send_error(send, 413, f"request body is larger than {MAX_BODY_BYTES} bytes")
+                await fail(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
                 return None
         ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         if ctype != b"application/json" and not ctype.endswith(b"+json"):
             shown = ctype.decode("latin-1")[:80] or "none"
-            await send_error(send, 415, f"Content-Type must be application/json (got {shown})")
+            await fail(415, f"Content-Type must be application/json (got {shown})")
             return None
         chunks: list[bytes] = []
         size = 0
@@ -240,7 +270,7 @@ class EmulatorMiddleware:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_BODY_BYTES:
-                await send_error(send, 413, f"request body is larger than {MAX_BODY_BYTES} bytes")
+                await fail(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
                 return None
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -248,7 +278,7 @@ class EmulatorMiddleware:
         raw = b"".join(chunks)
         value, problem = parse_json(raw)
         if problem is not None:
-            await send_error(send, 400, problem)
+            await fail(400, problem)
             return None
         scope[JSON_KEY] = value
         sent = False

@@ -32,6 +32,9 @@ from mediagen_nb.emulator._state import EmulatorState
 DEFAULT_SPEED: Final = 30.0
 """Speed of ``start_emulator`` and the default emulator: a 2-minute video takes 4 s."""
 STARTUP_TIMEOUT_S: Final = 15.0
+DEMO_TEXT_RATE: Final = 30.0
+"""Tokens per second the default (demo) emulator streams chat replies at: a human reading
+pace, so a reply can be watched and stopped. Change it with ``handle.text_rate``."""
 
 
 class DroppingH11Protocol(H11Protocol):
@@ -112,6 +115,19 @@ class EmulatorHandle:
         return self.state.speed
 
     @property
+    def text_rate(self) -> float | None:
+        """Streamed chat text in tokens per second (None: paced by ``speed`` like the rest)."""
+        return self.state.text_rate
+
+    @text_rate.setter
+    def text_rate(self, value: float | None) -> None:
+        if value is not None and not value > 0:
+            raise ValueError(
+                f"text_rate must be a positive number of tokens per second or None, got {value!r}"
+            )
+        self.state.text_rate = value
+
+    @property
     def running(self) -> bool:
         """Whether the server thread is still serving."""
         return self._thread.is_alive() and not self._server.should_exit
@@ -156,16 +172,19 @@ def start_emulator(
     *,
     seed: int | None = None,
     state_dir: Path | None = None,
+    text_rate: float | None = None,
 ) -> EmulatorHandle:
     """Serve a new emulator in a daemon thread; returns once it accepts connections.
 
     ``api_key`` None makes a random key for this instance (read it from the handle).
     ``state_dir`` journals task records there so a later emulator on the same folder
     finishes them (the handle's ``service_id`` then names that folder, not the port).
+    ``text_rate`` paces streamed chat text in tokens per wall-clock second (None: by speed).
     Raises RuntimeError when the server cannot start (e.g. the port is taken).
     """
     key = api_key or f"emu-{secrets.token_urlsafe(24)}"
     app = create_app(api_key=key, speed=speed, faults=faults, seed=seed, state_dir=state_dir)
+    app.state.emulator.text_rate = text_rate
     config = uvicorn.Config(
         app,
         host=host,
@@ -215,13 +234,17 @@ _default: EmulatorHandle | None = None
 def default_emulator() -> EmulatorHandle:
     """The process-wide emulator (started on first use, restarted if it was stopped).
 
-    It journals its tasks under ``$MEDIAGEN_HOME/emulator`` so that, after a kernel restart,
-    the new kernel's emulator still knows the unfinished tasks that history re-attaches.
+    Chat replies stream at ``DEMO_TEXT_RATE`` tokens per second (a human pace: Stop is
+    usable); set ``default_emulator().text_rate`` to change it. It journals its tasks under
+    ``$MEDIAGEN_HOME/emulator`` so that, after a kernel restart, the new kernel's emulator
+    still knows the unfinished tasks that history re-attaches.
     """
     global _default  # noqa: PLW0603 - one embedded service per process, by design
     with _default_lock:
         if _default is None or not _default.running:
-            _default = start_emulator(state_dir=resolve_home() / "emulator")
+            _default = start_emulator(
+                state_dir=resolve_home() / "emulator", text_rate=DEMO_TEXT_RATE
+            )
         return _default
 
 

@@ -56,6 +56,8 @@ class EmulatorState:
         self.lock = threading.RLock()
         """Guards the stores; routes run on one loop, renders in worker threads."""
         self.faults = FaultInjector(faults or FaultConfig())
+        self.text_rate: float | None = None
+        """Streamed text pace in tokens per wall-clock second (None: paced by ``speed``)."""
         self.counters: Counter[str] = Counter()
         """``poll_too_fast`` (429s for early polls), ``tasks_created``, ``tasks_rejected``,
         ``media_rendered``, ``assets_uploaded``, ``tasks_purged``."""

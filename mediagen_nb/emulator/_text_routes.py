@@ -21,7 +21,10 @@ OpenAI and Anthropic wire formats closely enough that the official ``openai`` an
   them: message_start, content_block_start, ping, content_block_delta (text_delta) ...,
   content_block_stop, message_delta (stop_reason, usage.output_tokens), message_stop.
 - **Pacing**: ``STREAM_DELTA_S`` seconds between deltas, divided by the emulator speed, so a
-  typical answer (~40 deltas) streams in about 1.5 s at speed 1.
+  typical answer (~40 deltas) streams in about 1.5 s at speed 1. When the state's
+  ``text_rate`` is set (tokens per wall-clock second; the demo emulator sets a human pace so
+  a reply can be watched and stopped), each delta waits its token count over that rate
+  instead, whatever the speed.
 - **Stream cut fault**: when ``faults.should_cut_stream()`` says so, the body ends cleanly
   after ``faults.cut_point(n)`` deltas, without the terminator (no finish chunk, no
   ``[DONE]``; no message_delta / message_stop). Clients must treat that as incomplete.
@@ -42,15 +45,17 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from mediagen_nb.emulator._errors import dumps, error_response, json_response
+from mediagen_nb.emulator._chat_plan import bad_signature
+from mediagen_nb.emulator._chat_reply import build_reply
+from mediagen_nb.emulator._chat_wire import Item, chat_body, chat_items
+from mediagen_nb.emulator._errors import TextProtocol, error_response, json_response
+from mediagen_nb.emulator._messages_wire import messages_body, messages_items
 from mediagen_nb.emulator._middleware import JSON_KEY
 from mediagen_nb.emulator._textgen import (
-    Completion,
     Conversation,
     chat_conversation,
-    generate,
+    count_tokens,
     messages_conversation,
-    split_deltas,
 )
 from mediagen_nb.types import Problem, errors_only, validate_request
 
@@ -59,8 +64,7 @@ __all__ = ["STREAM_DELTA_S", "TextState", "text_routes"]
 STREAM_DELTA_S: Final = 0.04
 """Service seconds between two streamed deltas (divided by the emulator speed)."""
 
-CHAT_FINISH: Final = {"end": "stop", "stop": "stop", "length": "length"}
-MESSAGES_STOP: Final = {"end": "end_turn", "stop": "stop_sequence", "length": "max_tokens"}
+CHAT_PATH: Final = "/v1/chat/completions"
 SSE_HEADERS: Final = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
 _sleep = asyncio.sleep  # module-level so tests can record the pacing without waiting
@@ -82,6 +86,7 @@ class TextState(Protocol):
     """What the text routes read from ``app.state.emulator``."""
 
     speed: float
+    text_rate: float | None
 
     @property
     def faults(self) -> StreamFaults:
@@ -102,18 +107,17 @@ def _state(request: Request) -> TextState:
     return state
 
 
-def _bad_request(problems: list[Problem]) -> Response:
-    body = {
-        "error": {
-            "type": "invalid_request_error",
-            "message": "; ".join(str(p) for p in problems),
-            "param": problems[0].field,
-        }
-    }
-    return Response(dumps(body), status_code=400, media_type="application/json")
+def _bad_request(problems: list[Problem], protocol: TextProtocol) -> Response:
+    return error_response(
+        400,
+        "; ".join(str(p) for p in problems),
+        error_type="invalid_request_error",
+        protocol=protocol,
+        param=problems[0].field,
+    )
 
 
-async def _read_json(request: Request) -> dict[str, Any] | Response:
+async def _read_json(request: Request, protocol: TextProtocol) -> dict[str, Any] | Response:
     """The body as a JSON object, or a 400 response saying what is wrong.
 
     The emulator middleware has usually parsed (and size-checked) it already.
@@ -124,9 +128,9 @@ async def _read_json(request: Request) -> dict[str, Any] | Response:
         try:
             body = json.loads(await request.body())
         except (ValueError, UnicodeDecodeError) as exc:
-            return error_response(400, f"request body is not valid JSON: {exc}")
+            return error_response(400, f"request body is not valid JSON: {exc}", protocol=protocol)
     if not isinstance(body, dict):
-        return _bad_request([Problem("(body)", "must be a JSON object")])
+        return _bad_request([Problem("(body)", "must be a JSON object")], protocol)
     return body
 
 
@@ -141,38 +145,66 @@ def _stop_list(value: Any) -> list[str]:
 async def _parse(
     request: Request, path: str, reader: Callable[[dict[str, Any]], Conversation]
 ) -> tuple[dict[str, Any], Conversation] | Response:
-    body = await _read_json(request)
+    protocol: TextProtocol = "chat" if path == CHAT_PATH else "messages"
+    body = await _read_json(request, protocol)
     if isinstance(body, Response):
         return body
     problems = errors_only(validate_request(path, body))
     if problems:
-        return _bad_request(problems)
+        return _bad_request(problems, protocol)
     return body, reader(body)
-
-
-def _deltas(state: TextState, completion: Completion, request_id: str) -> tuple[list[str], int]:
-    """The text's deltas and how many to send (fewer when the stream is cut)."""
-    deltas = split_deltas(completion.text, int(request_id[-8:], 16))
-    send = len(deltas)
-    if state.faults.should_cut_stream():
-        send = state.faults.cut_point(len(deltas))
-    return deltas, send
-
-
-def _sse(payload: dict[str, Any]) -> bytes:
-    return b"data: " + dumps(payload) + b"\n\n"
-
-
-def _event(name: str, payload: dict[str, Any]) -> bytes:
-    return b"event: " + name.encode("ascii") + b"\ndata: " + dumps(payload) + b"\n\n"
 
 
 # -- chat completions ------------------------------------------------------------------------
 
 
+def _delta_text(value: Any) -> str:
+    """The strings a delta carries (text, thinking, tool arguments), joined."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return " ".join(_delta_text(v) for k, v in value.items() if k not in ("type", "id", "role"))
+    if isinstance(value, list):
+        return " ".join(_delta_text(v) for v in value)
+    return ""
+
+
+def _pace(state: TextState, payload: bytes) -> float:
+    """Seconds to wait before a paced delta: its tokens at ``text_rate``, else by speed."""
+    rate = state.text_rate
+    if not rate:
+        return STREAM_DELTA_S / state.speed
+    data = json.loads(payload.split(b"data: ", 1)[1])
+    deltas = [c.get("delta") for c in data.get("choices") or []] or [data.get("delta")]
+    return max(1, count_tokens(_delta_text(deltas))) / rate
+
+
+async def _stream(state: TextState, items: list[Item]) -> Response:
+    """Send ``items`` as SSE, pacing the deltas; an injected cut stops after some deltas."""
+    deltas = sum(1 for _, paced in items if paced)
+    send = deltas
+    if state.faults.should_cut_stream():
+        send = state.faults.cut_point(deltas)
+    cut = send < deltas
+
+    async def events() -> AsyncIterator[bytes]:
+        sent = 0
+        for payload, paced in items:
+            if paced:
+                if cut and sent >= send:
+                    return  # injected stream cut: no terminator
+                await _sleep(_pace(state, payload))
+                sent += 1
+            elif cut and sent >= send and sent > 0:
+                return
+            yield payload
+
+    return StreamingResponse(events(), media_type="text/event-stream", headers=SSE_HEADERS)
+
+
 async def chat_completions(request: Request) -> Response:
     """``POST /v1/chat/completions`` (JSON or SSE)."""
-    parsed = await _parse(request, "/v1/chat/completions", chat_conversation)
+    parsed = await _parse(request, CHAT_PATH, chat_conversation)
     if isinstance(parsed, Response):
         return parsed
     body, conversation = parsed
@@ -181,72 +213,38 @@ async def chat_completions(request: Request) -> Response:
     if limit is None:
         limit = body.get("max_tokens")
     model = str(body["model"])
-    completion = generate(
-        model, conversation, body, max_tokens=limit, stop=_stop_list(body.get("stop"))
-    )
     request_id = "chatcmpl-" + state.random_hex(12)
+    n_value = body.get("n")
+    n = n_value if isinstance(n_value, int) else 1
+    replies = [
+        build_reply(
+            body,
+            "chat",
+            conversation,
+            model=model,
+            max_tokens=limit,
+            stop=_stop_list(body.get("stop")),
+            id_seed=request_id,
+            choice=i,
+        )
+        for i in range(max(1, n))
+    ]
     created = int(state.now())
-    usage = {
-        "prompt_tokens": completion.prompt_tokens,
-        "completion_tokens": completion.completion_tokens,
-        "total_tokens": completion.total_tokens,
-    }
     if body.get("stream") is not True:
         return json_response(
-            {
-                "id": request_id,
-                "object": "chat.completion",
-                "created": created,
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": completion.text},
-                        "finish_reason": CHAT_FINISH[completion.finish],
-                    }
-                ],
-                "usage": usage,
-            }
+            chat_body(replies, request_id=request_id, created=created, model=model)
         )
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
-    deltas, send = _deltas(state, completion, request_id)
-    delay = STREAM_DELTA_S / state.speed
-
-    def chunk(delta: dict[str, Any], finish: str | None) -> bytes:
-        payload: dict[str, Any] = {
-            "id": request_id,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
-        if include_usage:
-            payload["usage"] = None
-        return _sse(payload)
-
-    async def events() -> AsyncIterator[bytes]:
-        yield chunk({"role": "assistant", "content": ""}, None)
-        for piece in deltas[:send]:
-            await _sleep(delay)
-            yield chunk({"content": piece}, None)
-        if send < len(deltas):
-            return  # injected stream cut: no finish chunk, no [DONE]
-        yield chunk({}, CHAT_FINISH[completion.finish])
-        if include_usage:
-            yield _sse(
-                {
-                    "id": request_id,
-                    "object": "chat.completion.chunk",
-                    "created": created,
-                    "model": model,
-                    "choices": [],
-                    "usage": usage,
-                }
-            )
-        yield b"data: [DONE]\n\n"
-
-    return StreamingResponse(events(), media_type="text/event-stream", headers=SSE_HEADERS)
+    items = chat_items(
+        replies,
+        request_id=request_id,
+        created=created,
+        model=model,
+        include_usage=include_usage,
+        seed=int(request_id[-8:], 16),
+    )
+    return await _stream(state, items)
 
 
 # -- messages --------------------------------------------------------------------------------
@@ -258,81 +256,25 @@ async def messages(request: Request) -> Response:
     if isinstance(parsed, Response):
         return parsed
     body, conversation = parsed
+    bad = bad_signature(body)
+    if bad is not None:
+        return _bad_request([Problem(bad, "invalid signature in thinking block")], "messages")
     state = _state(request)
     model = str(body["model"])
-    completion = generate(
-        model,
-        conversation,
+    message_id = "msg_" + state.random_hex(12)
+    reply = build_reply(
         body,
+        "messages",
+        conversation,
+        model=model,
         max_tokens=int(body["max_tokens"]),
         stop=_stop_list(body.get("stop_sequences")),
+        id_seed=message_id,
     )
-    message_id = "msg_" + state.random_hex(12)
-    stop_reason = MESSAGES_STOP[completion.finish]
     if body.get("stream") is not True:
-        return json_response(
-            {
-                "id": message_id,
-                "type": "message",
-                "role": "assistant",
-                "content": [{"type": "text", "text": completion.text}],
-                "model": model,
-                "stop_reason": stop_reason,
-                "stop_sequence": completion.stop_sequence,
-                "usage": {
-                    "input_tokens": completion.prompt_tokens,
-                    "output_tokens": completion.completion_tokens,
-                },
-            }
-        )
-    deltas, send = _deltas(state, completion, message_id)
-    delay = STREAM_DELTA_S / state.speed
-    start: dict[str, Any] = {
-        "id": message_id,
-        "type": "message",
-        "role": "assistant",
-        "content": [],
-        "model": model,
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": completion.prompt_tokens, "output_tokens": 1},
-    }
-
-    async def events() -> AsyncIterator[bytes]:
-        yield _event("message_start", {"type": "message_start", "message": start})
-        yield _event(
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        )
-        yield _event("ping", {"type": "ping"})
-        for piece in deltas[:send]:
-            await _sleep(delay)
-            yield _event(
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "text_delta", "text": piece},
-                },
-            )
-        if send < len(deltas):
-            return  # injected stream cut: no block stop, no message_delta / message_stop
-        yield _event("content_block_stop", {"type": "content_block_stop", "index": 0})
-        yield _event(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": completion.stop_sequence},
-                "usage": {"output_tokens": completion.completion_tokens},
-            },
-        )
-        yield _event("message_stop", {"type": "message_stop"})
-
-    return StreamingResponse(events(), media_type="text/event-stream", headers=SSE_HEADERS)
+        return json_response(messages_body(reply, message_id=message_id, model=model))
+    items = messages_items(reply, message_id=message_id, model=model, seed=int(message_id[-8:], 16))
+    return await _stream(state, items)
 
 
 def text_routes() -> list[Route]:

@@ -31,9 +31,12 @@ __all__ = [
     "Completion",
     "Conversation",
     "chat_conversation",
+    "compose",
     "count_tokens",
     "generate",
+    "limit",
     "messages_conversation",
+    "request_seed",
     "split_deltas",
     "tokenize",
 ]
@@ -283,6 +286,23 @@ def generate(
 ) -> Completion:
     """The answer to ``conversation``, cut by ``stop`` sequences and ``max_tokens``."""
     text = _compose(model, conversation, random.Random(_seed(model, conversation, body)))
+    return limit(text, conversation.prompt_tokens, max_tokens=max_tokens, stop=stop)
+
+
+def compose(model: str, conversation: Conversation, body: dict[str, Any]) -> str:
+    """The whole answer text, before stop sequences and limits (deterministic)."""
+    return _compose(model, conversation, random.Random(_seed(model, conversation, body)))
+
+
+def request_seed(model: str, conversation: Conversation, body: dict[str, Any]) -> int:
+    """The deterministic seed of a request (what the wording is chosen by)."""
+    return _seed(model, conversation, body)
+
+
+def limit(
+    text: str, prompt_tokens: int, *, max_tokens: int | None = None, stop: Sequence[str] = ()
+) -> Completion:
+    """``text`` cut at the first stop sequence, then to ``max_tokens`` tokens."""
     finish: Finish = "end"
     matched: str | None = None
     cuts = [(text.find(s), s) for s in stop if s and s in text]
@@ -298,7 +318,7 @@ def generate(
         text=text,
         finish=finish,
         stop_sequence=matched,
-        prompt_tokens=conversation.prompt_tokens,
+        prompt_tokens=prompt_tokens,
         completion_tokens=count_tokens(text),
     )
 

@@ -11,6 +11,19 @@ from mediagen_nb.types._chat import (
     MessagesMessage,
     MessagesRequest,
 )
+from mediagen_nb.types._chat_parts import (
+    AnyContentBlock,
+    ContentBlock,
+    FunctionCall,
+    FunctionCallDelta,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolCallDelta,
+    ToolUseBlock,
+    tool_results_turn,
+)
 from mediagen_nb.types._images import BananaRequest, Image2Request, parse_size, size_problems
 from mediagen_nb.types._problem import (
     Problem,
@@ -32,13 +45,20 @@ from mediagen_nb.types._responses import (
     ChunkChoice,
     ChunkDelta,
     CompletionUsage,
-    ContentBlock,
     Message,
     MessageUsage,
-    Response,
     StreamEvent,
     TaskCreateResponse,
     TaskResult,
+)
+from mediagen_nb.types._responses_base import Response
+from mediagen_nb.types._stream_events import (
+    DoneEvent,
+    StreamUpdate,
+    TextEvent,
+    ThinkingEvent,
+    ToolCallEvent,
+    ToolInputEvent,
 )
 from mediagen_nb.types._validate import (
     REQUEST_MODELS,
@@ -55,6 +75,7 @@ from mediagen_nb.types._videos import (
 
 __all__ = [
     "REQUEST_MODELS",
+    "AnyContentBlock",
     "AssetEnvelope",
     "AssetInfo",
     "BananaRequest",
@@ -68,6 +89,9 @@ __all__ = [
     "ChunkDelta",
     "CompletionUsage",
     "ContentBlock",
+    "DoneEvent",
+    "FunctionCall",
+    "FunctionCallDelta",
     "GenericVideoRequest",
     "Image2Request",
     "Message",
@@ -75,6 +99,7 @@ __all__ = [
     "MessagesMessage",
     "MessagesRequest",
     "Problem",
+    "RedactedThinkingBlock",
     "RequestModel",
     "RequestValidationError",
     "Response",
@@ -87,8 +112,18 @@ __all__ = [
     "SoraRequest",
     "StarvideosRequest",
     "StreamEvent",
+    "StreamUpdate",
     "TaskCreateResponse",
     "TaskResult",
+    "TextBlock",
+    "TextEvent",
+    "ThinkingBlock",
+    "ThinkingEvent",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolCallEvent",
+    "ToolInputEvent",
+    "ToolUseBlock",
     "ensure_valid",
     "errors_only",
     "is_asset_uri",
@@ -96,5 +131,6 @@ __all__ = [
     "parse_size",
     "request_model_for",
     "size_problems",
+    "tool_results_turn",
     "validate_request",
 ]

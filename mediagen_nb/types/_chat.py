@@ -2,8 +2,9 @@
 
 Decisions where the spec is silent: ``top_p`` must lie in 0..1 (nucleus sampling); a
 messages ``temperature`` above 1 is a warning (the Anthropic protocol documents 0..1) and
-below 0 an error. Setting both ``temperature`` and ``top_p`` is advice, so a warning. The
-protocols accept many more options (tools, response_format, thinking, ...): those pass
+below 0 an error. Setting both ``temperature`` and ``top_p`` is advice, so a warning.
+Tools, tool-loop turns, ``response_format``, ``n``, ``stream_options`` and ``thinking`` follow the
+protocols' own rules (``_chat_protocol``, ``_messages_protocol``); other options pass
 through without warnings.
 """
 
@@ -12,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from mediagen_nb.catalog._params import CHAT_MAX_STOP, CHAT_TEMPERATURE, ChatRole, MessagesRole
 from mediagen_nb.catalog._text import TEXT_MODELS, text_model, text_vendor_of
+from mediagen_nb.types._chat_protocol import chat_content_may_be_null, chat_protocol_problems
+from mediagen_nb.types._messages_protocol import messages_protocol_problems
 from mediagen_nb.types._problem import Problem, RequestModel, RuleContext
 
 _VIDEO_PART_TYPES = frozenset({"video_url", "video", "input_video"})
@@ -28,6 +31,14 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(defer_build=True, strict=True, extra="allow")
     role: ChatRole
     content: Any
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tool_calls_need_no_content(cls, data: Any) -> Any:
+        # an assistant turn that only calls tools may leave content out (the protocol allows it)
+        if isinstance(data, dict) and "content" not in data and data.get("tool_calls"):
+            return {**data, "content": None}
+        return data
 
 
 class MessagesMessage(BaseModel):
@@ -95,7 +106,8 @@ class ChatCompletionRequest(RequestModel):
         if not self.messages:
             yield Problem("messages", "must contain at least one message")
         for index, message in enumerate(self.messages):
-            yield from _content_problems(message.content, f"messages[{index}].content")
+            if not chat_content_may_be_null(message):
+                yield from _content_problems(message.content, f"messages[{index}].content")
         vendor = _vendor(self.model)
         for field, part in _part_types(self.messages):
             if part in _VIDEO_PART_TYPES and vendor in ("gpt", "claude"):
@@ -114,6 +126,7 @@ class ChatCompletionRequest(RequestModel):
             if value is not None and value < 1:
                 yield Problem(name, "must be at least 1")
         yield from _stop_problems(self.stop)
+        yield from chat_protocol_problems(self)
 
 
 def _stop_problems(stop: Any) -> Iterator[Problem]:
@@ -164,3 +177,4 @@ class MessagesRequest(RequestModel):
                 yield Problem("temperature", "must be at least 0")
             elif self.temperature > 1:
                 yield Problem("temperature", "the messages protocol documents 0 to 1", "warning")
+        yield from messages_protocol_problems(self)

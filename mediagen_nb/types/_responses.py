@@ -6,15 +6,21 @@ the asset ``code`` as string or integer), so a newer service never breaks a read
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import Field, field_validator
 
-
-class Response(BaseModel):
-    """Base of every response model: keep unknown fields, coerce JSON types leniently."""
-
-    model_config = ConfigDict(defer_build=True, extra="allow")
+from mediagen_nb.types._chat_parts import (
+    AnyContentBlock,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolCallDelta,
+    ToolUseBlock,
+)
+from mediagen_nb.types._responses_base import Response
 
 
 class TaskCreateResponse(Response):
@@ -57,10 +63,23 @@ class CompletionUsage(Response):
 
 
 class ChatCompletionMessage(Response):
-    """The assistant message of a choice."""
+    """The assistant message of a choice: text ``content`` and/or ``tool_calls``."""
 
     role: str = "assistant"
     content: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    """The tools the model wants called (finish reason ``tool_calls``), else None."""
+    refusal: str | None = None
+
+    def to_param(self) -> dict[str, Any]:
+        """This message as the assistant turn of the next request (``content`` None + calls).
+
+        Append it to ``messages``, then one :meth:`ToolCall.result` per call, and send again.
+        """
+        param: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            param["tool_calls"] = [call.to_param() for call in self.tool_calls]
+        return param
 
 
 class ChatChoice(Response):
@@ -86,12 +105,28 @@ class ChatCompletion(Response):
         """Content of the first choice."""
         return (self.choices[0].message.content or "") if self.choices else ""
 
+    @property
+    def message(self) -> ChatCompletionMessage:
+        """The first choice's message (an empty assistant message when there is no choice)."""
+        return self.choices[0].message if self.choices else ChatCompletionMessage()
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """Tool calls of the first choice (empty list when none)."""
+        return list(self.message.tool_calls or [])
+
+    def parse_json(self) -> Any:
+        """The first choice's text decoded as JSON (``response_format`` json_object/schema)."""
+        return json.loads(self.text)
+
 
 class ChunkDelta(Response):
-    """The partial message of a streamed chunk."""
+    """The partial message of a streamed chunk (text and/or tool-call fragments)."""
 
     role: str | None = None
     content: str | None = None
+    tool_calls: list[ToolCallDelta] | None = None
+    refusal: str | None = None
 
 
 class ChunkChoice(Response):
@@ -109,7 +144,7 @@ class ChatCompletionChunk(Response):
     object: str | None = None
     created: int | None = None
     model: str | None = None
-    choices: list[ChunkChoice] = []
+    choices: list[ChunkChoice] = Field(default_factory=list)
     usage: CompletionUsage | None = None
 
     @property
@@ -123,13 +158,8 @@ class MessageUsage(Response):
 
     input_tokens: int = 0
     output_tokens: int = 0
-
-
-class ContentBlock(Response):
-    """One block of a message's content."""
-
-    type: str = "text"
-    text: str | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
 
 
 class Message(Response):
@@ -138,15 +168,42 @@ class Message(Response):
     id: str
     type: str = "message"
     role: str = "assistant"
-    content: list[ContentBlock]
+    content: list[AnyContentBlock]
+    """Typed blocks: TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock (others:
+    ContentBlock with their fields kept)."""
     model: str | None = None
     stop_reason: str | None = None
+    """``end_turn``, ``max_tokens``, ``stop_sequence`` or ``tool_use``."""
+    stop_sequence: str | None = None
     usage: MessageUsage | None = None
 
     @property
     def text(self) -> str:
         """All text blocks joined."""
-        return "".join(b.text or "" for b in self.content if b.type == "text")
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def thinking(self) -> str:
+        """All thinking blocks' text joined (empty without extended thinking)."""
+        return "".join(b.thinking for b in self.content if isinstance(b, ThinkingBlock))
+
+    @property
+    def thinking_blocks(self) -> list[ThinkingBlock | RedactedThinkingBlock]:
+        """The thinking and redacted-thinking blocks, in order."""
+        return [b for b in self.content if isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        """The ``tool_use`` blocks (stop reason ``tool_use``), in order."""
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def to_param(self) -> dict[str, Any]:
+        """This reply as the assistant turn of the next request (every block, signatures too)."""
+        return {"role": "assistant", "content": [b.to_param() for b in self.content]}
+
+    def parse_json(self) -> Any:
+        """The text decoded as JSON (``output_config.format`` json_schema)."""
+        return json.loads(self.text)
 
 
 class StreamEvent(Response):
@@ -161,9 +218,22 @@ class StreamEvent(Response):
 
     @property
     def text(self) -> str:
-        """Text added by a ``content_block_delta`` event."""
+        """Text added by a ``content_block_delta`` event (``text_delta``)."""
+        return self._delta_str("text")
+
+    @property
+    def thinking(self) -> str:
+        """Thinking text added by a ``content_block_delta`` event (``thinking_delta``)."""
+        return self._delta_str("thinking")
+
+    @property
+    def partial_json(self) -> str:
+        """Tool-input JSON fragment of a ``content_block_delta`` (``input_json_delta``)."""
+        return self._delta_str("partial_json")
+
+    def _delta_str(self, key: str) -> str:
         if self.type == "content_block_delta" and self.delta:
-            value = self.delta.get("text")
+            value = self.delta.get(key)
             return value if isinstance(value, str) else ""
         return ""
 

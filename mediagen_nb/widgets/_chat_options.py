@@ -1,48 +1,193 @@
-"""What the chat form may offer for a model and protocol, and the request body it builds.
+"""What the chat form may offer for a model and protocol, in the user's words.
 
 Pure functions over the catalog (no widgets), so the rules are tested without a front end:
 image attachments on every model's chat-completions; video only for Gemini; the messages
-protocol only for Claude and GPT, and image input there not for GPT.
+protocol only for Claude and GPT, and image input there not for GPT; tools on both
+protocols; a thinking budget on messages (the protocol whose ``thinking.budget_tokens``
+takes one).
 
-Decisions where the spec is silent: streamed chat-completions ask for
-``stream_options.include_usage`` (the OpenAI protocol's way to get usage in a stream) so
-each turn can show its usage; ``top_p`` and ``stop`` are offered on chat-completions only
-(the messages table lists neither); the messages ``max_tokens`` (required) defaults to 1024;
-attachments are sent as ``image_url`` / ``video_url`` parts on chat-completions and as
-``image`` blocks with a URL ``source`` on messages (the compatible protocols' shapes);
-since the spec leaves those shapes to the protocols, the request types do not check the
-URLs inside them, so the form checks each attachment is an http(s) URL itself.
+Labels speak the user's words; each field keeps its API name for the tooltip and for copy as
+code (``FIELDS``). Model titles are built from the catalog name ("Claude Sonnet 4.6 ·
+premium pool"); the API name stays the option's value and tooltip.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mediagen_nb.catalog import TEXT_MODELS, VENDOR_TITLE, text_model
-from mediagen_nb.types import Problem, is_url
 
 Protocol = Literal["chat-completions", "messages"]
 Sampling = Literal["default", "temperature", "top_p"]
 AttachmentKind = Literal["image", "video"]
+ToolChoice = Literal["auto", "required", "none"]
 
 PROTOCOLS: tuple[Protocol, ...] = ("chat-completions", "messages")
+PROTOCOL_LABELS: dict[Protocol, str] = {
+    "chat-completions": "Chat Completions",
+    "messages": "Messages",
+}
+PROTOCOL_HELP: dict[Protocol, str] = {
+    "chat-completions": "OpenAI-compatible: POST /v1/chat/completions",
+    "messages": "Anthropic-compatible: POST /v1/messages",
+}
 PATHS: dict[Protocol, str] = {
     "chat-completions": "/v1/chat/completions",
     "messages": "/v1/messages",
 }
 DEFAULT_MAX_TOKENS = 1024
+MIN_THINKING_BUDGET = 1024
+"""The messages protocol's smallest ``thinking.budget_tokens``."""
 MAX_STOP = 4
+MAX_FILE_BYTES = 5 * 1024 * 1024
+"""Largest image file attached from disk (the messages protocol's per-image limit)."""
+FILE_TYPES: dict[str, str] = {
+    "image/png": "PNG",
+    "image/jpeg": "JPEG",
+    "image/gif": "GIF",
+    "image/webp": "WebP",
+}
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+_VARIANT_WORDS = {
+    "standard": "",
+    "official": "official",
+    "hc": "premium pool",
+    "fd": "mixed pool",
+    "low": "budget",
+}
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """How one form field is shown: its label, its help line and the API names it sets."""
+
+    label: str
+    help: str = ""
+    api: str = ""
+
+
+FIELDS: dict[str, FieldInfo] = {
+    "model": FieldInfo("Model", "", "model"),
+    "protocol": FieldInfo("Protocol", "Which compatible API the request goes to.", ""),
+    "system": FieldInfo(
+        "System prompt", "Instructions the model follows for the whole conversation.", "system"
+    ),
+    "sampling": FieldInfo("Sampling", "Leave on Default unless you want to steer variety.", ""),
+    "temperature": FieldInfo(
+        "Temperature", "Higher gives more varied replies, lower more focused.", "temperature"
+    ),
+    "top_p": FieldInfo(
+        "Top P", "Only the most likely words whose chances add up to this.", "top_p"
+    ),
+    "max_tokens": FieldInfo(
+        "Max reply length",
+        "In tokens (about ¾ of a word). Empty: the service's default.",
+        "max_completion_tokens / max_tokens",
+    ),
+    "stop": FieldInfo(
+        "Stop sequences", f"One per line, at most {MAX_STOP}; the reply ends before one.", "stop"
+    ),
+    "tools": FieldInfo(
+        "Tools",
+        "A JSON array of tools (either protocol's shape); the model may ask to call one.",
+        "tools",
+    ),
+    "tool_choice": FieldInfo(
+        "Tool use", "Whether the model may, must or must not call a tool.", "tool_choice"
+    ),
+    "thinking_budget": FieldInfo(
+        "Thinking budget",
+        f"Tokens the model may spend thinking before it answers; 0 is off, else at least "
+        f"{MIN_THINKING_BUDGET}.",
+        "thinking.budget_tokens",
+    ),
+    "attachments": FieldInfo(
+        "Attachments", "Images (or videos, for Gemini) sent with your message.", ""
+    ),
+    "message": FieldInfo("Message", "", "messages"),
+}
+TOOL_CHOICES: tuple[tuple[ToolChoice, str], ...] = (
+    ("auto", "Model decides"),
+    ("required", "Must call a tool"),
+    ("none", "No tool calls"),
+)
+SAMPLING_LABELS: dict[Sampling, str] = {
+    "default": "Default",
+    "temperature": "Temperature",
+    "top_p": "Top P",
+}
+TOOLS_EXAMPLE = """[
+  {
+    "name": "get_weather",
+    "description": "Current weather for a city",
+    "parameters": {
+      "type": "object",
+      "properties": {"city": {"type": "string", "description": "City name"}},
+      "required": ["city"]
+    }
+  }
+]"""
+
+
+def _version(base: str) -> str:
+    """``claude-sonnet-4-6`` -> ``Sonnet 4.6``; ``gemini-3-flash-preview`` -> ``3 Flash (preview)``.
+
+    (The vendor word is added by ``model_title``.)
+    """
+    words = base.split("-")[1:]
+    out: list[str] = []
+    numbers: list[str] = []
+    preview = False
+    for word in words:
+        if re.fullmatch(r"\d+(\.\d+)?", word):
+            numbers.append(word)
+            continue
+        if numbers:
+            out.append(".".join(numbers))
+            numbers = []
+        if word == "preview":
+            preview = True
+        elif word == "lite" and out:
+            out[-1] += "-Lite"
+        else:
+            out.append(word.capitalize())
+    if numbers:
+        out.append(".".join(numbers))
+    return " ".join(out) + (" (preview)" if preview else "")
+
+
+def model_title(name: str) -> str:
+    """A readable, distinct title: ``Claude Sonnet 4.6 · premium pool``, ``GPT-5.5 · budget``."""
+    entry = text_model(name)
+    if entry is None:
+        return name
+    if entry.vendor == "gpt":
+        head = "GPT-" + entry.base.removeprefix("gpt-")
+    else:
+        head = f"{VENDOR_TITLE[entry.vendor]} {_version(entry.base)}"
+    words = _VARIANT_WORDS[entry.variant]
+    return f"{head} · {words}" if words else head
 
 
 def model_options() -> list[tuple[str, str]]:
-    """(label, model) for a dropdown, grouped by vendor (the catalog's table order)."""
-    options: list[tuple[str, str]] = []
+    """(title, model) for a picker, in the catalog's order (grouped by vendor)."""
+    return [(model_title(name), name) for name in TEXT_MODELS]
+
+
+def model_groups() -> list[dict[str, Any]]:
+    """The picker as data: ``[{label: vendor, options: [{value, label, title}]}]``."""
+    groups: list[dict[str, Any]] = []
     for name, entry in TEXT_MODELS.items():
-        variant = "" if entry.variant == "standard" else f" ({entry.variant_meaning})"
-        options.append((f"{VENDOR_TITLE[entry.vendor]} · {name}{variant}", name))
-    return options
+        vendor = VENDOR_TITLE[entry.vendor]
+        if not groups or groups[-1]["label"] != vendor:
+            groups.append({"label": vendor, "options": []})
+        groups[-1]["options"].append(
+            {"value": name, "label": model_title(name), "title": f"{name}: {entry.variant_meaning}"}
+        )
+    return groups
 
 
 def protocols_for(model: str) -> tuple[Protocol, ...]:
@@ -63,33 +208,70 @@ def attachment_kinds(model: str, protocol: Protocol) -> tuple[AttachmentKind, ..
     return ("image",) if entry.image_input_messages else ()
 
 
+def takes_thinking(protocol: Protocol) -> bool:
+    """Whether the protocol has a thinking budget (messages: ``thinking.budget_tokens``)."""
+    return protocol == "messages"
+
+
 def capability_hint(model: str, protocol: Protocol) -> str:
     """One or two plain sentences: what this model takes here and why something is missing."""
     entry = text_model(model)
     if entry is None:
-        return f"{model}: not in the catalog; capabilities unknown."
+        return f"{model} is not in the catalog, so what it accepts is unknown."
     kinds = attachment_kinds(model, protocol)
-    takes = " and ".join(f"{k}s" for k in kinds) if kinds else "no media (text only)"
-    notes = [f"{VENDOR_TITLE[entry.vendor]} · {entry.variant_meaning}: attachments take {takes}."]
+    takes = " and ".join(f"{k}s" for k in kinds) if kinds else "text only"
+    notes = [f"{model_title(model)} takes {takes} here."]
     if "messages" not in entry.endpoints:
-        notes.append("The messages protocol accepts Claude and GPT models only.")
+        notes.append("The Messages protocol serves Claude and GPT models only.")
     if protocol == "chat-completions" and not entry.video_input_chat:
         notes.append("Video input: Gemini models only.")
     if protocol == "messages" and entry.vendor == "gpt":
-        notes.append("Image input on messages is not supported for GPT; use chat-completions.")
+        notes.append("For images with GPT, use Chat Completions.")
     return " ".join(notes)
 
 
 def sampling_for(protocol: Protocol) -> tuple[Sampling, ...]:
     """Sampling controls offered: temperature or top_p, one at a time."""
-    return (
-        ("default", "temperature", "top_p")
-        if protocol == "chat-completions"
-        else (
-            "default",
-            "temperature",
-        )
-    )
+    if protocol == "chat-completions":
+        return ("default", "temperature", "top_p")
+    return ("default", "temperature")
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """One image or video sent with a user message: by URL, or a file as a data URL.
+
+    ``url`` of a file is its ``data:`` URL; it stays in the kernel (the front end is sent
+    ``to_json()``, which leaves it out, so a saved notebook does not carry the file).
+    """
+
+    kind: AttachmentKind
+    url: str
+    name: str = ""
+    media_type: str = ""
+    size: int = 0
+    key: str = ""
+
+    @property
+    def is_file(self) -> bool:
+        """True for a file attached from disk (sent inline)."""
+        return self.url.startswith("data:")
+
+    @property
+    def label(self) -> str:
+        """File name, or the URL."""
+        return self.name or self.url
+
+    def to_json(self) -> dict[str, Any]:
+        """What the front end shows (never the file's bytes)."""
+        return {
+            "key": self.key,
+            "kind": self.kind,
+            "source": "file" if self.is_file else "url",
+            "label": self.label,
+            "url": "" if self.is_file else self.url,
+            "size": self.size,
+        }
 
 
 @dataclass(frozen=True)
@@ -105,8 +287,13 @@ class ChatSettings:
     max_tokens: int = 0
     """0 means "not set" on chat-completions; messages then uses ``DEFAULT_MAX_TOKENS``."""
     stop: tuple[str, ...] = ()
-    image_urls: tuple[str, ...] = ()
-    video_urls: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+    tools: str = ""
+    """JSON text of the tools (empty: none)."""
+    tool_choice: ToolChoice = "auto"
+    thinking_budget: int = 0
+    """0: thinking off (messages only)."""
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def path(self) -> str:
@@ -114,79 +301,20 @@ class ChatSettings:
         return PATHS[self.protocol]
 
     @property
-    def attachments(self) -> tuple[str, ...]:
-        """The attachment URLs that are valid for this model and protocol."""
+    def sent_attachments(self) -> tuple[Attachment, ...]:
+        """The attachments this model and protocol accept (the others wait, unsent)."""
         kinds = attachment_kinds(self.model, self.protocol)
-        images = self.image_urls if "image" in kinds else ()
-        videos = self.video_urls if "video" in kinds else ()
-        return images + videos
+        return tuple(a for a in self.attachments if a.kind in kinds)
+
+    @property
+    def thinking(self) -> bool:
+        """Thinking is on (and the protocol takes it)."""
+        return self.thinking_budget > 0 and takes_thinking(self.protocol)
 
 
 def split_lines(text: str) -> tuple[str, ...]:
-    """Non-empty stripped lines (URL lists, stop sequences: one per line)."""
+    """Non-empty stripped lines (stop sequences: one per line)."""
     return tuple(line.strip() for line in text.splitlines() if line.strip())
-
-
-def user_content(settings: ChatSettings, text: str) -> str | list[dict[str, Any]]:
-    """The user message content: plain text, or a multimodal array when media is attached."""
-    kinds = attachment_kinds(settings.model, settings.protocol)
-    images = settings.image_urls if "image" in kinds else ()
-    videos = settings.video_urls if "video" in kinds else ()
-    if not images and not videos:
-        return text
-    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
-    if settings.protocol == "chat-completions":
-        parts += [{"type": "image_url", "image_url": {"url": u}} for u in images]
-        parts += [{"type": "video_url", "video_url": {"url": u}} for u in videos]
-    else:
-        parts += [{"type": "image", "source": {"type": "url", "url": u}} for u in images]
-    return parts
-
-
-def build_request(
-    settings: ChatSettings,
-    history: Sequence[tuple[str, Any]],
-    content: str | list[dict[str, Any]],
-) -> dict[str, Any]:
-    """The request body (without ``stream``) for ``history`` + a new user message."""
-    messages: list[dict[str, Any]] = []
-    system = settings.system.strip()
-    if system and settings.protocol == "chat-completions":
-        messages.append({"role": "system", "content": system})
-    messages += [{"role": role, "content": value} for role, value in history]
-    messages.append({"role": "user", "content": content})
-    body: dict[str, Any] = {"model": settings.model, "messages": messages}
-    if settings.protocol == "messages":
-        body["max_tokens"] = settings.max_tokens or DEFAULT_MAX_TOKENS
-        if system:
-            body["system"] = system
-        if settings.sampling == "temperature":
-            body["temperature"] = settings.temperature
-        return body
-    if settings.sampling == "temperature":
-        body["temperature"] = settings.temperature
-    elif settings.sampling == "top_p":
-        body["top_p"] = settings.top_p
-    if settings.max_tokens:
-        body["max_completion_tokens"] = settings.max_tokens
-    if len(settings.stop) == 1:
-        body["stop"] = settings.stop[0]
-    elif settings.stop:
-        body["stop"] = list(settings.stop)
-    return body
-
-
-def attachment_problems(settings: ChatSettings) -> list[Problem]:
-    """Each attachment the request would carry must be an http(s) URL."""
-    kinds = attachment_kinds(settings.model, settings.protocol)
-    lists = {"image_urls": settings.image_urls, "video_urls": settings.video_urls}
-    return [
-        Problem(f"{name}[{index}]", f"{url!r} is not an http(s) URL")
-        for name, urls in lists.items()
-        if name.split("_")[0] in kinds
-        for index, url in enumerate(urls)
-        if not is_url(url)
-    ]
 
 
 def field_of(problem_field: str) -> str:
@@ -194,64 +322,17 @@ def field_of(problem_field: str) -> str:
     head = problem_field.split(".", maxsplit=1)[0].split("[", maxsplit=1)[0]
     if head == "messages":
         return "attachments" if ".content[" in problem_field else "message"
-    if head in ("image_urls", "video_urls"):
-        return "attachments"
-    return {"max_completion_tokens": "max_tokens"}.get(head, head)
+    if head == "thinking":
+        return "thinking_budget"
+    return {
+        "max_completion_tokens": "max_tokens",
+        "stop_sequences": "stop",
+        "image_urls": "attachments",
+        "video_urls": "attachments",
+    }.get(head, head if head in FIELDS else "message")
 
 
-def _split_content(content: Any) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """(text, image URLs, video URLs) of a message content in either protocol's shape."""
-    if isinstance(content, str):
-        return content, (), ()
-    texts: list[str] = []
-    images: list[str] = []
-    videos: list[str] = []
-    for part in content if isinstance(content, list) else []:
-        if not isinstance(part, dict):
-            continue
-        kind = part.get("type")
-        if kind == "text":
-            texts.append(str(part.get("text", "")))
-        elif kind in ("image_url", "video_url"):
-            ref = part.get(kind)
-            url = ref.get("url") if isinstance(ref, dict) else ref
-            (images if kind == "image_url" else videos).append(str(url))
-        elif kind == "image" and isinstance(part.get("source"), dict):
-            images.append(str(part["source"].get("url", "")))
-    return "\n".join(texts), tuple(images), tuple(videos)
-
-
-def settings_from_body(body: dict[str, Any]) -> tuple[ChatSettings, str]:
-    """The form settings and draft message of a recorded request ("open in form").
-
-    The protocol is inferred from the body: ``max_tokens`` is sent only on messages (this
-    form sends ``max_completion_tokens`` on chat-completions). Earlier turns are not
-    restored; the last user message becomes the draft.
-    """
-    protocol: Protocol = "messages" if "max_tokens" in body else "chat-completions"
-    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    system = body.get("system") if isinstance(body.get("system"), str) else ""
-    for message in messages:
-        if message.get("role") == "system" and isinstance(message.get("content"), str):
-            system = message["content"]
-    users = [m for m in messages if m.get("role") == "user"]
-    text, images, videos = _split_content(users[-1].get("content")) if users else ("", (), ())
-    sampling: Sampling = (
-        "top_p" if "top_p" in body else "temperature" if "temperature" in body else "default"
-    )
-    stop = body.get("stop")
-    stops = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop or ())
-    tokens = body.get("max_tokens") or body.get("max_completion_tokens") or 0
-    settings = ChatSettings(
-        model=str(body.get("model", "")),
-        protocol=protocol,
-        system=str(system or ""),
-        sampling=sampling,
-        temperature=float(body.get("temperature", 1.0)),
-        top_p=float(body.get("top_p", 1.0)),
-        max_tokens=int(tokens),
-        stop=stops,
-        image_urls=images,
-        video_urls=videos,
-    )
-    return settings, text
+def human(field_name: str, rule: str) -> str:
+    """A message naming the field as the user sees it: ``Stop sequences: at most 4``."""
+    info = FIELDS.get(field_name)
+    return f"{info.label if info else field_name}: {rule}"

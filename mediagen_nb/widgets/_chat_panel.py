@@ -1,252 +1,265 @@
-"""``ChatPanel``: a multi-turn chat with streamed, Markdown-rendered replies.
+"""``ChatPanel``: one anywidget for a multi-turn chat with streamed, Markdown-rendered replies.
 
-The form offers only what the chosen model can do on the chosen protocol (``_chat_options``)
-and validates the request body as the user types (``validate_request``); Send is disabled
-with the reason. A reply streams into ``ChatTranscript``, which coalesces its updates
-to at most ``STREAM_UPDATES_PER_S`` (20) comm messages per second; the last one carries the
-exact full text. Stop cancels the asyncio task (the partial text is kept; the
-client records the turn as incomplete); a cut stream shows its error and a Retry button.
+Python owns the state: the form is the ``values`` dict (the front end sets it; Python coerces
+it to what the model and protocol allow and validates it), the conversation is
+``ChatTranscript`` (synced at most 20 times per second, the last message carrying the exact
+text), and the front end's buttons send ``{"action": ...}`` messages that call the same
+methods tests call: ``send()``, ``stop()``, ``retry()``, ``clear()``, ``attach_file()``,
+``attach_url()``, ``submit_tool_results()``. No error shows before the user touched a field
+(``touched``); Send shows a neutral ``hint`` instead. Errors of actions and background
+tasks appear in the panel (``error_lines``), never as a traceback.
 
-Decision: attachments belong to one message, so the URL boxes are emptied after Send; an
-earlier turn's attachments are re-sent with the conversation only where the current model
-and protocol accept that kind of media.
+Decision: attachments belong to one message, so they are emptied after Send; an earlier
+turn's attachments are re-sent with the conversation where the current model and protocol
+accept that kind of media. A reply that calls tools waits for the user to type each tool's
+result; ``submit_tool_results`` sends them and the model continues the same turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
+import itertools
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-import ipywidgets as widgets
+import traitlets
 
 from mediagen_nb.types import Problem, RequestValidationError, errors_only, validate_request
-from mediagen_nb.widgets._base import Panel, describe_error
+from mediagen_nb.widgets._base import WidgetPanel
+from mediagen_nb.widgets._chat_code import chat_code
+from mediagen_nb.widgets._chat_form import DEFAULT_MODEL, DEFAULTS, coerce, form_spec, settings_of
 from mediagen_nb.widgets._chat_options import (
-    MAX_STOP,
-    PROTOCOLS,
+    FIELDS,
+    Attachment,
+    AttachmentKind,
     ChatSettings,
     attachment_kinds,
-    attachment_problems,
-    build_request,
-    capability_hint,
     field_of,
-    model_options,
-    protocols_for,
-    sampling_for,
+    human,
+    model_groups,
+)
+from mediagen_nb.widgets._chat_request import (
+    build_request,
+    conversation,
+    file_problem,
+    form_problems,
     settings_from_body,
-    split_lines,
     user_content,
 )
+from mediagen_nb.widgets._chat_runner import ChatRunner
+from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
-DEFAULT_MODEL = "claude-sonnet-4-6"
-_FIELDS = ("model", "system", "temperature", "top_p", "max_tokens", "stop", "attachments")
-_EMPTY_DRAFT = "type a message"
+_KEYS = itertools.count(1)
 
 
-def _wide() -> widgets.Layout:
-    # one Layout per widget: a shared Layout would hide them all together
-    return widgets.Layout(width="98%")
-
-
-def _show(widget: widgets.Widget, visible: bool) -> None:
-    widget.layout.display = "" if visible else "none"
-
-
-def _usage(stream: Any) -> dict[str, int] | None:
-    usage = getattr(stream, "usage", None)
-    if usage is None:
-        return None
-    data = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage)
-    return {k: v for k, v in data.items() if isinstance(v, int)}
-
-
-class ChatPanel(Panel):
+class ChatPanel(ChatRunner, WidgetPanel):
     """Chat with any text model of the catalog over chat-completions or messages.
 
-    Programmatic use: ``panel.send(text)`` returns the streaming ``asyncio.Task``;
-    ``panel.stop()`` cancels it; ``panel.retry()`` resends after an error;
-    ``panel.transcript`` is the list of ``ChatTurn``.
+    Programmatic use: ``panel.set(message="hi")`` then ``panel.send()`` (or
+    ``panel.send("hi")``) returns the streaming ``asyncio.Task``; ``panel.stop()`` cancels
+    it; ``panel.retry()`` resends the last request; ``panel.transcript`` is the list of
+    ``ChatTurn``.
     """
 
+    _esm = esm("chat_markdown.js", "chat.js")
+    _css = css("chat.css")
     title = "Chat"
 
+    values = traitlets.Dict().tag(sync=True)
+    """The form: model, protocol, system, sampling, temperature, top_p, max_tokens, stop
+    (one per line), tools (JSON), tool_choice, thinking_budget, message (the draft)."""
+    touched = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    """Fields the user changed (their problems show; the others stay quiet)."""
+    spec = traitlets.Dict().tag(sync=True)
+    """What the form offers now: model groups, protocols, sampling, attachment kinds, labels."""
+    problems = traitlets.Dict().tag(sync=True)
+    """``{field: message}`` for touched fields, in the user's words."""
+    hint = traitlets.Unicode("").tag(sync=True)
+    """Neutral line by the Send button: what is missing, or why it is disabled."""
+    can_send = traitlets.Bool(False).tag(sync=True)
+    """Send is enabled."""
+    can_stop = traitlets.Bool(False).tag(sync=True)
+    """A reply is streaming (Stop is enabled)."""
+    can_retry = traitlets.Bool(False).tag(sync=True)
+    """There is a last request to send again (Retry is enabled)."""
+    attachments = traitlets.List(traitlets.Dict()).tag(sync=True)
+    """Attachments of the next message (files without their bytes)."""
+    code = traitlets.Unicode("").tag(sync=True)
+    """Copy-as-code snippet of the request Send would make."""
+    turns = traitlets.List(traitlets.Dict()).tag(sync=True)
+    """Every turn as JSON (``ChatTurn.to_json``); the live turn's text is in ``live_text``."""
+    live_index = traitlets.Int(-1).tag(sync=True)
+    """Index of the turn being streamed, or -1."""
+    live_text = traitlets.Unicode("").tag(sync=True)
+    """Whole text of the live turn so far."""
+    live_thinking = traitlets.Unicode("").tag(sync=True)
+    """Whole thinking of the live turn so far."""
+    live_seq = traitlets.Int(0).tag(sync=True)
+    """Sequence number of the live text; the front end ignores older values."""
+
     def __init__(self, *, session: Session | None = None, model: str = DEFAULT_MODEL) -> None:
-        super().__init__(session=session)
-        self.add_class("mediagen-chat-panel")
-        self.model = widgets.Dropdown(options=model_options(), value=model, description="Model")
-        self.hint = widgets.HTML()
-        self.protocol = widgets.ToggleButtons(options=PROTOCOLS, description="Protocol")
-        self.system = widgets.Textarea(placeholder="system prompt (optional)", layout=_wide())
-        self.sampling = widgets.ToggleButtons(description="Sampling")
-        self.temperature = widgets.FloatSlider(value=1.0, min=0.0, max=2.0, step=0.05)
-        self.top_p = widgets.FloatSlider(value=1.0, min=0.0, max=1.0, step=0.01)
-        self.max_tokens = widgets.BoundedIntText(
-            value=0, min=0, max=1_000_000, description="Max tokens"
-        )
-        self.stop_sequences = widgets.Textarea(
-            placeholder=f"stop sequences, one per line (at most {MAX_STOP})", layout=_wide()
-        )
-        self.image_urls = widgets.Textarea(placeholder="image URLs, one per line", layout=_wide())
-        self.video_urls = widgets.Textarea(placeholder="video URLs, one per line", layout=_wide())
-        self.input = widgets.Textarea(placeholder="Message", layout=_wide(), rows=3)
-        self.send_button = widgets.Button(description="Send", button_style="primary")
-        self.stop_button = widgets.Button(description="Stop", icon="stop", disabled=True)
-        self.retry_button = widgets.Button(description="Retry", icon="redo")
-        self.clear_button = widgets.Button(description="New conversation")
-        self.status = widgets.HTML()
-        self.field_problems = {name: widgets.HTML() for name in (*_FIELDS, "message")}
-        self.transcript_view = ChatTranscript()
-        for name, box in self.field_problems.items():
-            box.add_class(f"mediagen-problem-{name}")
-        self.input.add_class("mediagen-chat-input")
-        self.send_button.add_class("mediagen-send")
-        self.stop_button.add_class("mediagen-stop")
-        self.retry_button.add_class("mediagen-retry")
-
+        super().__init__(session=session, values={**DEFAULTS, "model": model})
+        self.transcript_view = ChatTranscript(self, on_sync=self._sync_controls)
         self._task: asyncio.Task[None] | None = None
-        self._last_body: tuple[ChatSettings, dict[str, Any]] | None = None
-
-        settings = widgets.VBox(
-            [
-                self.system,
-                self.field_problems["system"],
-                widgets.HBox([self.sampling]),
-                self.temperature,
-                self.field_problems["temperature"],
-                self.top_p,
-                self.field_problems["top_p"],
-                self.max_tokens,
-                self.field_problems["max_tokens"],
-                self.stop_sequences,
-                self.field_problems["stop"],
-            ]
-        )
-        self.settings_box = widgets.Accordion(children=[settings], titles=("Settings",))
-        self.attachments_box = widgets.VBox(
-            [self.image_urls, self.video_urls, self.field_problems["attachments"]]
-        )
-        self.children = [
-            self.model,
-            self.field_problems["model"],
-            self.protocol,
-            self.hint,
-            self.settings_box,
-            self.transcript_view,
-            self.attachments_box,
-            self.input,
-            self.field_problems["message"],
-            widgets.HBox(
-                [self.send_button, self.stop_button, self.retry_button, self.clear_button]
+        self._last: tuple[ChatSettings, dict[str, Any]] | None = None
+        self._pending: list[Attachment] = []
+        self.observe(self._on_values, names=["values", "touched"])
+        actions = {
+            "send": self._send_action,
+            "stop": lambda _m: self.stop(),
+            "retry": lambda _m: self.retry(),
+            "clear": lambda _m: self.clear(),
+            "attach-file": lambda m: self.attach_file(
+                str(m.get("name", "")), str(m.get("type", "")), str(m.get("data", ""))
             ),
-            self.status,
-            self.error_area,
-        ]
-        self.send_button.on_click(self.guard(lambda _b: self.send()))
-        self.stop_button.on_click(self.guard(lambda _b: self.stop()))
-        self.retry_button.on_click(self.guard(lambda _b: self.retry()))
-        self.clear_button.on_click(self.guard(lambda _b: self.clear()))
-        controls = (self.model, self.protocol, self.sampling, self.system, self.temperature)
-        for control in (*controls, self.top_p, self.max_tokens, self.stop_sequences):
-            control.observe(self.guard(self._refresh), names="value")
-        for control in (self.image_urls, self.video_urls, self.input):
-            control.observe(self.guard(self._revalidate), names="value")
+            "attach-url": lambda m: self.attach_url(
+                str(m.get("url", "")), "video" if m.get("kind") == "video" else "image"
+            ),
+            "remove-attachment": lambda m: self.remove_attachment(str(m.get("key", ""))),
+            "tool-results": lambda m: self.submit_tool_results(
+                m["results"] if isinstance(m.get("results"), dict) else {}
+            ),
+        }
+        for name, handler in actions.items():
+            self.on_action(name, self._plain(handler))
         self._refresh()
 
     # --- form -----------------------------------------------------------------------------
 
+    def set(self, **changes: Any) -> None:
+        """Change form fields as a user would (they count as touched)."""
+        unknown = sorted(set(changes) - set(DEFAULTS))
+        if unknown:
+            raise TypeError(f"unknown chat field(s) {unknown}; fields: {sorted(DEFAULTS)}")
+        with self.hold_sync():
+            self.touched = sorted({*self.touched, *changes})
+            self.values = {**self.values, **changes}
+
     def settings(self) -> ChatSettings:
         """The form's current choices."""
-        return ChatSettings(
-            model=self.model.value,
-            protocol=self.protocol.value,
-            system=self.system.value,
-            sampling=self.sampling.value or "default",
-            temperature=self.temperature.value,
-            top_p=self.top_p.value,
-            max_tokens=self.max_tokens.value,
-            stop=split_lines(self.stop_sequences.value),
-            image_urls=split_lines(self.image_urls.value),
-            video_urls=split_lines(self.video_urls.value),
-        )
+        return settings_of(self.values, self._pending)
 
-    def _refresh(self, _change: object = None) -> None:
+    def _on_values(self, _change: object = None) -> None:
+        try:
+            self._refresh()
+        except Exception as exc:
+            self.show_error(exc)
+
+    def _refresh(self) -> None:
         """Offer only valid combinations for the model and protocol, then revalidate."""
-        model = self.model.value
-        allowed = protocols_for(model)
-        if self.protocol.value not in allowed:
-            self.protocol.value = allowed[0]
-        self.protocol.disabled = len(allowed) == 1
-        self.protocol.tooltip = (
-            "" if len(allowed) > 1 else "the messages protocol accepts Claude and GPT models only"
-        )
-        protocol = self.protocol.value
-        self.hint.value = f"<small class='mediagen-hint'>{capability_hint(model, protocol)}</small>"
-        sampling = sampling_for(protocol)
-        if tuple(self.sampling.options) != sampling:
-            keep = self.sampling.value if self.sampling.value in sampling else "default"
-            self.sampling.options = sampling
-            self.sampling.value = keep
-        self.temperature.max = 2.0 if protocol == "chat-completions" else 1.0
-        _show(self.temperature, self.sampling.value == "temperature")
-        _show(self.top_p, self.sampling.value == "top_p")
-        _show(self.stop_sequences, protocol == "chat-completions")
-        self.max_tokens.description = (
-            "Max tokens" if protocol == "messages" else "Max tokens (0: unset)"
-        )
-        kinds = attachment_kinds(model, protocol)
-        _show(self.image_urls, "image" in kinds)
-        _show(self.video_urls, "video" in kinds)
-        _show(self.attachments_box, bool(kinds))
-        self._revalidate()
+        coerced = coerce(self.values)
+        with self.hold_sync():
+            if coerced != self.values:
+                self.values = coerced
+            self.spec = form_spec(self.settings())
+            self._revalidate()
 
-    def problems(self) -> list[Problem]:
-        """Problems of the request that Send would make now (a draft is needed to send)."""
+    def all_problems(self) -> list[Problem]:
+        """Problems of the request Send would make now (a draft is needed to send)."""
         settings = self.settings()
-        draft = self.input.value.strip()
-        body = build_request(settings, self._history(settings), user_content(settings, draft))
-        found = validate_request(settings.path, body) + attachment_problems(settings)
+        draft = str(self.values.get("message", "")).strip()
+        found = validate_request(settings.path, self._body(settings, draft or "…"))
+        found = [replace(p, field=field_of(p.field)) for p in found] + form_problems(settings)
         if not draft:
-            found.append(Problem("message", _EMPTY_DRAFT))
+            found.append(Problem("message", "type a message"))
         return found
 
-    def _revalidate(self, _change: object = None) -> None:
-        by_field: dict[str, list[Problem]] = {name: [] for name in self.field_problems}
-        problems = self.problems()
+    def _body(self, settings: ChatSettings, draft: str) -> dict[str, Any]:
+        messages = conversation(settings, self.transcript_view.items)
+        content = user_content(settings, draft, settings.attachments)
+        return build_request(settings, [*messages, {"role": "user", "content": content}])
+
+    def _revalidate(self) -> None:
+        problems = errors_only(self.all_problems())
+        shown: dict[str, str] = {}
         for problem in problems:
-            by_field.setdefault(field_of(problem.field), []).append(problem)
-        for name, box in self.field_problems.items():
-            shown = [
-                f"<span class='mediagen-{p.severity}'>{_escape(str(p))}</span>"
-                for p in by_field.get(name, [])
-                if p.rule != _EMPTY_DRAFT
-            ]
-            box.value = "<br>".join(shown)
-        errors = errors_only(problems)
-        busy = self.busy
-        self.send_button.disabled = bool(errors) or busy
-        reason = "a reply is streaming" if busy else "; ".join(str(p) for p in errors)
-        self.send_button.tooltip = reason
-        self.status.value = f"<small class='mediagen-status'>{_escape(reason)}</small>"
+            if problem.field in self.touched and problem.field != "message":
+                shown.setdefault(problem.field, human(problem.field, problem.rule))
+        last = self.transcript_view.items[-1] if self.transcript_view.items else None
+        waiting = last is not None and last.waiting_for_tools
+        settings = self.settings()
+        draft = str(self.values.get("message", "")).strip()
+        with self.hold_sync():
+            self.problems = shown
+            self.can_send = not problems and not self.busy and not waiting
+            self.can_stop = self.busy
+            self.can_retry = self._last is not None and not self.busy
+            self.attachments = [a.to_json() for a in self._pending]
+            if self.busy:
+                self.hint = "A reply is streaming: Stop it or wait."
+            elif waiting:
+                self.hint = "Type the tool's result above to continue."
+            elif not draft:
+                self.hint = "Type a message to send (Ctrl+Enter sends)."
+            elif problems:
+                self.hint = "; ".join(human(p.field, p.rule) for p in problems[:2])
+            else:
+                self.hint = ""
+            names = [a.label for a in settings.sent_attachments if a.is_file]
+            self.code = chat_code(settings.path, self._body(settings, draft or "Hello!"), names)
 
     def load(self, body: dict[str, Any]) -> None:
         """Fill the form from a recorded request (HistoryPanel "open in form")."""
         settings, text = settings_from_body(body)
-        if settings.model not in dict(model_options()).values():
-            raise ValueError(f"model {settings.model!r} is not in the catalog")
-        self.model.value = settings.model
-        self.protocol.value = settings.protocol
-        self.sampling.value = settings.sampling
-        self.temperature.value = settings.temperature
-        self.top_p.value = settings.top_p
-        self.system.value = settings.system
-        self.max_tokens.value = settings.max_tokens
-        self.stop_sequences.value = "\n".join(settings.stop)
-        self.image_urls.value = "\n".join(settings.image_urls)
-        self.video_urls.value = "\n".join(settings.video_urls)
-        self.input.value = text
+        if settings.model not in {o["value"] for g in model_groups() for o in g["options"]}:
+            raise ValueError(f"Model: {settings.model!r} is not in the catalog")
+        self._pending = [replace(a, key=f"a{next(_KEYS)}") for a in settings.attachments]
+        self.values = {
+            **DEFAULTS,
+            "model": settings.model,
+            "protocol": settings.protocol,
+            "system": settings.system,
+            "sampling": settings.sampling,
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "max_tokens": settings.max_tokens,
+            "stop": "\n".join(settings.stop),
+            "tools": settings.tools,
+            "tool_choice": settings.tool_choice,
+            "thinking_budget": settings.thinking_budget,
+            "message": text,
+        }
+
+    # --- attachments ----------------------------------------------------------------------
+
+    def attach_url(self, url: str, kind: AttachmentKind = "image") -> None:
+        """Attach an image (or video) by URL to the next message."""
+        url = url.strip()
+        settings = self.settings()
+        if kind not in attachment_kinds(settings.model, settings.protocol):
+            raise ValueError(f"Attachments: {kind}s cannot be sent to this model here")
+        found = form_problems(replace(settings, attachments=(Attachment(kind, url),), tools=""))
+        if found:
+            raise ValueError(human("attachments", found[0].rule))
+        self._pending.append(Attachment(kind, url, key=f"a{next(_KEYS)}"))
+        self._revalidate()
+
+    def attach_file(self, name: str, media_type: str, data: bytes | str) -> None:
+        """Attach an image file (bytes, or base64 text) to the next message, as a data URL."""
+        if isinstance(data, str):
+            try:
+                data = base64.b64decode(
+                    data.partition(",")[2] if data.startswith("data:") else data
+                )
+            except (binascii.Error, ValueError):
+                raise ValueError(f"Attachments: {name} could not be read") from None
+        problem = file_problem(name, media_type, len(data))
+        if problem is not None:
+            raise ValueError(human("attachments", problem))
+        url = f"data:{media_type};base64," + base64.b64encode(data).decode("ascii")
+        key = f"a{next(_KEYS)}"
+        self._pending.append(Attachment("image", url, name, media_type, len(data), key))
+        self._revalidate()
+
+    def remove_attachment(self, key: str) -> None:
+        """Drop an attachment of the next message."""
+        self._pending = [a for a in self._pending if a.key != key]
+        self._revalidate()
 
     # --- conversation ---------------------------------------------------------------------
 
@@ -255,152 +268,111 @@ class ChatPanel(Panel):
         """The conversation so far, oldest first (the streaming turn with its text so far)."""
         return self.transcript_view.items
 
-    @property
-    def busy(self) -> bool:
-        """True while a reply streams."""
-        return self._task is not None and not self._task.done()
-
-    def _history(self, settings: ChatSettings) -> list[tuple[str, Any]]:
-        history: list[tuple[str, Any]] = []
-        for turn in self.transcript_view.items:
-            if turn.role == "user":
-                media = replace(settings, image_urls=turn.images, video_urls=turn.videos)
-                history.append(("user", user_content(media, turn.text)))
-            elif turn.text:
-                history.append(("assistant", turn.text))
-        return history
-
     def send(self, text: str | None = None) -> asyncio.Task[None]:
-        """Send ``text`` (or the input box) with the form's settings; returns the stream task.
+        """Send ``text`` (or the draft) with the form's settings; returns the stream task.
 
         Raises ``RequestValidationError`` (nothing is sent) when the request breaks a rule.
         """
         if self.busy:
             raise RuntimeError("a reply is still streaming: stop it or wait")
+        with self.hold_sync():  # the whole send is one comm message
+            return self._send_now(text)
+
+    def _send_now(self, text: str | None) -> asyncio.Task[None]:
         if text is not None:
-            self.input.value = text
-        errors = errors_only(self.problems())
+            self.values = {**self.values, "message": text}
+        errors = errors_only(self.all_problems())
+        last = self.transcript[-1] if self.transcript else None
+        if last is not None and last.waiting_for_tools:
+            errors.append(Problem("message", "answer the tool call first"))
         if errors:
-            raise RequestValidationError(errors, self.settings().path)
-        settings = self.settings()
-        draft = self.input.value.strip()
-        body = build_request(settings, self._history(settings), user_content(settings, draft))
-        kinds = attachment_kinds(settings.model, settings.protocol)
-        self.transcript_view.add(
-            ChatTurn(
-                role="user",
-                text=draft,
-                images=settings.image_urls if "image" in kinds else (),
-                videos=settings.video_urls if "video" in kinds else (),
+            self.touched = sorted({*self.touched, *(p.field for p in errors)})
+            raise RequestValidationError(
+                [
+                    replace(p, field=FIELDS[p.field].label if p.field in FIELDS else p.field)
+                    for p in errors
+                ],
+                self.settings().path,
             )
+        settings = self.settings()
+        draft = str(self.values["message"]).strip()
+        body = self._body(settings, draft)
+        turn = ChatTurn(role="user", text=draft, attachments=settings.sent_attachments)
+        self.transcript_view.add(turn)
+        self._pending = [a for a in self._pending if a not in settings.sent_attachments]
+        self.values = {**self.values, "message": ""}
+        return self._start(settings, body)
+
+    def submit_tool_results(self, results: dict[str, str]) -> asyncio.Task[None]:
+        """Give the results of the last reply's tool calls; the model continues the turn."""
+        if self.busy:
+            raise RuntimeError("a reply is still streaming: stop it or wait")
+        items = self.transcript
+        if not items or not items[-1].tool_calls:
+            raise ValueError("Tool result: the last reply called no tool")
+        last = items[-1]
+        missing = [
+            c.name
+            for c in last.tool_calls
+            if c.result is None and not str(results.get(c.id, "")).strip()
+        ]
+        if missing:
+            raise ValueError(f"Tool result: type a result for {', '.join(missing)}")
+        calls = tuple(
+            replace(c, result=str(results[c.id])) if c.result is None else c
+            for c in last.tool_calls
         )
         with self.hold_sync():
-            self.input.value = ""
-            self.image_urls.value = ""
-            self.video_urls.value = ""
-        return self._start(settings, body)
+            self.transcript_view.finish(len(items) - 1, tool_calls=calls)
+            settings = replace(self.settings(), attachments=())
+            body = build_request(settings, conversation(settings, self.transcript))
+            return self._start(settings, body)
 
     def retry(self) -> asyncio.Task[None]:
-        """Resend the last request after a failed or cut reply (the failed turn is dropped)."""
-        if self.busy or self._last_body is None:
-            raise RuntimeError("nothing to retry")
-        last = self.transcript_view.items[-1] if self.transcript_view.items else None
-        if last is not None and last.role == "assistant":
-            self.transcript_view.truncate(len(self.transcript_view.items) - 1)
-        settings, body = self._last_body
-        return self._start(settings, body)
-
-    def stop(self) -> None:
-        """Cancel the streaming reply; its partial text stays in the transcript."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        """Resend the last request (a failed or stopped reply is replaced)."""
+        if self.busy or self._last is None:
+            raise RuntimeError("Retry: there is no request to send again yet")
+        items = self.transcript
+        with self.hold_sync():
+            if items and items[-1].role == "assistant":
+                self.transcript_view.truncate(len(items) - 1)
+            settings, body = self._last
+            return self._start(settings, body)
 
     def clear(self) -> None:
         """Start a new conversation (stops a streaming reply first)."""
         self.stop()
-        self.transcript_view.truncate(0)
-        self._last_body = None
-        self._update_buttons()
-
-    def _start(self, settings: ChatSettings, body: dict[str, Any]) -> asyncio.Task[None]:
-        self._last_body = (settings, body)
-        index = self.transcript_view.add(
-            ChatTurn(
-                role="assistant",
-                state="streaming",
-                model=settings.model,
-                protocol=settings.protocol,
-            )
-        )
-        self._task = self.spawn(self._run(settings, body, index), name="chat")
-        self._task.add_done_callback(lambda _t: self._update_buttons())
-        self._update_buttons()
-        return self._task
-
-    async def _run(self, settings: ChatSettings, body: dict[str, Any], index: int) -> None:
-        from mediagen_nb.client import StreamInterruptedError
-
-        view = self.transcript_view
-        stream: Any = None
-        try:
-            client = self.session.client
-            if settings.protocol == "chat-completions":
-                stream = await client.chat.completions.create(
-                    **body, stream=True, stream_options={"include_usage": True}
-                )
-            else:
-                stream = await client.messages.create(**body, stream=True)
-            async for _item in stream:
-                view.stream(stream.text)
-            view.finish(
-                index, text=stream.text, state="complete", usage=_usage(stream),
-                turn_id=stream.turn_id,
-            )  # fmt: skip
-        except asyncio.CancelledError:
-            if stream is not None:
-                await stream.aclose()
-            view.finish(
-                index,
-                text=stream.text if stream is not None else "",
-                state="stopped",
-                turn_id=stream.turn_id if stream is not None else None,
-            )
-            await view.drain()
-            raise
-        except StreamInterruptedError as exc:
-            view.finish(
-                index,
-                text=exc.partial_text,
-                state="error",
-                error=exc.reason,
-                turn_id=stream.turn_id if stream is not None else None,
-            )
-        except Exception as exc:
-            text = stream.text if stream is not None else ""
-            view.finish(
-                index,
-                text=text,
-                state="error",
-                error=describe_error(exc),
-                turn_id=stream.turn_id if stream is not None else None,
-            )
-            await view.drain()
-            raise
-        await view.drain()
-
-    def _update_buttons(self) -> None:
-        last = self.transcript_view.items[-1] if self.transcript_view.items else None
-        self.stop_button.disabled = not self.busy
-        _show(self.retry_button, not self.busy and last is not None and last.state == "error")
-        self._revalidate()
+        with self.hold_sync():
+            self.transcript_view.truncate(0)
+            self._last = None
+            self._revalidate()
 
     def text_summary(self) -> str:
         """Model, protocol and the conversation as plain text."""
-        head = super().text_summary()
-        return f"{head}\nmodel {self.model.value} via {self.protocol.value}\n" + (
-            self.transcript_view.plain_text()
-        )
+        head = f"{self.title} ({self.session.mode_text})"
+        lines = [head, *(f"error: {line}" for line in self.errors[-3:])]
+        v = self.values
+        lines.append(f"model {v['model']} via {v['protocol']}")
+        return "\n".join(lines) + "\n" + self.transcript_view.plain_text()
 
+    def _plain(self, handler: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], None]:
+        """A refused input (``ValueError``: it names the field) shows as its message alone."""
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        def run(message: dict[str, Any]) -> None:
+            try:
+                handler(message)
+            except RequestValidationError:
+                raise
+            except ValueError as exc:
+                self.show_error(str(exc))
+
+        return run
+
+    def _send_action(self, message: dict[str, Any]) -> None:
+        """Send from the front end (with the draft as typed there): a refused request marks
+        its fields touched and shows their problems, not an error box."""
+        draft = message.get("message")
+        try:
+            self.send(draft if isinstance(draft, str) else None)
+        except RequestValidationError:
+            self._revalidate()  # the problems now show next to their fields

@@ -1,29 +1,59 @@
-"""The chat transcript: an anywidget whose front end (``static/chat.js``) renders Markdown.
+"""The chat conversation: turns (text, thinking, tool calls) and their throttled sync.
 
-Finished turns live in the synced ``turns`` list; the turn being streamed is sent as the
-whole text so far in ``live_text`` with a growing ``live_seq`` (full text, not deltas, so
-the last message always carries the exact answer and a view opened mid-stream is complete).
-The kernel batches those updates (``ChatPanel`` uses ``Throttle`` at 20 per second), and the
-final update moves the text into ``turns`` in the same comm message.
+``ChatTranscript`` keeps the turns in Python (always current) and pushes them to its
+widget's synced traits at most ``STREAM_UPDATES_PER_S`` (20) times per second, each push
+one comm message (``hold_sync``). Finished turns live in ``turns``; the turn being streamed
+is sent as the whole text (and thinking) so far in ``live_text`` / ``live_thinking`` with a
+growing ``live_seq`` (full text, not deltas, so the last message always carries the exact
+answer and a view opened mid-stream is complete). The final update moves the text into
+``turns`` in the same comm message.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
-from typing import Any, Literal
-
-import anywidget
-import traitlets
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
 
 from mediagen_nb.widgets._base import Throttle
+from mediagen_nb.widgets._chat_options import Attachment, model_title
+from mediagen_nb.widgets._frontend import STATIC
 
-STATIC = Path(__file__).parent / "static"
+__all__ = ["STATIC", "STREAM_UPDATES_PER_S", "ChatTranscript", "ChatTurn", "ToolCall"]
+
 STREAM_UPDATES_PER_S = 20.0
 """Comm messages per second at most (DESIGN: streamed text batched to <= 20/s)."""
 
 Role = Literal["user", "assistant"]
 TurnState = Literal["streaming", "complete", "stopped", "error"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool the model asked to call; ``result`` is what the user typed back (None: not yet)."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+    """The arguments as the JSON text the model sent."""
+    result: str | None = None
+
+    @property
+    def input(self) -> Any:
+        """The arguments parsed (``{}`` when they are not valid JSON)."""
+        try:
+            return json.loads(self.arguments or "{}")
+        except json.JSONDecodeError:
+            return {}
+
+    def to_json(self) -> dict[str, Any]:
+        """The synced form: arguments pretty-printed when they are JSON."""
+        try:
+            pretty = json.dumps(json.loads(self.arguments or "{}"), indent=2, ensure_ascii=False)
+        except json.JSONDecodeError:
+            pretty = self.arguments
+        return {"id": self.id, "name": self.name, "arguments": pretty, "result": self.result}
 
 
 @dataclass(frozen=True)
@@ -40,55 +70,74 @@ class ChatTurn:
     state: TurnState = "complete"
     model: str = ""
     protocol: str = ""
-    images: tuple[str, ...] = ()
-    videos: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
     usage: dict[str, int] | None = None
     error: str | None = None
     turn_id: str | None = None
     """Ledger key of the turn (assistant turns the client recorded)."""
-
-    @property
-    def attachments(self) -> tuple[str, ...]:
-        """Image then video URLs attached to a user turn."""
-        return self.images + self.videos
+    thinking: str = ""
+    signature: str = ""
+    """The thinking block's signature (messages), sent back with the turn in a tool loop."""
+    tool_calls: tuple[ToolCall, ...] = ()
 
     @property
     def done(self) -> bool:
         """True once no more text will arrive (whatever the outcome)."""
         return self.state != "streaming"
 
+    @property
+    def waiting_for_tools(self) -> bool:
+        """A finished reply that asked for tools whose results are not all typed in yet."""
+        return self.state == "complete" and any(c.result is None for c in self.tool_calls)
+
     def to_json(self) -> dict[str, Any]:
-        """The synced form (JSON types only)."""
-        data = asdict(self)
-        data["images"] = list(self.images)
-        data["videos"] = list(self.videos)
-        data["attachments"] = list(self.attachments)
-        return data
+        """The synced form (JSON types only; file attachments without their bytes)."""
+        return {
+            "role": self.role,
+            "text": self.text,
+            "state": self.state,
+            "model": self.model,
+            "title": model_title(self.model) if self.model else "",
+            "protocol": self.protocol,
+            "attachments": [a.to_json() for a in self.attachments],
+            "usage": self.usage,
+            "error": self.error,
+            "turn_id": self.turn_id,
+            "thinking": self.thinking,
+            "tool_calls": [c.to_json() for c in self.tool_calls],
+            "waiting": self.waiting_for_tools,
+        }
 
 
-class ChatTranscript(anywidget.AnyWidget):
-    """Markdown transcript with a streamed last turn; DOM hooks ``.mediagen-chat`` and
-    ``.mediagen-turn[data-role][data-done][data-state]``."""
+class TranscriptWidget(Protocol):
+    """The synced traits a transcript writes (the ChatPanel has them)."""
 
-    _esm = STATIC / "chat.js"
-    _css = STATIC / "chat.css"
+    turns: list[dict[str, Any]]
+    live_index: int
+    live_text: str
+    live_thinking: str
+    live_seq: int
 
-    turns = traitlets.List(traitlets.Dict()).tag(sync=True)
-    """Every turn as JSON (``ChatTurn.to_json``); the live turn's text is in ``live_text``."""
-    live_index = traitlets.Int(-1).tag(sync=True)
-    """Index of the turn being streamed, or -1."""
-    live_text = traitlets.Unicode("").tag(sync=True)
-    """Whole text of the live turn so far."""
-    live_seq = traitlets.Int(0).tag(sync=True)
-    """Sequence number of ``live_text``; the front end ignores older values."""
+    def hold_sync(self) -> Any:
+        """Context manager batching trait changes into one message."""
+        ...
 
-    def __init__(self, *, rate: float = STREAM_UPDATES_PER_S, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+
+class ChatTranscript:
+    """The turns of a conversation, pushed to ``widget`` at most ``rate`` times per second."""
+
+    def __init__(
+        self,
+        widget: TranscriptWidget,
+        *,
+        rate: float = STREAM_UPDATES_PER_S,
+        on_sync: Callable[[], None] | None = None,
+    ) -> None:
+        self._widget = widget
+        self._on_sync = on_sync
         self._turns: list[ChatTurn] = []
         self._live = -1
-        self._throttle = Throttle(self, self._sync, rate=rate)
-
-    # --- Python-side state (always current); the front end follows at most `rate`/s ------
+        self._throttle = Throttle(widget, self._sync, rate=rate)
 
     @property
     def items(self) -> list[ChatTurn]:
@@ -108,10 +157,13 @@ class ChatTranscript(anywidget.AnyWidget):
         self._throttle.request()
         return len(self._turns) - 1
 
-    def stream(self, text: str) -> None:
-        """Set the live turn's text to ``text`` (the whole reply so far)."""
-        if 0 <= self._live < len(self._turns) and self._turns[self._live].text != text:
-            self._turns[self._live] = replace(self._turns[self._live], text=text)
+    def stream(self, text: str, thinking: str = "") -> None:
+        """Set the live turn's text and thinking (the whole reply so far)."""
+        if not 0 <= self._live < len(self._turns):
+            return
+        turn = self._turns[self._live]
+        if (turn.text, turn.thinking) != (text, thinking):
+            self._turns[self._live] = replace(turn, text=text, thinking=thinking)
             self._throttle.request()
 
     def finish(self, index: int, **changes: Any) -> ChatTurn:
@@ -130,6 +182,10 @@ class ChatTranscript(anywidget.AnyWidget):
             self._live = -1
         self._throttle.request()
 
+    def flush(self) -> None:
+        """Push the current state now."""
+        self._throttle.flush()
+
     async def drain(self) -> None:
         """Wait until the front end has been sent the current state."""
         await self._throttle.drain()
@@ -138,36 +194,41 @@ class ChatTranscript(anywidget.AnyWidget):
         """Push the Python state to the synced traits (called inside ``hold_sync``).
 
         Unchanged traits are not sent, so while streaming a message carries only the live
-        text and its sequence number.
+        text and its sequence number. ``on_sync`` (the panel's button states) runs inside
+        the same message.
         """
         live = self._live
-        self.turns = [
-            t.to_json() if i != live else replace(t, text="").to_json()
+        widget = self._widget
+        widget.turns = [
+            t.to_json() if i != live else replace(t, text="", thinking="").to_json()
             for i, t in enumerate(self._turns)
         ]
-        self.live_index = live
+        widget.live_index = live
         text = self._turns[live].text if live >= 0 else ""
-        if text != self.live_text:
-            self.live_text = text
-            self.live_seq += 1
+        thinking = self._turns[live].thinking if live >= 0 else ""
+        if text != widget.live_text or thinking != widget.live_thinking:
+            widget.live_text = text
+            widget.live_thinking = thinking
+            widget.live_seq += 1
+        if self._on_sync is not None:
+            self._on_sync()
 
     def plain_text(self) -> str:
         """The conversation as readable plain text (fallback where widgets cannot load)."""
         lines: list[str] = []
         for turn in self.items:
-            who = "You" if turn.role == "user" else (turn.model or "assistant")
+            who = "You" if turn.role == "user" else (model_title(turn.model) or "assistant")
             note = "" if turn.state == "complete" else f" [{turn.state}]"
+            if turn.thinking:
+                lines.append(f"{who} (thinking): {turn.thinking}")
             lines.append(f"{who}{note}: {turn.text}")
-            lines += [f"  attachment: {url}" for url in turn.attachments]
+            lines += [f"  attachment: {a.label}" for a in turn.attachments]
+            for call in turn.tool_calls:
+                lines.append(f"  tool call {call.name}({call.arguments})")
+                if call.result is not None:
+                    lines.append(f"  tool result: {call.result}")
             if turn.error:
                 lines.append(f"  error: {turn.error}")
             if turn.usage:
                 lines.append("  usage: " + ", ".join(f"{k} {v}" for k, v in turn.usage.items()))
         return "\n".join(lines) if lines else "(empty conversation)"
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is None:
-            return None
-        data, metadata = bundle
-        return {**data, "text/plain": self.plain_text()}, metadata
