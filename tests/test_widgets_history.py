@@ -1,10 +1,12 @@
-"""HistoryPanel: rows with thumbnails, filters, open-in-form and export, from a real ledger
-filled by the client against the emulator."""
+"""HistoryPanel (one anywidget): rows with thumbnails and video badges, filters, this session
+or all, paging, reopen, export into $MEDIAGEN_HOME and download, from a real ledger filled by
+the client against the emulator."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 from collections.abc import AsyncIterator, Hashable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,9 +14,13 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from mediagen_nb._home import resolve_home
+from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.history import Ledger
 from mediagen_nb.widgets._history_panel import HistoryPanel
+from mediagen_nb.widgets._history_rows import short_id
 from mediagen_nb.widgets._session import Session
 
 
@@ -47,88 +53,144 @@ async def filled(emulator: EmulatorHandle) -> AsyncIterator[dict[str, Any]]:
         yield {"image": image, "video": video, "session": Session(client=client)}
 
 
-def test_empty_history_says_so() -> None:
+def test_empty_history_is_quiet() -> None:
     panel = HistoryPanel(session=Session(mode_text="test"))
     assert panel.errors == []
-    assert "No history yet" in panel.table.value
-    assert panel.open_button.disabled
+    assert panel.notice == ""
+    assert (panel.rows, panel.total, panel.everything, panel.pages) == ([], 0, 0, 1)
+    assert panel.values["scope"] == "session"
+    assert not panel.can_reopen
 
 
 async def test_rows_thumbnails_and_filters(filled: dict[str, Any]) -> None:
     panel = HistoryPanel(session=filled["session"])
     assert panel.errors == []
-    assert panel.frame is not None
-    assert len(panel.frame) == 3
-    table = panel.table.value
-    image_id = filled["image"].id
-    assert f"data-task-id='{image_id}'" in table
-    assert table.count("<img class='mediagen-thumb'") == 1
-    thumb = table.split("base64,")[1].split("'")[0]
-    assert len(thumb) < 8000  # a small WebP thumbnail, not the full image
-    assert "<script" not in table
+    image_id, video_id = filled["image"].id, filled["video"].id
+    assert [r["kind"] for r in panel.rows] == ["chat", "task", "task"]  # newest first
+    assert [r["id"] for r in panel.rows[1:]] == [video_id, image_id]
+    image = panel.rows[2]
+    assert (image["model"], image["prompt"], image["status"]) == (
+        "nano-banana",
+        "a red fox",
+        "completed",
+    )
+    assert image["media"] == "image"
+    assert image["thumb"].startswith("data:image/webp;base64,")
+    assert len(image["thumb"]) < 8000  # a small thumbnail, not the full image
+    assert image["short_id"] == (image_id if len(image_id) <= 14 else short_id(image_id))
+    assert image["elapsed"].endswith(" s")
+    assert image["time"]
+    assert image["time_full"].startswith("20")
+    video = panel.rows[1]
+    assert video["status"] == "failed"
+    assert video["error"]  # the policy reason, shown clamped with expand in the browser
+    assert video["media"] == ""  # failed: no badge
+    assert panel.options == {
+        "status": ["completed", "failed"],
+        "model": ["gpt-5.5", "nano-banana", "neutralSora2Plus"],
+    }
+    assert "<script" not in str(panel.rows)
 
-    panel.kind.value = "chat"
-    assert list(panel.frame["kind"]) == ["chat"]
-    panel.kind.value = ""
-    assert ("failed", "failed") in panel.status.options
-    panel.status.value = "failed"
-    assert list(panel.frame["task_id"]) == [filled["video"].id]
-    assert "data-status='failed'" in panel.table.value
-    panel.status.value = ""
-    panel.model.value = "nano-banana"
-    assert list(panel.frame["task_id"]) == [image_id]
-    panel.model.value = ""
-    panel.text.value = "HELLO hist"
-    assert list(panel.frame["kind"]) == ["chat"]
-    assert "1 of 3 rows" in panel.count.value
+    panel.set_values(kind="chat")
+    assert [r["kind"] for r in panel.rows] == ["chat"]
+    panel.set_values(kind="", status="failed")
+    assert [r["id"] for r in panel.rows] == [video_id]
+    panel.set_values(status="", model="nano-banana")
+    assert [r["id"] for r in panel.rows] == [image_id]
+    panel.set_values(model="", text="HELLO hist")
+    assert [r["kind"] for r in panel.rows] == ["chat"]
+    assert (panel.total, panel.everything) == (1, 3)
 
 
-async def test_open_in_form_hands_over_the_request(filled: dict[str, Any]) -> None:
+async def test_this_session_or_all(filled: dict[str, Any]) -> None:
+    earlier = Ledger(origin="a-previous-kernel")
+    earlier.record(
+        LedgerEvent(
+            "task",
+            "created",
+            "task-from-yesterday",
+            family="banana",
+            model="nano-banana",
+            data={"request": {"model": "nano-banana", "prompt": "an old owl"}, "status": "queued"},
+        )
+    )
+    earlier.close()
+    panel = HistoryPanel(session=filled["session"])
+    assert panel.values["scope"] == "session"
+    assert "task-from-yesterday" not in [r["id"] for r in panel.rows]
+    assert (panel.total, panel.everything) == (3, 4)
+    panel.set_values(scope="all")
+    assert [r["id"] for r in panel.rows[:1]] == ["task-from-yesterday"]
+    assert [r["prompt"] for r in panel.rows[:1]] == ["an old owl"]
+    assert panel.total == 4
+
+
+async def test_paging(filled: dict[str, Any]) -> None:
+    panel = HistoryPanel(session=filled["session"], page_size=2)
+    assert (panel.page, panel.pages, len(panel.rows)) == (0, 2, 2)
+    first = [r["id"] for r in panel.rows]
+    panel.handle_action({"action": "next"})
+    assert (panel.page, [r["id"] for r in panel.rows]) == (1, [filled["image"].id])
+    panel.handle_action({"action": "next"})
+    assert panel.notice == "ValueError: this is the last page"
+    panel.handle_action({"action": "prev"})
+    assert [r["id"] for r in panel.rows] == first
+    panel.handle_action({"action": "next"})
+    panel.set_values(kind="task")  # a filter change goes back to the first page
+    assert (panel.page, panel.pages, panel.total) == (0, 1, 2)
+
+
+async def test_reopen_hands_over_the_request(filled: dict[str, Any]) -> None:
     panel = HistoryPanel(session=filled["session"])
     image_id = filled["image"].id
-    with pytest.raises(RuntimeError, match="no form"):
-        panel.open_in_form(image_id)
+    panel.handle_action({"action": "reopen", "id": image_id})
+    assert "no form to open it in" in panel.notice
     opened: list[tuple[str, str | None, dict[str, Any]]] = []
-    panel.on_open(lambda kind, fam, body: opened.append((kind, fam, body)))
-    assert panel.frame is not None
-    assert panel.picker.value == panel.frame.iloc[0]["task_id"]  # newest row preselected
-    panel.picker.value = image_id
-    panel.open_button.click()
-    assert panel.errors == []  # the registered callback took it
+    panel.on_reopen(lambda kind, fam, body: opened.append((kind, fam, body)))
+    assert panel.can_reopen
+    assert [r["openable"] for r in panel.rows] == [True, True, True]
+    panel.handle_action({"action": "reopen", "id": image_id})
     assert opened == [
         ("image", "banana", {"model": "nano-banana", "prompt": "a red fox", "size": "16:9"})
     ]
-    chat_id = panel.frame[panel.frame["kind"] == "chat"].iloc[0]["task_id"]
-    kind, fam, body = panel.open_in_form(chat_id)
+    chat_id = panel.rows[0]["id"]
+    kind, fam, body = panel.reopen(chat_id)
     assert (kind, fam) == ("chat", None)
     assert body["messages"][-1]["content"] == "hello history"
+    panel.set_values(kind="chat")
+    with pytest.raises(ValueError, match="check the filters"):
+        panel.reopen(image_id)
 
 
-async def test_export_csv_and_parquet(filled: dict[str, Any], tmp_path: Path) -> None:
+async def test_export_writes_into_mediagen_home_and_download_sends_csv(
+    filled: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     panel = HistoryPanel(session=filled["session"])
-    panel.kind.value = "task"
-    csv = panel.export(tmp_path / "out" / "tasks.csv")
-    assert csv.exists()
-    assert "wrote 2 rows" in panel.export_status.value
-    assert sorted(pd.read_csv(csv)["task_id"]) == sorted([filled["image"].id, filled["video"].id])
-    panel.export_path.value = str(tmp_path / "all.parquet")
-    panel.kind.value = ""
-    panel.export_button.click()
+    panel.set_values(kind="task")
+    panel.handle_action({"action": "export"})
     assert panel.errors == []
-    assert len(pd.read_parquet(tmp_path / "all.parquet")) == 3
-    panel.export_path.value = str(tmp_path / "bad.txt")
-    panel.export_button.click()
-    assert "suffix" in panel.errors[-1]
-
-
-def _row_html(table: str, task_id: str) -> str:
-    start = table.index(f"<tr data-task-id='{task_id}'")
-    return table[start : table.index("</tr>", start)]
-
-
-def _preview_cell(row: str) -> str:
-    start = row.index("<td>") + len("<td>")
-    return row[start : row.index("</td>", start)]
+    exports = resolve_home() / "exports"
+    (written,) = exports.glob("history-*.csv")
+    assert panel.export_note == f"Wrote 2 rows to {written}"
+    assert sorted(pd.read_csv(written)["task_id"]) == sorted(
+        [filled["image"].id, filled["video"].id]
+    )
+    panel.set_values(kind="")
+    assert len(pd.read_parquet(panel.export(tmp_path / "all.parquet"))) == 3
+    with pytest.raises(ValueError, match="suffix"):
+        panel.export(tmp_path / "bad.txt")
+    sent: list[tuple[dict[str, Any], list[bytes]]] = []
+    monkeypatch.setattr(
+        panel, "send", lambda content, buffers=None: sent.append((content, buffers))
+    )
+    panel.handle_action({"action": "download"})
+    ((content, buffers),) = sent
+    assert content["event"] == "download"
+    assert content["name"].startswith("history-")
+    assert content["name"].endswith(".csv")
+    assert len(pd.read_csv(io.BytesIO(buffers[0]))) == 3
+    assert panel.export_note.startswith("Sent 3 rows to the browser")
+    assert list(Path.cwd().glob("history-*.csv")) == []  # never into the notebook folder
 
 
 async def test_video_rows_show_a_video_badge_not_a_broken_image(
@@ -159,24 +221,13 @@ async def test_video_rows_show_a_video_badge_not_a_broken_image(
         panel = HistoryPanel(session=Session(client=client))
 
     assert panel.errors == []
-    table = panel.table.value
-    solid = _row_html(table, cached.id)
-    outlined = _row_html(table, evicted.id)
-    for row in (solid, outlined):
-        preview = _preview_cell(row)
-        assert preview.startswith("<svg class='mediagen-thumb mediagen-thumb-video'")
-        assert preview.isascii()  # no emoji: chromium without an emoji font drew a box
-        assert "<img" not in row
-        assert "src=" not in row
-        assert "href=" not in preview
-        assert len(preview) < 1000
-    assert "data-cached='true'" in solid
-    assert f"video: {video.name}" in solid
-    assert "data-cached='false'" in outlined
-    assert "not in the local media cache" in outlined
-    assert _preview_cell(_row_html(table, failed.id)) == ""
-    assert "data:video" not in table
-    assert len(table) < 8000 < size  # the video itself is not embedded
+    rows = {r["id"]: r for r in panel.rows}
+    assert (rows[cached.id]["media"], rows[cached.id]["cached"]) == ("video", True)
+    assert (rows[evicted.id]["media"], rows[evicted.id]["cached"]) == ("video", False)
+    assert rows[failed.id]["media"] == ""
+    assert all(r["thumb"] == "" for r in rows.values())  # no <img> at an mp4
+    assert "data:video" not in str(panel.rows)
+    assert len(str(panel.rows)) < 8000 < size  # the video itself is not embedded
 
 
 def test_unknown_family_goes_by_the_cached_files_suffix(tmp_path: Path) -> None:
@@ -189,6 +240,21 @@ def test_unknown_family_goes_by_the_cached_files_suffix(tmp_path: Path) -> None:
         "local_file": str(clip),
         "status": "completed",
     }
-    assert "mediagen-thumb-video" in panel._preview(row)
-    assert panel._preview({**row, "local_file": str(tmp_path / "t1.txt")}) == ""
-    assert panel._preview({**row, "kind": "chat"}) == ""
+    assert panel._preview(row) == {"media": "video", "thumb": "", "cached": True}
+    none = {"media": "", "thumb": "", "cached": False}
+    assert panel._preview({**row, "local_file": str(tmp_path / "t1.txt")}) == none
+    assert panel._preview({**row, "kind": "chat"}) == none
+
+
+def test_front_end_files_use_the_contract_hooks() -> None:
+    esm = str(HistoryPanel._esm)
+    for hook in (
+        '"data-row-id"',
+        'action: "prev"',
+        'action: "next"',
+        'name: "scope"',
+        'action: "export"',
+        'tabindex: "0", role: "region"',
+    ):
+        assert hook in esm, hook
+    assert esm.index("function mgEl(") < esm.index("function render(")

@@ -230,8 +230,7 @@ def test_exported_names_are_sorted_and_complete() -> None:
 async def test_active_assets_reach_the_video_reference_fields(emulator: EmulatorHandle) -> None:
     async with _client(emulator) as client:
         studio = Studio(session=Session(client=client), resume=False)
-        studio.assets.urls.value = "https://example.com/people/bob.png"
-        studio.assets.name.value = "bob"
+        studio.assets.set_values(url="https://example.com/people/bob.png", name="bob")
         studio.assets.submit()
         await asyncio.wait_for(studio.assets.join(), timeout=30)
         (row,) = studio.assets.assets
@@ -283,6 +282,7 @@ def test_unopened_tabs_build_no_panel() -> None:
     before = built()
     lazy = Studio(session=Session(), resume=False)
     assert built() == before  # a notebook that never opens them saves none of their state
+    assert (lazy._videos, lazy._assets, lazy._history) == (None, None, None)
     for index in (2, 3, 4):
         lazy.tabs.selected_index = index
     assert built() == sorted([*before, "AssetPanel", "HistoryPanel", "VideoPanel"])

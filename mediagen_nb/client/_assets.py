@@ -16,17 +16,22 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
+
+import httpx2
 
 from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, asset_uri
 from mediagen_nb.types import AssetEnvelope, AssetInfo
 
 from ._context import DELETED, ClientContext
-from ._exceptions import AssetError, AssetNotUsableError, AssetTimeoutError
+from ._exceptions import APIConnectionError, AssetError, AssetNotUsableError, AssetTimeoutError
 
 ASSET_POLL_S = 3.0
 ASSET_DEADLINE_S = 600.0
 _SD2 = ASSET_LIBRARIES["sd2"]
 _SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
+UPLOAD_PATH = "/uploads"
+"""The built-in emulator's file upload (not a service endpoint; see ``host_file``)."""
 
 
 @dataclass(frozen=True)
@@ -203,3 +208,53 @@ class Assets:
                 waiting = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
                 raise AssetTimeoutError(waiting, limit)
             await self._ctx.sleep(min(ASSET_POLL_S / self._ctx.core.speed, remaining))
+
+    async def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
+        """Demo mode only: store a file on the built-in emulator and return the URL it serves.
+
+        The real service has no upload endpoint (it fetches media from a public URL); there
+        this raises :class:`APIError` (404). The returned URL is accepted by the emulator's
+        asset libraries like any public URL.
+        """
+        core = self._ctx.core
+        url = core.url("base", f"{UPLOAD_PATH}?{urlencode({'name': name})}")
+        headers = core._headers(url, has_body=False)
+        headers["Content-Type"] = content_type
+        request = core.http.build_request("POST", url, content=data, headers=headers)
+        response = await core._send(request, stream=False)
+        envelope = AssetEnvelope.model_validate(response.json())
+        hosted = envelope.data.get("url") if isinstance(envelope.data, dict) else None
+        if not envelope.ok or not isinstance(hosted, str):
+            raise AssetError(envelope.code, envelope.msg, path=UPLOAD_PATH)
+        return hosted
+
+    async def fetch_media(
+        self,
+        url: str,
+        *,
+        max_bytes: int,
+        timeout: float = 5.0,  # noqa: ASYNC109 - the per-request HTTP timeout, not a deadline
+    ) -> bytes:
+        """GET an asset's media for a preview: one try, no retries, at most ``max_bytes``.
+
+        Auth is sent only to the service's own origin. Raises ``ValueError`` when the file is
+        larger (the rest is not downloaded), :class:`APIConnectionError` when unreachable.
+        """
+        core = self._ctx.core
+        headers = core._headers(url, has_body=False)
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with (
+                httpx2.AsyncClient(timeout=timeout, follow_redirects=True) as http,
+                http.stream("GET", url, headers=headers) as response,
+            ):
+                response.raise_for_status()
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise ValueError(f"{url}: larger than {max_bytes} bytes")
+                    chunks.append(chunk)
+        except httpx2.HTTPError as exc:
+            raise APIConnectionError(f"GET {url} failed: {type(exc).__name__}: {exc}") from exc
+        return b"".join(chunks)

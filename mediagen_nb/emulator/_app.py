@@ -28,6 +28,7 @@ from mediagen_nb.emulator._middleware import EmulatorMiddleware
 from mediagen_nb.emulator._state import Clock, EmulatorState
 from mediagen_nb.emulator._task_routes import result_reply, task_routes
 from mediagen_nb.emulator._text_routes import text_routes
+from mediagen_nb.emulator._uploads import upload_routes
 
 API_PREFIX = "/api"
 TEXT_PREFIX = "/gateway"
@@ -78,7 +79,10 @@ def create_app(
     post_paths += [TEXT_PREFIX + path for path in TEXT_POST_PATHS]
     app = Starlette(
         routes=[
-            Mount(API_PREFIX, routes=[*task_routes(state), *asset_routes(state)]),
+            Mount(
+                API_PREFIX,
+                routes=[*task_routes(state), *asset_routes(state), *upload_routes(state_dir)],
+            ),
             Mount(TEXT_PREFIX, routes=text_routes()),
         ],
         middleware=[

@@ -361,6 +361,15 @@ class Ledger:
         rows = self._read("SELECT * FROM items WHERE kind = ? AND key = ?", (kind, key))
         return rows[0] if rows else None
 
+    def keys_of(self, origin: str | None = None) -> set[tuple[str, str]]:
+        """``(kind, key)`` of every item a process wrote an event for (default: this one).
+
+        The History panel's "this session": what this kernel created, polled or resumed.
+        """
+        sql = "SELECT DISTINCT kind, key FROM events WHERE origin = ?"
+        rows = self._read(sql, (self.origin if origin is None else origin,))
+        return {(str(row["kind"]), str(row["key"])) for row in rows}
+
     def events(self, key: str | None = None) -> list[dict[str, Any]]:
         """Raw events in insertion order (all, or those of one key); ``data`` decoded."""
         sql = "SELECT * FROM events" + (" WHERE key = ?" if key is not None else "")

@@ -1,209 +1,140 @@
-"""``AssetPanel``: submit reference media to either asset library and watch the review.
+"""``AssetPanel``: one anywidget to upload reference media to either asset library, watch the
+review, copy ``asset://id`` and delete.
 
-Seedance 2.0 takes one URL per upload (``assetType`` + ``url`` + optional ``name``); each line
-of the URL box becomes one upload. SD2 takes image, video and audio URL lists in one upload.
-Review status is polled in a background task and shown live; ``Active`` assets are pushed
-to ``session.active_assets`` so the reference fields of the other panels offer them.
+Front end: ``static/assets.js`` + ``assets.css`` on the shared kit. Python owns the state: the
+form is the ``values`` trait, the rows the ``rows`` trait, and every button sends an
+``{"action": ...}`` message handled here (``upload``, ``delete``, ``confirm-delete``,
+``cancel-delete``, ``copied``, ``refresh``, ``dismiss``).
 
-Decisions where the spec is silent: status is polled every ``ASSET_POLL_S`` seconds divided
-by the emulator speed (as the client's ``wait_active``); the SD2 library has no delete
-endpoint, so its rows offer "Forget" (local only: the asset stays in the library); with a
-seedance 2.0 ``name`` and several URLs, the names get " (1)", " (2)"... so rows stay
-distinguishable. "Refresh" also lists the assets the history knows for this service.
+Upload by file: in demo mode the kernel stores the file on the built-in emulator
+(``client.assets.host_file``) and submits the URL the emulator serves. With a real key the
+file picker is disabled and the panel says plainly that the service needs a public URL.
+Image rows get a small thumbnail (WebP, ``THUMB_PX``) made by the kernel: from the file's
+bytes, or fetched once from the asset's URL (one try; no thumbnail when it cannot be read).
+Review status is polled every ``ASSET_POLL_S`` / speed seconds; ``Active`` assets go to
+``session.active_assets`` so the other panels' reference fields offer them. SD2 has no delete
+endpoint: its rows offer "Forget" (local only).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+import base64
+from dataclasses import replace
 from typing import Any
 
-import ipywidgets as widgets
+import traitlets
 
-from mediagen_nb.catalog import (
-    ASSET_ACTIVE,
-    ASSET_FAILED,
-    ASSET_LIBRARIES,
-    ASSET_PENDING_STATES,
-    asset_uri,
+from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED
+from mediagen_nb.types import RequestValidationError, errors_only
+from mediagen_nb.widgets._asset_form import (
+    DEFAULT_VALUES,
+    NEEDS_PUBLIC_URL,
+    AssetRow,
+    bodies,
+    failed_reason,
+    file_problems,
+    library_of,
+    problems,
+    reported_reason,
+    type_of,
 )
-from mediagen_nb.types import Problem, RequestValidationError, errors_only, validate_request
-from mediagen_nb.widgets._base import Panel
-from mediagen_nb.widgets._chat_options import split_lines
-from mediagen_nb.widgets._copy import CopyButton
+from mediagen_nb.widgets._base import WidgetPanel
+from mediagen_nb.widgets._frontend import css, esm
+from mediagen_nb.widgets._preview import thumbnail
 from mediagen_nb.widgets._session import ActiveAsset, Session
 
+__all__ = ["ASSET_POLL_S", "THUMB_PX", "AssetPanel", "AssetRow"]
+
 ASSET_POLL_S = 3.0
-_SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
-_SD2 = ASSET_LIBRARIES["sd2"]
+THUMB_PX = 96
+MAX_THUMB_SOURCE = 8 * 1024 * 1024
+"""Largest image the kernel downloads to make a URL asset's thumbnail."""
 
 
-@dataclass(frozen=True)
-class AssetRow:
-    """One asset the panel lists."""
+class AssetPanel(WidgetPanel):
+    """Asset libraries: upload by file or URL, watch the review, copy ``asset://id``, delete.
 
-    asset_id: str
-    library: str
-    """``seedance2`` or ``sd2``."""
-    asset_type: str = "Image"
-    name: str = ""
-    url: str = ""
-    status: str = "Processing"
-
-    @property
-    def uri(self) -> str:
-        """``asset://{assetId}`` for generation requests."""
-        return asset_uri(self.asset_id)
-
-    @property
-    def pending(self) -> bool:
-        """True while the review is still running."""
-        return self.status in ASSET_PENDING_STATES
-
-
-def _library_of(asset_id: str) -> str:
-    return "seedance2" if asset_id.startswith("asset-") else "sd2"
-
-
-class _RowView:
-    """Widgets of one listed asset: label, copy, delete with confirmation."""
-
-    def __init__(self, panel: AssetPanel, row: AssetRow) -> None:
-        self.label = widgets.HTML()
-        self.copy = CopyButton(row.uri, label="Copy asset://id")
-        verb = "Delete" if row.library == "seedance2" else "Forget"
-        self.delete = widgets.Button(description=verb, icon="trash")
-        self.confirm_text = widgets.HTML()
-        self.yes = widgets.Button(description=f"Yes, {verb.lower()}", button_style="danger")
-        self.no = widgets.Button(description="No")
-        self.confirm = widgets.HBox([self.confirm_text, self.yes, self.no])
-        self.confirm.layout.display = "none"
-        self.box = widgets.VBox([widgets.HBox([self.label, self.copy, self.delete]), self.confirm])
-        self.box.add_class("mediagen-asset-row")
-        asset_id = row.asset_id
-        self.delete.on_click(panel.guard(lambda _b: panel.delete(asset_id)))
-        self.yes.on_click(panel.guard(lambda _b: panel.delete(asset_id, confirm=True)))
-        self.no.on_click(panel.guard(lambda _b: panel.cancel_delete(asset_id)))
-        self.copy.on_copy(lambda button: panel.copied(button.text))
-        self.show(row)
-
-    def show(self, row: AssetRow) -> None:
-        name = f"{_esc(row.name)} · " if row.name else ""
-        self.label.value = (
-            f"<span class='mediagen-asset' data-status='{_esc(row.status)}'>"
-            f"<b>{_esc(row.status)}</b> · {name}{_esc(row.asset_type)} · "
-            f"<code>{_esc(row.asset_id)}</code> <small>{_esc(row.url)}</small></span>"
-        )
-        self.copy.layout.display = "" if row.status == ASSET_ACTIVE else "none"
-
-
-class AssetPanel(Panel):
-    """Asset libraries: submit URLs, watch the review, list, delete, copy ``asset://id``.
-
-    Programmatic use: ``submit()`` returns the upload task; ``delete(id)`` asks for
-    confirmation and ``delete(id, confirm=True)`` deletes; ``assets`` lists ``AssetRow``.
+    Programmatic use: set ``values`` (``library``, ``asset_type``, ``name``, ``url``) and call
+    ``submit()``; ``upload_file(data, name, content_type)``; ``delete(id)`` asks and
+    ``delete(id, confirm=True)`` deletes; ``copy_uri(id)``; ``assets`` lists ``AssetRow``.
     """
 
     title = "Assets"
+    _esm = esm("assets.js")
+    _css = css("assets.css")
+
+    values = traitlets.Dict(dict(DEFAULT_VALUES)).tag(sync=True)
+    """The form: ``library`` (seedance2 / sd2), ``asset_type``, ``name``, ``url``."""
+    problems: traitlets.List[dict[str, str]] = traitlets.List([]).tag(sync=True)
+    """Errors of the form as ``{"field", "message"}`` (shown once the user touched it)."""
+    hint = traitlets.Unicode("").tag(sync=True)
+    """Neutral text saying what is missing before Upload can run."""
+    can_submit = traitlets.Bool(False).tag(sync=True)
+    hosting_note = traitlets.Unicode("").tag(sync=True)
+    rows: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
+    """Listed assets, newest first, as the front end renders them."""
+    status_text = traitlets.Unicode("").tag(sync=True)
+    busy = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, *, session: Session | None = None, poll_interval: float | None = None):
+        self._rows: dict[str, AssetRow] = {}
         super().__init__(session=session)
-        self.add_class("mediagen-asset-panel")
         self.poll_interval = poll_interval
         """Seconds between status polls; None: ``ASSET_POLL_S`` over the service speed."""
-        self.library = widgets.ToggleButtons(
-            options=[
-                (lib.title.removesuffix(" asset library"), lib.id)
-                for lib in ASSET_LIBRARIES.values()
-            ],
-            description="Library",
-        )
-        self.asset_type = widgets.Dropdown(options=_SEEDANCE2.asset_types, description="Type")
-        self.name = widgets.Text(description="Name", placeholder="optional label")
-        self.urls = widgets.Textarea(placeholder="media URLs, one per line (one asset each)")
-        self.image_urls = widgets.Textarea(placeholder="image URLs, one per line")
-        self.video_urls = widgets.Textarea(placeholder="video URLs, one per line")
-        self.audio_urls = widgets.Textarea(placeholder="audio URLs, one per line")
-        self.problem_area = widgets.HTML()
-        self.submit_button = widgets.Button(description="Submit for review", button_style="primary")
-        self.refresh_button = widgets.Button(description="Refresh", icon="refresh")
-        self.status = widgets.HTML()
-        self.clipboard = widgets.Text(description="Copied", disabled=True)
-        self.rows_box = widgets.VBox()
-        self.urls.add_class("mediagen-asset-urls")
-        self.submit_button.add_class("mediagen-asset-submit")
-        self.clipboard.add_class("mediagen-asset-clipboard")
-        self.seedance_box = widgets.VBox([self.asset_type, self.name, self.urls])
-        self.sd2_box = widgets.VBox([self.image_urls, self.video_urls, self.audio_urls])
-        self.children = [
-            self.library,
-            self.seedance_box,
-            self.sd2_box,
-            self.problem_area,
-            widgets.HBox([self.submit_button, self.refresh_button]),
-            self.status,
-            self.rows_box,
-            self.clipboard,
-            self.error_area,
-        ]
-        self._rows: dict[str, AssetRow] = {}
-        self._views: dict[str, _RowView] = {}
+        self.copied = ""
+        """The last text a Copy click copied (kernel side)."""
         self._watcher: asyncio.Task[None] | None = None
-        self.submit_button.on_click(self.guard(lambda _b: self.submit()))
-        self.refresh_button.on_click(self.guard(lambda _b: self.refresh()))
-        for control in (self.library, self.asset_type, self.name, self.urls, *self._sd2_boxes):
-            control.observe(self.guard(self._revalidate), names="value")
+        self._refused = 0
+        self.on_action("upload", self._on_upload)
+        self.on_action("refresh", lambda _m: self.refresh())
+        self.on_action("delete", lambda m: self.delete(str(m.get("id"))))
+        self.on_action("confirm-delete", lambda m: self.delete(str(m.get("id")), confirm=True))
+        self.on_action("cancel-delete", lambda m: self.cancel_delete(str(m.get("id"))))
+        self.on_action("copied", lambda m: self.copy_uri(str(m.get("id"))))
+        self.observe(self.guard(self._revalidate), names="values")
         self._revalidate()
 
     @property
-    def _sd2_boxes(self) -> tuple[widgets.Textarea, ...]:
-        return (self.image_urls, self.video_urls, self.audio_urls)
+    def hosting(self) -> bool:
+        """Whether a file can be uploaded (demo mode: the built-in emulator hosts it)."""
+        return self.session.demo
+
+    def _on_custom_msg(self, widget: Any, content: Any, buffers: Any) -> None:
+        # a chosen file arrives as the message's first buffer; actions see it as "file"
+        if isinstance(content, dict) and buffers:
+            content = {**content, "file": bytes(buffers[0])}
+        super()._on_custom_msg(widget, content, buffers)
 
     # --- form -----------------------------------------------------------------------------
 
-    def bodies(self) -> list[tuple[str, dict[str, Any]]]:
-        """(endpoint path, body) of each upload Submit would send."""
-        if self.library.value == "sd2":
-            body = {
-                "imageUrls": list(split_lines(self.image_urls.value)),
-                "videoUrls": list(split_lines(self.video_urls.value)),
-                "audioUrls": list(split_lines(self.audio_urls.value)),
-            }
-            return [(_SD2.upload_path, body)]
-        urls = split_lines(self.urls.value)
-        name = self.name.value.strip()
-        out: list[tuple[str, dict[str, Any]]] = []
-        for index, url in enumerate(urls, start=1):
-            upload: dict[str, Any] = {"assetType": self.asset_type.value, "url": url}
-            if name:
-                upload["name"] = name if len(urls) == 1 else f"{name} ({index})"
-            out.append((_SEEDANCE2.upload_path, upload))
-        return out
-
-    def problems(self) -> list[Problem]:
-        """Problems of the uploads Submit would send (seedance 2.0: by line)."""
-        bodies = self.bodies()
-        if not bodies:
-            return [Problem("url", "enter at least one URL")]
-        if len(bodies) == 1:
-            return validate_request(*bodies[0])
-        return [
-            Problem(f"line {line}: {p.field}", p.rule, p.severity)
-            for line, (path, body) in enumerate(bodies, start=1)
-            for p in validate_request(path, body)
-        ]
+    def _session_changed(self, session: Session) -> None:
+        super()._session_changed(session)
+        self.hosting_note = "" if session.demo else NEEDS_PUBLIC_URL
+        self._revalidate()
 
     def _revalidate(self, _change: object = None) -> None:
-        sd2 = self.library.value == "sd2"
-        self.sd2_box.layout.display = "" if sd2 else "none"
-        self.seedance_box.layout.display = "none" if sd2 else ""
-        problems = self.problems()
-        self.problem_area.value = "<br>".join(
-            f"<span class='mediagen-{p.severity}'>{_esc(str(p))}</span>" for p in problems
-        )
-        errors = errors_only(problems)
-        self.submit_button.disabled = bool(errors)
-        self.submit_button.tooltip = "; ".join(str(p) for p in errors)
+        values = {**DEFAULT_VALUES, **self.values}
+        errors = errors_only(problems(values))
+        with self.hold_sync():
+            self.problems = [{"field": p.field, "message": p.rule} for p in errors]
+            self.can_submit = not errors
+            if not values["url"].strip():
+                self.hint = (
+                    "Choose a file or paste a URL to upload"
+                    if self.hosting
+                    else "Paste a public URL to upload"
+                )
+            else:
+                self.hint = "; ".join(str(p) for p in errors)
+
+    def bodies(self) -> list[tuple[str, dict[str, Any]]]:
+        """(endpoint path, body) of each upload ``submit()`` would send."""
+        return bodies({**DEFAULT_VALUES, **self.values})
+
+    def set_values(self, **changes: str) -> None:
+        """Change some form values (what the front end does as the user types)."""
+        self.values = {**DEFAULT_VALUES, **self.values, **changes}
 
     # --- actions ----------------------------------------------------------------------------
 
@@ -212,56 +143,143 @@ class AssetPanel(Panel):
         """Listed assets, oldest first."""
         return list(self._rows.values())
 
+    def _on_upload(self, message: dict[str, Any]) -> None:
+        data = message.get("file")
+        if isinstance(data, bytes):
+            self.upload_file(data, str(message.get("name") or ""), str(message.get("type") or ""))
+        else:
+            self.submit()
+
     def submit(self) -> asyncio.Task[list[AssetRow]]:
         """Upload the form's URLs; raises ``RequestValidationError`` (nothing sent) if invalid."""
-        errors = errors_only(self.problems())
+        values = {**DEFAULT_VALUES, **self.values}
+        errors = errors_only(problems(values))
         if errors:
             raise RequestValidationError(errors)
-        bodies = self.bodies()
-        library = self.library.value
-        with self.hold_sync():
-            for box in (self.urls, self.name, *self._sd2_boxes):
-                box.value = ""
-        return self.spawn(self._submit(library, bodies), name="asset upload")
+        found = bodies(values)
+        self.values = {**values, "url": "", "name": ""}
+        return self.spawn(self._submit(values["library"], found, {}), name="asset upload")
+
+    def upload_file(
+        self, data: bytes, name: str, content_type: str
+    ) -> asyncio.Task[list[AssetRow]]:
+        """Upload a file: stored on the emulator (demo mode), then submitted by its URL."""
+        values = {**DEFAULT_VALUES, **self.values}
+        library = values["library"]
+        errors = file_problems(
+            size=len(data), content_type=content_type, library=library, hosting=self.hosting
+        )
+        if errors:
+            raise RequestValidationError(errors)
+        asset_type = type_of(content_type) or "Image"
+        self.values = {**values, "url": "", "name": "", "asset_type": asset_type}
+        return self.spawn(
+            self._upload_file(
+                data, name, content_type, library=library, label=values["name"], kind=asset_type
+            ),
+            name="file upload",
+        )
+
+    async def _upload_file(
+        self, data: bytes, name: str, content_type: str, *, library: str, label: str, kind: str
+    ) -> list[AssetRow]:
+        self.busy = True
+        self.status_text = f"Sending {name or 'the file'} to the demo service…"
+        try:
+            url = await self.session.client.assets.host_file(
+                data, name=name or "upload", content_type=content_type
+            )
+        finally:
+            self.busy = False
+        found = bodies({"library": library, "asset_type": kind, "name": label or name, "url": url})
+        thumbs = {url: _thumb_of(data)} if kind == "Image" else {}
+        return await self._submit(library, found, thumbs)
 
     async def _submit(
-        self, library: str, bodies: list[tuple[str, dict[str, Any]]]
+        self, library: str, found: list[tuple[str, dict[str, Any]]], thumbs: dict[str, str]
     ) -> list[AssetRow]:
+        from mediagen_nb.client import AssetError
+
         assets = self.session.client.assets
         added: list[AssetRow] = []
-        if library == "seedance2":
-            for _path, body in bodies:
-                info = await assets.upload(body["url"], body["assetType"], name=body.get("name"))
-                row = AssetRow(
-                    asset_id=info.assetId,
-                    library="seedance2",
-                    asset_type=body["assetType"],
-                    name=body.get("name") or "",
-                    url=body["url"],
-                    status=info.status or "Processing",
+        refused_before = self._refused
+        self.busy = True
+        try:
+            if library == "seedance2":
+                for _path, body in found:
+                    url, kind = body["url"], body["assetType"]
+                    try:
+                        info = await assets.upload(url, kind, name=body.get("name"))
+                    except AssetError as exc:
+                        self._put(self._refusal("seedance2", kind, url, exc.msg or str(exc)))
+                        continue
+                    row = AssetRow(
+                        asset_id=info.assetId,
+                        library="seedance2",
+                        asset_type=kind,
+                        name=body.get("name") or "",
+                        url=url,
+                        status=info.status or "Processing",
+                        thumb=thumbs.get(url, ""),
+                    )
+                    added.append(self._put(row))
+            else:
+                body = found[0][1]
+                batch = await assets.sd2_upload(
+                    image_urls=body["imageUrls"],
+                    video_urls=body["videoUrls"],
+                    audio_urls=body["audioUrls"],
                 )
-                added.append(self._put(row))
-        else:
-            body = bodies[0][1]
-            batch = await assets.sd2_upload(
-                image_urls=body["imageUrls"],
-                video_urls=body["videoUrls"],
-                audio_urls=body["audioUrls"],
-            )
-            for info in batch.items:
-                row = AssetRow(
-                    asset_id=info.assetId,
-                    library="sd2",
-                    asset_type=info.assetType or "Image",
-                    url=info.originalUrl or "",
-                    status=info.status or "submitted",
-                )
-                added.append(self._put(row))
-            for failed in batch.failed_items:
-                self.show_error(f"not accepted by the SD2 library: {failed}")
-        self.status.value = f"submitted {len(added)} asset(s); review running"
+                for info in batch.items:
+                    url = info.originalUrl or ""
+                    row = AssetRow(
+                        asset_id=info.assetId,
+                        library="sd2",
+                        asset_type=info.assetType or "Image",
+                        url=url,
+                        status=info.status or "submitted",
+                        thumb=thumbs.get(url, ""),
+                    )
+                    added.append(self._put(row))
+                for failed in batch.failed_items:
+                    item = failed if isinstance(failed, dict) else {}
+                    reason = str(item.get("reason") or failed)
+                    url = str(item.get("url") or "")
+                    kind = str(item.get("assetType") or "Image")
+                    self._put(self._refusal("sd2", kind, url, reason))
+        finally:
+            self.busy = False
+        self.status_text = _submitted_text(len(added), self._refused - refused_before)
+        for row in added:
+            if row.asset_type == "Image" and not row.thumb and row.url:
+                self.spawn(self._fetch_thumb(row.asset_id, row.url), name="thumbnail")
         self._ensure_watcher()
         return added
+
+    def _refusal(self, library: str, kind: str, url: str, reason: str) -> AssetRow:
+        self._refused += 1
+        return AssetRow(
+            asset_id=f"refused-{self._refused}",
+            library=library,
+            asset_type=kind,
+            url=url,
+            status=ASSET_FAILED,
+            reason=f"Upload refused: {reason}",
+            refused=True,
+        )
+
+    async def _fetch_thumb(self, asset_id: str, url: str) -> None:
+        """Make a row's thumbnail from its URL; silently none when it cannot be read."""
+        from mediagen_nb.client import MediagenError
+
+        try:
+            data = await self.session.client.assets.fetch_media(url, max_bytes=MAX_THUMB_SOURCE)
+            thumb = await asyncio.to_thread(_thumb_of, data)
+        except (MediagenError, ValueError, OSError):
+            return
+        row = self._rows.get(asset_id)
+        if row is not None and thumb:
+            self._put(replace(row, thumb=thumb))
 
     def refresh(self) -> asyncio.Task[None]:
         """List the assets the history knows for this service and re-check pending ones."""
@@ -274,78 +292,80 @@ class AssetPanel(Panel):
         service = str(client.service_id or client.base_url or "").rstrip("/")
         frame = history(kind="asset")
         for record in reversed(frame.to_dict("records")):
-            asset_id = record["task_id"]
+            asset_id = str(record["task_id"])
             same = str(record.get("service") or "").rstrip("/") == service
-            if not same or record["status"] in ("deleted", "failed") or asset_id in self._rows:
+            gone = record["status"] in ("deleted", "failed") or asset_id.startswith("attempt-")
+            if not same or gone or asset_id in self._rows:
                 continue
             params = record.get("parameters") or {}
-            self._put(
-                AssetRow(
-                    asset_id=asset_id,
-                    library=str(params.get("library") or _library_of(asset_id)),
-                    asset_type=str(params.get("assetType") or "Image"),
-                    name=str(params.get("name") or ""),
-                    url=str(params.get("url") or ""),
-                    status=str(record["status"]),
-                )
+            row = AssetRow(
+                asset_id=asset_id,
+                library=str(params.get("library") or library_of(asset_id)),
+                asset_type=str(params.get("assetType") or "Image"),
+                name=str(params.get("name") or ""),
+                url=str(params.get("url") or params.get("originalUrl") or ""),
+                status=str(record["status"]),
             )
+            self._put(row)
+            if row.asset_type == "Image" and row.url:
+                self.spawn(self._fetch_thumb(row.asset_id, row.url), name="thumbnail")
         await self._poll_once(list(self._rows.values()))
         self._ensure_watcher()
 
     def delete(self, asset_id: str, confirm: bool = False) -> asyncio.Task[None] | None:
         """Without ``confirm``: ask in the row. With it: delete (seedance 2.0) or forget (sd2)."""
-        view = self._views[asset_id]
-        row = self._rows[asset_id]
+        row = self._row(asset_id)
         if not confirm:
-            what = (
-                "Delete for good? The id becomes invalid"
-                if row.library == "seedance2"
-                else ("Forget? The SD2 library has no delete; the asset stays there")
-            )
-            view.confirm_text.value = f"<b>{what}.</b>"
-            view.confirm.layout.display = ""
+            self._put(replace(row, confirming=True))
             return None
-        view.confirm.layout.display = "none"
+        self._put(replace(row, confirming=False))
         return self.spawn(self._delete(row), name="asset delete")
 
     def cancel_delete(self, asset_id: str) -> None:
-        """Hide the confirmation of a row."""
-        self._views[asset_id].confirm.layout.display = "none"
+        """Close a row's delete confirmation."""
+        self._put(replace(self._row(asset_id), confirming=False))
 
     async def _delete(self, row: AssetRow) -> None:
-        if row.library == "seedance2":
+        if row.library == "seedance2" and not row.refused:
             msg = await self.session.client.assets.delete(row.asset_id)
-            self.status.value = _esc(f"deleted {row.asset_id}: {msg or 'ok'}")
+            self.status_text = f"Deleted {row.asset_id}: {msg or 'ok'}"
+        else:
+            self.status_text = f"Removed {row.asset_id} from this list."
         self._rows.pop(row.asset_id, None)
-        self._views.pop(row.asset_id, None)
         self.session.remove_active_asset(row.asset_id)
-        self.rows_box.children = [v.box for v in self._views.values()]
+        self._sync_rows()
 
     def copy_uri(self, asset_id: str) -> str:
         """The ``asset://id`` of a listed asset (what the row's Copy button copies)."""
-        return self._views[asset_id].copy.click()
+        row = self._row(asset_id)
+        if row.refused:
+            raise ValueError(f"{asset_id}: the upload was refused, there is no asset id to copy")
+        self.copied = row.uri
+        return row.uri
 
-    def copied(self, text: str) -> None:
-        """Show what was copied (the kernel side of a Copy click)."""
-        self.clipboard.value = text
+    def _row(self, asset_id: str) -> AssetRow:
+        row = self._rows.get(asset_id)
+        if row is None:
+            raise KeyError(f"no asset {asset_id!r} in the list")
+        return row
 
     # --- review status ----------------------------------------------------------------------
 
     def _put(self, row: AssetRow) -> AssetRow:
+        if row.status == ASSET_FAILED and not row.reason:
+            row = replace(row, reason=failed_reason(None, demo=self.session.demo))
         self._rows[row.asset_id] = row
-        view = self._views.get(row.asset_id)
-        if view is None:
-            self._views[row.asset_id] = _RowView(self, row)
-            self.rows_box.children = [v.box for v in self._views.values()]
-        else:
-            view.show(row)
-        if row.status == ASSET_ACTIVE:
+        if row.active:
             self.session.add_active_asset(
                 ActiveAsset(row.asset_id, row.name, row.asset_type, row.library)
             )
         else:
             self.session.remove_active_asset(row.asset_id)
+        self._sync_rows()
         return row
+
+    def _sync_rows(self) -> None:
+        self.rows = [row.to_front_end() for row in reversed(self._rows.values())]
 
     def _ensure_watcher(self) -> None:
         if (self._watcher is None or self._watcher.done()) and self._pending():
@@ -361,22 +381,30 @@ class AssetPanel(Panel):
             await asyncio.sleep(ASSET_POLL_S / client.speed if interval is None else interval)
             await self._poll_once(pending)
 
+    def _update(self, asset_id: str, status: str | None, reason: str | None) -> None:
+        current = self._rows.get(asset_id)
+        if current is None or not status:
+            return
+        text = failed_reason(reason, demo=self.session.demo) if status == ASSET_FAILED else ""
+        self._put(replace(current, status=status, reason=text))
+
     async def _poll_once(self, rows: list[AssetRow]) -> None:
         assets = self.session.client.assets
-        sd2 = [r.asset_id for r in rows if r.library == "sd2" and r.asset_id in self._rows]
+        live = [r for r in rows if r.asset_id in self._rows and not r.refused]
+        sd2 = [r.asset_id for r in live if r.library == "sd2"]
         if sd2:
-            for info in (await assets.sd2_status(sd2)).items:
-                row = self._rows.get(info.assetId)
-                if row is not None and info.status:
-                    self._put(replace(row, status=info.status))
-        for row in rows:
+            batch = await assets.sd2_status(sd2)
+            for info in batch.items:
+                self._update(info.assetId, info.status, reported_reason(info))
+            for failed in batch.failed_items:
+                if isinstance(failed, dict) and failed.get("assetId") in self._rows:
+                    self._update(str(failed["assetId"]), ASSET_FAILED, str(failed.get("reason")))
+        for row in live:
             if row.library == "seedance2" and row.asset_id in self._rows:
                 info = await assets.get(row.asset_id)
-                current = self._rows.get(row.asset_id)
-                if current is not None:
-                    self._put(replace(current, status=info.status or current.status))
+                self._update(row.asset_id, info.status, reported_reason(info))
         done = [r for r in self._rows.values() if r.status in (ASSET_ACTIVE, ASSET_FAILED)]
-        self.status.value = f"{len(done)} reviewed, {len(self._pending())} in review"
+        self.status_text = f"{len(done)} reviewed, {len(self._pending())} in review."
 
     def text_summary(self) -> str:
         """Listed assets as plain text."""
@@ -384,7 +412,21 @@ class AssetPanel(Panel):
         return "\n".join([super().text_summary(), *lines])
 
 
-def _esc(text: str) -> str:
-    return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;")
-    )
+def _submitted_text(added: int, refused: int) -> str:
+    """The status line after an upload."""
+    parts = []
+    if added:
+        parts.append(f"Submitted {added} asset{'s' if added > 1 else ''} for review.")
+    if refused:
+        which = "an upload" if refused == 1 else f"{refused} uploads"
+        parts.append(f"The library refused {which}; the reason is in the list.")
+    return " ".join(parts)
+
+
+def _thumb_of(data: bytes) -> str:
+    """A small WebP data URL of image bytes; empty when they are not a readable image."""
+    try:
+        small, mime = thumbnail(data, THUMB_PX)
+    except (OSError, ValueError):
+        return ""
+    return f"data:{mime};base64,{base64.b64encode(small).decode('ascii')}"

@@ -1,0 +1,215 @@
+"""The Assets panel's data: its form as request bodies, listed rows, reasons, file rules.
+
+Kept apart from the widget so the rules (what a submit sends, what a row says) are plain
+functions. Decisions where the spec is silent:
+
+* The form takes one library, one media type, an optional name (seedance 2.0 only) and URLs
+  (one per line from Python; the front end offers one URL box). SD2 puts the URLs in the list
+  of the chosen type (``imageUrls``, ``videoUrls`` or ``audioUrls``).
+* A failed review comes with no reason from the service (the spec shows none); the row says
+  so in plain words, and in demo mode adds the emulator's rule (URLs containing ``reject`` or
+  ``nsfw`` fail). A refusal the service does explain (an upload answered with a non-zero
+  ``code``, an SD2 ``failedItems`` entry) shows that explanation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_LIBRARIES, ASSET_PENDING_STATES, asset_uri
+from mediagen_nb.types import Problem, validate_request
+from mediagen_nb.widgets._chat_options import split_lines
+
+SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
+SD2 = ASSET_LIBRARIES["sd2"]
+SD2_LISTS = {"Image": "imageUrls", "Video": "videoUrls", "Audio": "audioUrls"}
+MAX_FILE_BYTES = 20 * 1024 * 1024
+"""Largest file the panel sends to the emulator (its upload limit)."""
+FIELD_LABELS = {
+    "url": "URL",
+    "assetType": "Type",
+    "name": "Name",
+    "imageUrls": "URL",
+    "videoUrls": "URL",
+    "audioUrls": "URL",
+}
+REVIEW_FAILED = (
+    "The library's content review did not approve this media, so it cannot be used in "
+    "generation. The service gives no further reason."
+)
+DEMO_REVIEW_RULE = "In demo mode the emulator fails every URL containing “reject” or “nsfw”."
+NEEDS_PUBLIC_URL = (
+    "Upload by file works in demo mode only. The service fetches each asset from a public "
+    "URL: put the file somewhere public (object storage, a web server) and paste its URL."
+)
+DEFAULT_VALUES: dict[str, str] = {
+    "library": "seedance2",
+    "asset_type": "Image",
+    "name": "",
+    "url": "",
+}
+
+
+@dataclass(frozen=True)
+class AssetRow:
+    """One asset the panel lists."""
+
+    asset_id: str
+    library: str
+    """``seedance2`` or ``sd2``."""
+    asset_type: str = "Image"
+    name: str = ""
+    url: str = ""
+    status: str = "Processing"
+    reason: str = ""
+    """Why the row is ``Failed`` (empty otherwise)."""
+    thumb: str = ""
+    """A small image thumbnail as a data URL (images only; empty until made)."""
+    confirming: bool = False
+    """The delete confirmation is open."""
+    refused: bool = False
+    """The service refused the upload: there is no asset id to copy or delete."""
+
+    @property
+    def uri(self) -> str:
+        """``asset://{assetId}`` for generation requests."""
+        return asset_uri(self.asset_id)
+
+    @property
+    def pending(self) -> bool:
+        """True while the review is still running."""
+        return self.status in ASSET_PENDING_STATES and not self.refused
+
+    @property
+    def active(self) -> bool:
+        """Approved: usable in generation."""
+        return self.status == ASSET_ACTIVE
+
+    def to_front_end(self) -> dict[str, Any]:
+        """The row as the front end renders it."""
+        data = asdict(self)
+        data["id"] = data.pop("asset_id")
+        data["uri"] = "" if self.refused else self.uri
+        data["library_title"] = library_title(self.library)
+        data["delete_label"] = delete_label(self)
+        data["delete_question"] = delete_question(self)
+        return data
+
+
+def library_title(library: str) -> str:
+    """ "Seedance 2.0" / "SD2 Manxue"."""
+    return ASSET_LIBRARIES[library].title.removesuffix(" asset library")
+
+
+def delete_label(row: AssetRow) -> str:
+    """The row's delete button: Delete (seedance 2.0), Forget (sd2), Remove (refused)."""
+    if row.refused:
+        return "Remove"
+    return "Delete" if row.library == "seedance2" else "Forget"
+
+
+def delete_question(row: AssetRow) -> str:
+    """What the confirmation asks."""
+    if row.refused:
+        return "Remove this refused upload from the list?"
+    if row.library == "seedance2":
+        return "Delete for good? The id stops working, also in pending tasks that use it."
+    return "Forget it here? The SD2 library has no delete: the asset stays in the library."
+
+
+def library_of(asset_id: str) -> str:
+    """The library an id belongs to, from the seedance 2.0 id format."""
+    return "seedance2" if asset_id.startswith("asset-") else "sd2"
+
+
+def type_of(content_type: str) -> str | None:
+    """Asset type of a file's media type, or None when no library takes it."""
+    major = content_type.split("/", maxsplit=1)[0]
+    found = {"image": "Image", "video": "Video", "audio": "Audio"}.get(major)
+    if found is None and content_type == "application/pdf":
+        return "Document"
+    return found
+
+
+def failed_reason(reported: Any, *, demo: bool) -> str:
+    """The text of a failed review: the service's own reason when it sent one."""
+    if isinstance(reported, str) and reported.strip():
+        return reported.strip()
+    return f"{REVIEW_FAILED} {DEMO_REVIEW_RULE}" if demo else REVIEW_FAILED
+
+
+def reported_reason(info: Any) -> str | None:
+    """A reason field the service may add to an asset (not in the spec), if any."""
+    extra = getattr(info, "model_extra", None) or {}
+    for key in ("reason", "failReason", "failedReason", "message", "msg"):
+        value = extra.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def bodies(values: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """(endpoint path, body) of each upload the form would send."""
+    urls = split_lines(values.get("url", ""))
+    asset_type = values.get("asset_type", "Image")
+    if values.get("library") == "sd2":
+        if not urls:
+            return []
+        body: dict[str, Any] = {"imageUrls": [], "videoUrls": [], "audioUrls": []}
+        body[SD2_LISTS.get(asset_type, "imageUrls")] = list(urls)
+        return [(SD2.upload_path, body)]
+    name = values.get("name", "").strip()
+    out: list[tuple[str, dict[str, Any]]] = []
+    for index, url in enumerate(urls, start=1):
+        upload: dict[str, Any] = {"assetType": asset_type, "url": url}
+        if name:
+            upload["name"] = name if len(urls) == 1 else f"{name} ({index})"
+        out.append((SEEDANCE2.upload_path, upload))
+    return out
+
+
+def _human(problem: Problem) -> Problem:
+    head, _, rest = problem.field.partition("[")
+    label = FIELD_LABELS.get(head, head)
+    return Problem(
+        label if not rest else f"{label} {rest.rstrip(']')}", problem.rule, problem.severity
+    )
+
+
+def problems(values: dict[str, str]) -> list[Problem]:
+    """Problems of what Submit would send, named as the user sees the fields."""
+    library = values.get("library", "seedance2")
+    if library not in ASSET_LIBRARIES:
+        return [Problem("Library", f"must be one of {', '.join(ASSET_LIBRARIES)}")]
+    allowed = ASSET_LIBRARIES[library].asset_types
+    if values.get("asset_type") not in allowed:
+        return [Problem("Type", f"must be one of {', '.join(allowed)} in this library")]
+    found = bodies(values)
+    if not found:
+        return [Problem("URL", "enter a URL (or choose a file)")]
+    if len(found) == 1:
+        return [_human(p) for p in validate_request(*found[0])]
+    return [
+        Problem(f"URL line {line}", _human(p).rule, p.severity)
+        for line, (path, body) in enumerate(found, start=1)
+        for p in validate_request(path, body)
+    ]
+
+
+def file_problems(*, size: int, content_type: str, library: str, hosting: bool) -> list[Problem]:
+    """Problems of a file the user chose."""
+    if not hosting:
+        return [Problem("File", NEEDS_PUBLIC_URL)]
+    if size == 0:
+        return [Problem("File", "is empty")]
+    if size > MAX_FILE_BYTES:
+        limit = MAX_FILE_BYTES // (1024 * 1024)
+        return [Problem("File", f"is {size / 1e6:.1f} MB; at most {limit} MiB")]
+    asset_type = type_of(content_type)
+    allowed = ASSET_LIBRARIES[library].asset_types
+    if asset_type is None or asset_type not in allowed:
+        kinds = ", ".join(t.lower() for t in allowed)
+        shown = content_type or "unknown type"
+        return [Problem("File", f"must be {kinds} ({shown} is not)")]
+    return []

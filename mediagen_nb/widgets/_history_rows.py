@@ -1,0 +1,135 @@
+"""The History panel's rows: one history record as the front end renders it.
+
+Image rows carry a small thumbnail (WebP, ``THUMB_PX``, a data URL made from the media cache,
+cached per file, so a saved notebook stays small). Video rows carry no picture: a poster frame
+would need ffmpeg and embedding the video would bloat the notebook, so the front end draws an
+inline-SVG badge, solid when the file is in the local media cache (``cached``), outlined when
+a completed video is not. Ids are shortened for the table (the full id is in ``id``).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import mimetypes
+from collections.abc import Hashable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mediagen_nb.catalog import ASSET_LIBRARIES, FAMILIES
+from mediagen_nb.widgets._preview import thumbnail
+
+THUMB_PX = 64
+KIND_LABELS = {"task": "Task", "chat": "Chat", "asset": "Asset"}
+
+
+def missing(value: Any) -> bool:
+    """None, NaN, NaT or pandas' NA."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def text(value: Any) -> str:
+    """A cell's text ("" when missing)."""
+    return "" if missing(value) else str(value)
+
+
+def short_id(value: str, keep: int = 10) -> str:
+    """``abcdef…7890``: the start and end of a long id."""
+    if len(value) <= keep + 4:
+        return value
+    return f"{value[: keep - 4]}…{value[-4:]}"
+
+
+def when(value: Any, now: datetime | None = None) -> tuple[str, str]:
+    """(short local time, full local time) of a UTC timestamp; ("", "") when missing."""
+    if missing(value) or not hasattr(value, "to_pydatetime"):
+        return "", ""
+    local = value.to_pydatetime(warn=False).astimezone()
+    today = (now or datetime.now().astimezone()).date()
+    short = local.strftime("%H:%M:%S" if local.date() == today else "%Y-%m-%d %H:%M")
+    return short, local.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+
+
+def media_kind(row: Mapping[Hashable, Any]) -> str:
+    """``image``, ``video`` or "" for a task row (by family, else by the cached file)."""
+    if row.get("kind") != "task":
+        return ""
+    fam, local = row.get("family"), row.get("local_file")
+    known = FAMILIES.get(fam) if isinstance(fam, str) else None
+    if known is not None:
+        return known.kind
+    path = local if isinstance(local, str) and local else None
+    return (mimetypes.guess_type(path)[0] or "").split("/")[0] if path else ""
+
+
+class Thumbnails:
+    """Small data-URL thumbnails of cached images, made once per file."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, str] = {}
+
+    def __call__(self, path: Any) -> str:
+        if not isinstance(path, str) or not path:
+            return ""
+        if path not in self._made:
+            try:
+                data, mime = thumbnail(Path(path).read_bytes(), THUMB_PX)
+            except (OSError, ValueError):
+                self._made[path] = ""
+            else:
+                encoded = base64.b64encode(data).decode("ascii")
+                self._made[path] = f"data:{mime};base64,{encoded}"
+        return self._made[path]
+
+
+def preview(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, Any]:
+    """``{"media": "image"|"video"|"", "thumb": data URL, "cached": bool}`` of a row."""
+    kind = media_kind(row)
+    local = row.get("local_file")
+    path = local if isinstance(local, str) and local else None
+    if kind == "image":
+        thumb = thumbs(path)
+        return {"media": "image" if thumb else "", "thumb": thumb, "cached": bool(thumb)}
+    if kind == "video":
+        if path is not None and Path(path).is_file():
+            return {"media": "video", "thumb": "", "cached": True}
+        if row.get("status") == "completed":
+            return {"media": "video", "thumb": "", "cached": False}
+    return {"media": "", "thumb": "", "cached": False}
+
+
+def front_end_row(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, Any]:
+    """One record as the table renders it."""
+    key = text(row.get("task_id"))
+    short, full = when(row.get("time"))
+    elapsed: Any = row.get("elapsed")
+    kind = text(row.get("kind"))
+    request = row.get("request")
+    openable = kind in ("task", "chat") and isinstance(request, dict)
+    prompt = text(row.get("prompt"))
+    model = text(row.get("model"))
+    if kind == "asset":
+        params = row.get("parameters")
+        params = params if isinstance(params, dict) else {}
+        prompt = prompt or text(params.get("url") or params.get("originalUrl"))
+        library = ASSET_LIBRARIES.get(text(params.get("library")))
+        model = model or (library.title.removesuffix(" asset library") if library else "")
+    return {
+        "id": key,
+        "short_id": short_id(key),
+        "kind": kind,
+        "kind_label": KIND_LABELS.get(kind, kind),
+        "family": text(row.get("family")),
+        "model": model,
+        "prompt": prompt,
+        "status": text(row.get("status")),
+        "time": short,
+        "time_full": full,
+        "elapsed": "" if missing(elapsed) else f"{float(elapsed):.1f} s",
+        "error": text(row.get("error")),
+        "openable": openable,
+        **preview(row, thumbs),
+    }
