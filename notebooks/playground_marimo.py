@@ -40,15 +40,24 @@ def _(mo):
 def _(mg, mo):
     # One Studio holds the shared session and wires the panels together (a History row
     # reopens its request in its panel); marimo shows each panel, an anywidget, on its own.
+    # The Studio's own tabs are ipywidgets, which marimo does not draw: choosing a marimo
+    # tab selects the same Studio tab, so History and Assets refresh as they do in Jupyter.
     studio = mg.Studio()
+    panels = {
+        "Chat": studio.chat,
+        "Images": studio.images,
+        "Videos": studio.videos,
+        "Assets": studio.assets,
+        "History": studio.history,
+    }
+    titles = list(panels)
+
+    def _select(title: str) -> None:
+        studio.tabs.selected_index = titles.index(title)
+
     tabs = mo.ui.tabs(
-        {
-            "Chat": mo.ui.anywidget(studio.chat),
-            "Images": mo.ui.anywidget(studio.images),
-            "Videos": mo.ui.anywidget(studio.videos),
-            "Assets": mo.ui.anywidget(studio.assets),
-            "History": mo.ui.anywidget(studio.history),
-        }
+        {title: mo.ui.anywidget(panel) for title, panel in panels.items()},
+        on_change=_select,
     )
     tabs
     return studio, tabs

@@ -187,3 +187,9 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = (ROOT / chosen) if chosen else tmp_path_factory.mktemp("screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture(scope="session")
+def scratch_shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Pictures worth a look but not the README's (Voila, marimo, 600 px): always temporary."""
+    return tmp_path_factory.mktemp("more-screenshots")

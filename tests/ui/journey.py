@@ -108,15 +108,19 @@ def png_file(folder: Path) -> Path:
 
 
 def upload_asset(front: Front, folder: Path) -> None:
-    """Assets: choose a file, Upload, and wait for the row to become Active with a thumbnail."""
+    """Assets: choose a file, name it, Upload, and wait until its row is Active with a
+    thumbnail. The library is the service's, so rows an earlier page uploaded may be listed
+    too (and arrive late): the test's own row is the one with its unique name."""
     panel = front.panel("assets")
+    name = f"journey in {front.kind}"
     panel.locator("input[type='file'][name='asset-file']").set_input_files(png_file(folder))
+    type_into(front, "input[name='asset-name']", "assets", name)
     upload = panel.locator("[data-mg-action='upload']")
     expect(upload).to_be_enabled()
     upload.click()
-    row = panel.locator(".mg-asset[data-status='Active']")
-    expect(row).to_have_count(1, timeout=GENERATE_TIMEOUT_MS)
-    expect(row.locator("img")).to_be_visible()
+    mine = panel.locator(".mg-asset[data-status='Active']", has_text=name)
+    expect(mine).to_have_count(1, timeout=GENERATE_TIMEOUT_MS)
+    expect(mine.locator("img")).to_be_visible()
 
 
 def reopen_from_history(front: Front) -> str:

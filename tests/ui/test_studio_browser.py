@@ -72,7 +72,7 @@ class Pages:
             self.themes[kind] = theme
         if self.themes[kind] != theme:
             self._switch(front, kind, theme)
-        return front
+        return self.fronts[kind]
 
     def _switch(self, front: Front, kind: Kind, theme: Theme) -> None:
         page = front.page
@@ -106,7 +106,7 @@ def pages(browser: Browser, jupyter: JupyterServer, marimo: MarimoServer) -> Ite
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_journey(pages: Pages, kind: Kind, tmp_path: Path, screenshot_dir: Path) -> None:
+def test_journey(pages: Pages, kind: Kind, tmp_path: Path) -> None:
     front = pages.get(kind)
     generate_image(front)
     generate_video(front)
@@ -124,7 +124,12 @@ def test_journey(pages: Pages, kind: Kind, tmp_path: Path, screenshot_dir: Path)
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("kind", MEASURED)
 def test_panel_accessible_and_readable(
-    pages: Pages, kind: Kind, theme: Theme, panel: str, screenshot_dir: Path
+    pages: Pages,
+    kind: Kind,
+    theme: Theme,
+    panel: str,
+    screenshot_dir: Path,
+    scratch_shots: Path,
 ) -> None:
     front = pages.get(kind, theme)
     root = front.panel(panel)
@@ -133,8 +138,10 @@ def test_panel_accessible_and_readable(
         " const [r, g, b] = c.slice(0, 3).map(v => v / 255);"
         " return 0.2126 * r + 0.7152 * g + 0.0722 * b; }"
     )
-    prefix = "" if kind == "lab" else f"{kind}-"
-    save_screenshot(root, screenshot_dir / f"{prefix}{panel}-{theme}.png")
+    if kind == "lab":  # the README's pictures: JupyterLab, every panel, both themes
+        save_screenshot(root, screenshot_dir / f"{panel}-{theme}.png")
+    else:
+        save_screenshot(root, scratch_shots / f"{kind}-{panel}-{theme}.png")
     violations = axe_violations(root)
     measured = contrast(root)
     print(
@@ -152,7 +159,7 @@ def test_panel_accessible_and_readable(
 
 
 @pytest.mark.parametrize("panel", PANELS)
-def test_panel_fits_600px(pages: Pages, panel: str, screenshot_dir: Path) -> None:
+def test_panel_fits_600px(pages: Pages, panel: str, scratch_shots: Path) -> None:
     """At 600 px nothing sticks out sideways outside a deliberate scroll area and no control
     is cut off (measured on the JupyterLab page after its journey: cards, rows, a reply)."""
     front = pages.get("lab", "light")
@@ -161,7 +168,7 @@ def test_panel_fits_600px(pages: Pages, panel: str, screenshot_dir: Path) -> Non
     try:
         front.page.wait_for_timeout(100)  # one layout pass after the width change
         report = overflow(root)
-        save_screenshot(root, screenshot_dir / f"{panel}-600px.png")
+        save_screenshot(root, scratch_shots / f"{panel}-600px.png")
     finally:
         root.evaluate("el => { el.style.width = ''; el.style.maxWidth = ''; }")
     print(
