@@ -154,6 +154,7 @@ def test_panel_accessible_and_readable(
         assert background < DARK_BACKGROUND, f"{panel} does not follow the dark theme"
     else:
         assert background > LIGHT_BACKGROUND, f"{panel} does not follow the light theme"
+    assert len(measured.measured) >= 5, measured.measured  # the panel's text was measured
     assert not violations, violations
     assert not measured.failures, measured.failures[:12]
 
