@@ -133,6 +133,11 @@ def test_panel_accessible_and_readable(
 ) -> None:
     front = pages.get(kind, theme)
     root = front.panel(panel)
+    if panel == "images":  # an error message is text too: empty the touched prompt
+        prompt = root.locator("textarea[name='prompt']")
+        prompt.fill("")
+        prompt.blur()
+        expect(root.locator(".mg-error").first).to_be_visible()
     background = root.evaluate(
         "el => { const c = getComputedStyle(el).backgroundColor.match(/[\\d.]+/g).map(Number);"
         " const [r, g, b] = c.slice(0, 3).map(v => v / 255);"
@@ -154,6 +159,12 @@ def test_panel_accessible_and_readable(
         assert background < DARK_BACKGROUND, f"{panel} does not follow the dark theme"
     else:
         assert background > LIGHT_BACKGROUND, f"{panel} does not follow the light theme"
+    if panel == "images":
+        error = contrast(root.locator(".mg-error").first)
+        prompt.fill(IMAGE_PROMPT)  # leave the form as the journey left it
+        prompt.blur()
+        print(f"       error text lowest={error.lowest:.2f}")
+        assert error.measured, "the error message was not measured"
     assert len(measured.measured) >= 5, measured.measured  # the panel's text was measured
     assert not violations, violations
     assert not measured.failures, measured.failures[:12]
