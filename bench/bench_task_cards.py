@@ -35,12 +35,7 @@ EARLIEST_DONE_S = 10.0
 """Banana's lower ETA at speed 1: no task completes inside a window ending before it."""
 
 
-async def _window(
-    ready: Callable[[], bool],
-    started: float,
-    seconds: float,
-    on_start: Callable[[], None] = lambda: None,
-) -> float:
+async def _window(ready: Callable[[], bool], started: float, seconds: float) -> float:
     """Wait until ``ready()``, then return the CPU share of one core over ``seconds``."""
     while True:  # polled: the panel offers no "all cards created" event
         if ready():
@@ -48,7 +43,6 @@ async def _window(
         await asyncio.sleep(0.05)
     if time.perf_counter() - started + seconds > EARLIEST_DONE_S - 0.5:
         raise RuntimeError("creating the tasks took too long for a clean window")
-    on_start()
     start_wall, start_cpu = time.perf_counter(), cpu()
     await asyncio.sleep(seconds)
     return (cpu() - start_cpu) / (time.perf_counter() - start_wall)
@@ -65,10 +59,9 @@ async def panel_run(client: AsyncClient, count: int, seconds: float, comm: CommR
     started = time.perf_counter()
     for i in range(count):
         panel.spawn(panel.run({"model": MODEL, "prompt": f"a fox number {i}"}, "banana"))
-    before = [len(comm.sent)]
-    mark = lambda: before.__setitem__(0, len(comm.sent))  # noqa: E731 - the window's start
-    share = await _window(lambda: _all_cards(panel, count), started, seconds, mark)
-    messages = len(comm.sent) - before[0]
+    share = await _window(lambda: _all_cards(panel, count), started, seconds)
+    window_start = time.perf_counter() - seconds  # the window just ended
+    messages = sum(1 for sent in comm.sent if sent.at >= window_start)
     print(f"  panel: {count} cards, {share * 100:.1f} % CPU, {messages / seconds:.0f} comm msgs/s")
     panel.close()
     await asyncio.gather(*panel.running, return_exceptions=True)

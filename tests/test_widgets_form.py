@@ -303,6 +303,12 @@ def test_family_switch_from_the_front_end_carries_too(session: Session) -> None:
     panel.handle_action({"action": "family", "family": "banana"})
     assert panel.values["size"] == "9:16"
     assert panel.values["model"] == "nano-banana"  # remembered for the session
+    panel.set(model="nano-banana-pro", resolution="4k")
+    panel.select_family("image2")
+    again = ImagePanel(session=session)  # a new panel of the same session (a new Studio)
+    again.select_family("image2")
+    again.select_family("banana")
+    assert (again.values["model"], again.values["resolution"]) == ("nano-banana-pro", "4k")
 
 
 # --- load / body ------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import ipywidgets as widgets
 import pytest
 
 from mediagen_nb.client import AsyncClient
@@ -76,7 +75,7 @@ def _all_widget_state() -> str:
 
 def test_tabs_banner_and_fallback_in_demo_mode() -> None:
     studio = Studio(session=Session(), resume=False)  # no loop: nothing starts
-    assert studio.resume_status.value == ""  # no re-attached tasks
+    assert studio.banner.resume_text == ""  # no re-attached tasks
     assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
     assert [type(c).__name__ for c in studio.tabs.children] == [
         "ChatPanel",
@@ -101,30 +100,30 @@ def test_tabs_banner_and_fallback_in_demo_mode() -> None:
     assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
     assert studio.tabs.selected_index == 3
     assert all(p.comm is None for p in placeholders)  # replaced ones are closed
-    assert "mediagen-banner" in studio.banner._dom_classes
-    assert DEMO_TEXT in studio.banner.value
-    assert "data-mode='demo'" in studio.banner.value
-    assert isinstance(studio.api_key, widgets.Password)
+    assert (studio.banner.mode, studio.banner.demo) == (DEMO_TEXT, True)
+    assert "api_key" not in studio.banner.keys  # the key is never a trait
     bundle = studio._repr_mimebundle_()
     assert bundle is not None
     assert DEMO_TEXT in bundle["text/plain"]
     assert "Chat · Images · Videos · Assets · History" in bundle["text/html"]
     assert studio.resume() is None  # needs a running loop
-    assert "running event loop" in studio.resume_status.value
+    assert "running event loop" in studio.banner.resume_text
 
 
 async def test_connect_keeps_the_key_out_of_widget_state(emulator: EmulatorHandle) -> None:
     studio = Studio(session=Session(), resume=False)
-    studio.base_url.value = emulator.base_url
-    studio.text_base_url.value = emulator.text_base_url
-    studio.api_key.value = KEY  # as the browser would sync it
-    studio.connect_button.click()
+    message = {
+        "action": "connect",
+        "key": KEY,
+        "base_url": emulator.base_url,
+        "text_base_url": emulator.text_base_url,
+    }
+    studio.banner._on_custom_msg(studio.banner, message, [])  # as the Connect button sends it
     await studio.join()
-    assert studio.errors == []
-    assert studio.api_key.value == ""
+    assert studio.errors == studio.banner.errors == []
     host = emulator.base_url.split("//")[1].split("/")[0]
-    assert f"connected to {host}" in studio.banner.value
-    assert "data-mode='connected'" in studio.banner.value
+    assert (studio.banner.mode, studio.banner.demo) == (f"connected to {host}", False)
+    assert studio.images.mode == f"connected to {host}"  # every panel follows the session
     # the connected session really talks to the service
     studio.chat.send("hello over the real connection")
     await studio.chat.join()
@@ -194,7 +193,7 @@ async def test_resume_reattaches_unfinished_tasks_as_cards(emulator: EmulatorHan
         )
         assert card.id in studio.images.media
         assert studio._videos is None  # no video task: the Videos panel is not built
-        assert "Re-attached 1 unfinished task(s)" in studio.resume_status.value
+        assert "Re-attached 1 unfinished task(s)" in studio.banner.resume_text
         text = studio.text_summary()
         assert left_id in text
 
@@ -216,6 +215,7 @@ def test_exported_names_are_sorted_and_complete() -> None:
         "Result",
         "Session",
         "Studio",
+        "StudioBar",
         "VideoPanel",
         "current_session",
     ]
@@ -247,13 +247,14 @@ async def test_active_assets_reach_the_video_reference_fields(emulator: Emulator
 
 def test_connect_without_base_url_shows_the_error_and_stays_in_demo_mode() -> None:
     studio = Studio(session=Session(), resume=False)
-    studio.api_key.value = KEY
-    studio.connect_button.click()
-    assert len(studio.errors) == 1
-    assert "base URL" in studio.errors[0]
-    assert KEY not in studio.errors[0]
-    assert studio.api_key.value == ""
-    assert DEMO_TEXT in studio.banner.value
+    studio.banner.handle_action({"action": "connect", "key": KEY})
+    assert len(studio.banner.errors) == 1  # shown next to the form, not as a traceback
+    assert "base URL" in studio.banner.notice
+    assert KEY not in studio.banner.notice
+    assert studio.banner.demo
+    assert studio.banner.mode == DEMO_TEXT
+    studio.banner.handle_action({"action": "demo"})
+    assert studio.banner.errors == []
     session = studio.session
     studio.close()
     assert studio.chat.comm is None
@@ -288,3 +289,23 @@ def test_unopened_tabs_build_no_panel() -> None:
     assert built() == sorted([*before, "AssetPanel", "HistoryPanel", "VideoPanel"])
     assert lazy.errors == []
     lazy.close()
+
+
+def test_front_ends_are_the_kit_then_the_panel_module() -> None:
+    from mediagen_nb.widgets._frontend import css, esm
+
+    module = esm("generate.js")
+    assert module.index("function mgEl(") < module.index("function render(")
+    assert module.rstrip().endswith("export default { render };")
+    assert module.count("export default") == 1  # the kit exports nothing of its own
+    for name in ("mgButton", "mgField", "mgSegmented", "mgChip", "mgBadge", "mgCard"):
+        assert f"function {name}(" in module
+    for name in ("mgLightbox", "mgCopy", "mgTabs", "mgNotice"):
+        assert f"function {name}(" in module
+    sheet = css("generate.css")
+    assert sheet.index("--mg-fg: var(--jp-ui-font-color1") < sheet.index(".mg-gen {")
+    assert esm("generate.js") is module  # read once, then cached
+    with pytest.raises(FileNotFoundError, match="no front-end file"):
+        esm("../_studio.py")
+    with pytest.raises(FileNotFoundError, match="no front-end file"):
+        css("missing.css")

@@ -1,24 +1,33 @@
-"""One gallery entry of an image or video panel: a task's state, its request and its preview.
+"""The gallery of an image or video panel: one ``Result`` per task, and ``GalleryMixin``.
 
-A ``Result`` is plain kernel-side state; the panel sends every result's ``to_json()`` in its
-``results`` list trait (throttled, at most 4 batches a second for all cards together) and the
-preview bytes in its ``media`` dict trait (only when a preview arrives). Preview bytes are
-small: a WebP thumbnail for images (``_preview.thumbnail``), the MP4 when within the cap.
+A ``Result`` is plain kernel-side state (a task's state, its request and its preview); the
+panel sends every result's ``to_json()`` in its ``results`` list trait (throttled, at most 4
+batches a second for all cards together) and the preview bytes in its ``media`` dict trait
+(only when a preview arrives). Preview bytes are small: a WebP thumbnail for images
+(``_preview.thumbnail``), the MP4 when within the cap.
+``GalleryMixin`` follows tasks into results and carries the card actions (Cancel, Remove,
+the full-size file for the lightbox and Save).
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mediagen_nb.catalog import model_title
+from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
 _ids = itertools.count(1)
 TERMINAL = ("completed", "failed", "cancelled")
+FOLLOW_S = 0.25
+"""How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
+T = TypeVar("T")
 
 
 def prompt_of(body: dict[str, Any]) -> str:
@@ -55,6 +64,7 @@ class Result:
     local_path: str = ""
     resumed: bool = False
     source: bytes = field(default=b"", repr=False)
+    _code: str | None = field(default=None, repr=False)
 
     @property
     def model(self) -> str:
@@ -80,8 +90,10 @@ class Result:
         return self.video if self.kind == "video" else self.thumbnail
 
     def code(self) -> str:
-        """The client call that makes this request again."""
-        return code_for(self.kind, self.body, self.family)  # type: ignore[arg-type]
+        """The client call that makes this request again (built once: the body never changes)."""
+        if self._code is None:
+            self._code = code_for(self.kind, self.body, self.family)  # type: ignore[arg-type]
+        return self._code
 
     def follow(self, task: Any) -> None:
         """Take the state of a client ``Task`` handle."""
@@ -143,3 +155,134 @@ class Result:
         if self.kind == "video":
             return source, self.video_mime
         return full_image(source)
+
+
+class GalleryMixin:
+    """The gallery half of a generate panel: results, previews, card actions, following.
+
+    Mixed into ``GeneratePanel`` (a ``WidgetPanel``), whose ``__init__`` sets ``_results``,
+    ``_handles``, ``_throttle`` and ``_media_dirty``, and whose ``_push`` sends them.
+    """
+
+    kind: str
+    results: Any
+    media: Any
+    sending: Any
+    _results: list[Result]
+    _handles: dict[str, Any]
+    _throttle: Throttle
+    _media_dirty: bool
+    _sending: int
+
+    if TYPE_CHECKING:  # provided by WidgetPanel (declared here for the type checker only)
+
+        def spawn(
+            self, coro: Coroutine[Any, Any, T], *, name: str | None = None
+        ) -> asyncio.Task[T]: ...
+
+        def send(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None: ...
+
+    def follow(self, task: Any, *, resumed: bool = True) -> Result:
+        """Show a task started elsewhere (re-attached after a restart) and follow it."""
+        fam = task.family_info
+        result = Result(
+            kind=self.kind,
+            family=fam.id,
+            family_title=fam.title,
+            body=dict(task.request or {"model": task.model}),
+            eta=fam.eta(task.model, None),
+            resumed=resumed,
+        )
+        result.follow(task)
+        self._add(result, task)
+        self.spawn(self._follow(task, result, poll=False), name=f"follow {task.id}")
+        return result
+
+    async def _follow(self, task: Any, result: Result, *, poll: bool = True) -> None:
+        from mediagen_nb.client import TaskCancelledError, TaskFailedError, TaskTimeoutError
+
+        def update(handle: Any) -> None:
+            result.follow(handle)
+            self._throttle.request()
+
+        completed = False
+        try:
+            if poll:
+                await task.wait(on_update=update)
+                completed = True
+            else:  # another poller (history.resume) polls; only read the handle
+                while not task.done:
+                    update(task)
+                    await asyncio.sleep(FOLLOW_S)
+                completed = task.status == "completed"
+        except (TaskFailedError, TaskCancelledError):
+            pass
+        except TaskTimeoutError as exc:
+            result.error = f"stopped waiting: {exc}"
+        except Exception as exc:
+            result.error = f"{type(exc).__name__}: {exc}"
+            update(task)
+            await self._throttle.drain()
+            raise
+        finally:
+            self._handles.pop(result.id, None)
+        if completed:
+            data = await task.read_bytes()
+            await asyncio.to_thread(result.set_media, data, task.id, task.local_path)
+            self._media_dirty = True
+        update(task)
+        await self._throttle.drain()
+
+    # --- the gallery ------------------------------------------------------------------------
+
+    @property
+    def cards(self) -> list[Result]:
+        """The gallery's results, newest first."""
+        return list(self._results)
+
+    @property
+    def updates_sent(self) -> int:
+        """Throttled gallery update batches sent so far (tests check the rate)."""
+        return self._throttle.applied
+
+    def _add(self, result: Result, task: Any) -> None:
+        self._results.insert(0, result)
+        if not task.done:
+            self._handles[result.id] = task
+        self._throttle.request()  # at once, or with the next batch (a burst is one message)
+
+    def _find(self, result_id: str) -> Result:
+        for result in self._results:
+            if result.id == result_id:
+                return result
+        raise KeyError(f"no result {result_id!r} in the gallery")
+
+    def cancel(self, result_id: str) -> None:
+        """Cancel a running card's task (recorded in the ledger before the card shows it)."""
+        result = self._find(result_id)
+        task = self._handles.get(result_id)
+        if task is not None and task.cancel():
+            result.follow(task)
+            self._throttle.request()
+
+    def remove(self, result_id: str) -> None:
+        """Take a card off the gallery (its running task is cancelled first)."""
+        result = self._find(result_id)
+        if not result.done:
+            self.cancel(result_id)
+        self._results.remove(result)
+        self._media_dirty = True
+        self._throttle.flush()
+
+    def send_full(self, result_id: str, purpose: str = "view") -> None:
+        """Send the bounded full-size file to the browser (lightbox or Save), not kept."""
+        result = self._find(result_id)
+        data, mime = result.full()
+        self.send({"kind": "full", "id": result_id, "mime": mime, "purpose": purpose}, [data])
+
+    def _push(self) -> None:
+        self.sending = self._sending
+        self.results = [r.to_json() for r in self._results]
+        if self._media_dirty:
+            self._media_dirty = False
+            self.media = {r.id: r.media_json() for r in self._results if r.preview_bytes}

@@ -17,6 +17,7 @@ the user left, are remembered for the panel's life.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -38,15 +39,17 @@ from mediagen_nb.widgets._form_state import (
     to_body,
 )
 from mediagen_nb.widgets._frontend import css, esm
-from mediagen_nb.widgets._gallery import Result
+from mediagen_nb.widgets._gallery import GalleryMixin, Result
 from mediagen_nb.widgets._session import Session
 
-FOLLOW_S = 0.25
-"""How often a re-attached card reads its task handle (no HTTP: the resume poller polls)."""
 SubmitCallback = Callable[["GeneratePanel", dict[str, Any]], None]
+_FORMS: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+"""Per session: each family's form as last left or sent (a new panel finds them too)."""
+_LAST: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+"""Per session: the last request sent from each family."""
 
 
-class GeneratePanel(WidgetPanel):
+class GeneratePanel(GalleryMixin, WidgetPanel):
     """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``."""
 
     _esm = esm("generate.js")
@@ -93,8 +96,8 @@ class GeneratePanel(WidgetPanel):
         self._results: list[Result] = []
         self._handles: dict[str, Any] = {}
         """Client task handle of each result still followed, by result id."""
-        self._memory: dict[str, dict[str, Any]] = {}
-        self.last_requests: dict[str, dict[str, Any]] = {}
+        self._memory = _FORMS.setdefault(self.session, {})
+        self.last_requests = _LAST.setdefault(self.session, {})
         """The last request sent from each family (by family id), for the session."""
         self._submit_callbacks: list[SubmitCallback] = []
         self._problems: list[FormProblem] = []
@@ -103,7 +106,7 @@ class GeneratePanel(WidgetPanel):
         self._sending = 0
         self._throttle = Throttle(self, self._push)
         first = families(self.kind)[0]
-        self._set_values(defaults(first.id))
+        self._set_values(self._memory.get(first.id) or defaults(first.id))
         if model:
             self.select(model)
         self.observe(self._values_observed, names="values")
@@ -258,6 +261,8 @@ class GeneratePanel(WidgetPanel):
     def submit(self, body: dict[str, Any], family_id: str) -> asyncio.Task[Result | None]:
         """Send ``body`` to ``family_id``'s endpoint in the background (Run again, Generate)."""
         self.last_requests[family_id] = dict(body)
+        if self.values.get("family") == family_id:
+            self._memory[family_id] = dict(self.values)
         for callback in list(self._submit_callbacks):
             callback(self, dict(body))
         return self.spawn(self.run(body, family_id), name=f"{family(family_id).title} request")
@@ -297,111 +302,6 @@ class GeneratePanel(WidgetPanel):
         self._add(result, task)
         await self._follow(task, result)
         return result
-
-    def follow(self, task: Any, *, resumed: bool = True) -> Result:
-        """Show a task started elsewhere (re-attached after a restart) and follow it."""
-        fam = task.family_info
-        result = Result(
-            kind=self.kind,
-            family=fam.id,
-            family_title=fam.title,
-            body=dict(task.request or {"model": task.model}),
-            eta=fam.eta(task.model, None),
-            resumed=resumed,
-        )
-        result.follow(task)
-        self._add(result, task)
-        self.spawn(self._follow(task, result, poll=False), name=f"follow {task.id}")
-        return result
-
-    async def _follow(self, task: Any, result: Result, *, poll: bool = True) -> None:
-        from mediagen_nb.client import TaskCancelledError, TaskFailedError, TaskTimeoutError
-
-        def update(handle: Any) -> None:
-            result.follow(handle)
-            self._throttle.request()
-
-        completed = False
-        try:
-            if poll:
-                await task.wait(on_update=update)
-                completed = True
-            else:  # another poller (history.resume) polls; only read the handle
-                while not task.done:
-                    update(task)
-                    await asyncio.sleep(FOLLOW_S)
-                completed = task.status == "completed"
-        except (TaskFailedError, TaskCancelledError):
-            pass
-        except TaskTimeoutError as exc:
-            result.error = f"stopped waiting: {exc}"
-        except Exception as exc:
-            result.error = f"{type(exc).__name__}: {exc}"
-            update(task)
-            await self._throttle.drain()
-            raise
-        finally:
-            self._handles.pop(result.id, None)
-        if completed:
-            data = await task.read_bytes()
-            await asyncio.to_thread(result.set_media, data, task.id, task.local_path)
-            self._media_dirty = True
-        update(task)
-        await self._throttle.drain()
-
-    # --- the gallery ------------------------------------------------------------------------
-
-    @property
-    def cards(self) -> list[Result]:
-        """The gallery's results, newest first."""
-        return list(self._results)
-
-    @property
-    def updates_sent(self) -> int:
-        """Throttled gallery update batches sent so far (tests check the rate)."""
-        return self._throttle.applied
-
-    def _add(self, result: Result, task: Any) -> None:
-        self._results.insert(0, result)
-        if not task.done:
-            self._handles[result.id] = task
-        self._throttle.request()  # at once, or with the next batch (a burst is one message)
-
-    def _find(self, result_id: str) -> Result:
-        for result in self._results:
-            if result.id == result_id:
-                return result
-        raise KeyError(f"no result {result_id!r} in the gallery")
-
-    def cancel(self, result_id: str) -> None:
-        """Cancel a running card's task (recorded in the ledger before the card shows it)."""
-        result = self._find(result_id)
-        task = self._handles.get(result_id)
-        if task is not None and task.cancel():
-            result.follow(task)
-            self._throttle.request()
-
-    def remove(self, result_id: str) -> None:
-        """Take a card off the gallery (its running task is cancelled first)."""
-        result = self._find(result_id)
-        if not result.done:
-            self.cancel(result_id)
-        self._results.remove(result)
-        self._media_dirty = True
-        self._throttle.flush()
-
-    def send_full(self, result_id: str, purpose: str = "view") -> None:
-        """Send the bounded full-size file to the browser (lightbox or Save), not kept."""
-        result = self._find(result_id)
-        data, mime = result.full()
-        self.send({"kind": "full", "id": result_id, "mime": mime, "purpose": purpose}, [data])
-
-    def _push(self) -> None:
-        self.sending = self._sending
-        self.results = [r.to_json() for r in self._results]
-        if self._media_dirty:
-            self._media_dirty = False
-            self.media = {r.id: r.media_json() for r in self._results if r.preview_bytes}
 
     # --- life -------------------------------------------------------------------------------
 

@@ -1,15 +1,16 @@
-"""``Studio``: every panel in tabs, a mode banner, a key field, and automatic resume.
+"""``Studio``: every panel in tabs, a mode line with a connect form, and automatic resume.
 
-Tabs: Chat · Images · Videos · Assets · History, all sharing one ``Session``. The banner
-(``.mediagen-banner``) says "demo mode (built-in emulator)" or "connected to <host>"; the
-key is never shown. The API-key field is a ``Password`` widget that is emptied as soon as
-Connect reads it, so the key lives only in the session's memory, never in widget state (a
-saved notebook stores widget state). On open, tasks a previous kernel left running are
+Tabs (ipywidgets ``Tab``): Chat · Images · Videos · Assets · History, all sharing one
+``Session``. Above them the ``StudioBar`` (one anywidget) says "demo mode (built-in
+emulator)" or "connected to <host>" and holds the connect form; the key reaches the kernel
+in one custom message, never in widget state (a saved notebook stores widget state), and
+lives only in the session's memory. On open, tasks a previous kernel left running are
 re-attached (``mediagen_nb.history.resume``) and shown as cards in the gallery of the Images
-or Videos panel, marked "re-attached".
+or Videos panel, marked "re-attached"; the bar says how many.
 
-Decisions: Connect with an empty key returns to demo mode; base URLs come from the fields,
-else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. Re-attached cards follow the
+Decisions: Connect with an empty key returns to demo mode; base URLs come from the form,
+else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``; a refused configuration is shown in
+the bar and leaves the session in demo mode. Re-attached cards follow the
 handle's state (the resume poller is the only one polling) and refresh at most 4 times a
 second with the rest of their gallery; the Assets tab re-checks known assets the first time
 it is opened.
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import os
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -37,6 +37,7 @@ from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import Session
+from mediagen_nb.widgets._studio_bar import StudioBar
 
 if TYPE_CHECKING:
     from mediagen_nb.client import Task
@@ -51,8 +52,8 @@ class Studio(Panel):
 
     Attributes: ``chat``, ``images``, ``videos``, ``assets``, ``history`` (the panels; the
     last three are built when first read or when their tab is first selected),
-    ``tabs``, ``banner``, ``api_key`` / ``base_url`` / ``text_base_url`` / ``connect_button``,
-    ``resumed`` (the gallery ``Result`` of each re-attached task).
+    ``tabs``, ``banner`` (the ``StudioBar``: mode, connect form, resume line), ``resumed``
+    (the gallery ``Result`` of each re-attached task).
     """
 
     title = "mediagen Studio"
@@ -60,27 +61,7 @@ class Studio(Panel):
     def __init__(self, *, session: Session | None = None, resume: bool = True) -> None:
         super().__init__(session=session)
         self.add_class("mediagen-studio")
-        self.banner = widgets.HTML()
-        self.banner.add_class("mediagen-banner")
-        self.api_key = widgets.Password(
-            description="API key",
-            placeholder="kept in memory only, never saved",
-            continuous_update=False,  # synced once (on blur/Enter), not per keystroke
-        )
-        self.base_url = widgets.Text(
-            description="Base URL", placeholder=os.environ.get("MEDIAGEN_BASE_URL", "")
-        )
-        self.text_base_url = widgets.Text(
-            description="Text URL", placeholder=os.environ.get("MEDIAGEN_TEXT_BASE_URL", "")
-        )
-        self.connect_button = widgets.Button(description="Connect", icon="plug")
-        self.connect_button.add_class("mediagen-connect")
-        self.connection = widgets.Accordion(
-            children=[
-                widgets.VBox([self.api_key, self.base_url, self.text_base_url, self.connect_button])
-            ],
-            titles=("Connect to the real service",),
-        )
+        self.banner = StudioBar(session=self.session, on_connect=self._connect_from_bar)
         self.chat = ChatPanel(session=self.session)
         self.images = ImagePanel(session=self.session, show_banner=False)
         self._videos: VideoPanel | None = None
@@ -92,48 +73,38 @@ class Studio(Panel):
         )
         self.tabs.add_class("mediagen-tabs")
         self.resumed: list[Result] = []
-        self.resume_status = widgets.HTML("")
-        self.resume_status.add_class("mediagen-resume-status")
         self.tabs.layout = widgets.Layout(min_width="0")
-        self.children = [
-            self.banner,
-            self.connection,
-            self.resume_status,
-            self.tabs,
-            self.error_area,
-        ]
+        self.children = [self.banner, self.tabs, self.error_area]
         self._assets_listed = False
-        self.connect_button.on_click(self.guard(lambda _b: self.connect()))
         self.tabs.observe(self.guard(self._tab_changed), names="selected_index")
-        self._on_session = self.guard(self._session_changed)
-        self.session.on_change(self._on_session)
-        self._session_changed(self.session)
         if resume:
             self.resume()
 
     # --- connection -------------------------------------------------------------------------
 
-    def _session_changed(self, session: Session) -> None:
-        mode = "demo" if session.demo else "connected"
-        text = html.escape(session.mode_text)
-        self.banner.value = (
-            f"<div class='mediagen-banner-text' data-mode='{mode}'><b>mediagen</b> · {text}</div>"
-        )
+    def _connect_from_bar(
+        self, key: str | None, base_url: str | None, text_base_url: str | None
+    ) -> None:
+        try:
+            self.connect(key, base_url=base_url, text_base_url=text_base_url)
+        except Exception as exc:  # shown in the bar, next to the form the user just used
+            self.banner.show_error(exc)
 
-    def connect(self, key: str | None = None) -> None:
-        """Switch the session to the real service with ``key`` (or the key field's value).
+    def connect(
+        self,
+        key: str | None,
+        *,
+        base_url: str | None = None,
+        text_base_url: str | None = None,
+    ) -> None:
+        """Switch the session to the real service with ``key``; None or "" means demo mode.
 
-        The field is emptied at once; the key stays only in the session's memory. An empty
-        key returns to demo mode, and so does a configuration the client refuses (no base
-        URL: the error is shown). Unfinished tasks of the new service are re-attached.
+        The key stays only in the session's memory. Base URLs default to
+        ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. A configuration the client refuses
+        (no base URL) returns to demo mode and raises. Unfinished tasks of the new service
+        are re-attached.
         """
-        secret = key if key is not None else self.api_key.value
-        self.api_key.value = ""
-        self.session.set_api_key(
-            secret,
-            base_url=self.base_url.value.strip() or None,
-            text_base_url=self.text_base_url.value.strip() or None,
-        )
+        self.session.set_api_key(key, base_url=base_url, text_base_url=text_base_url)
         try:
             self.session.client  # noqa: B018 - made now so a bad configuration shows here
         except Exception:
@@ -212,10 +183,9 @@ class Studio(Panel):
     def resume(self) -> asyncio.Task[list[Task]] | None:
         """Re-attach tasks a previous kernel left running (background; None without a loop)."""
         if not _loop_running():
-            self.resume_status.value = (
-                "<small>Tasks left running by an earlier kernel are re-attached when the "
-                "Studio opens inside a running event loop; call studio.resume() from a cell."
-                "</small>"
+            self.banner.resume_text = (
+                "Tasks left running by an earlier kernel are re-attached when the Studio "
+                "opens inside a running event loop; call studio.resume() from a cell."
             )
             return None
         return self.spawn(self._resume(), name="resume")
@@ -225,10 +195,8 @@ class Studio(Panel):
 
         tasks = await resume(self.session.client, on_task=self._show_resumed)
         count = len(self.resumed)
-        self.resume_status.value = (
-            f"<small>Re-attached {count} unfinished task(s) from an earlier kernel.</small>"
-            if count
-            else ""
+        self.banner.resume_text = (
+            f"Re-attached {count} unfinished task(s) from an earlier kernel." if count else ""
         )
         return tasks
 
@@ -244,7 +212,6 @@ class Studio(Panel):
 
     def close(self) -> None:
         """Stop every panel's background work and close the Studio."""
-        self.session.on_change(self._on_session, remove=True)
         for panel in self._built():  # a panel never opened was never built: nothing to close
             panel.close()
         super().close()

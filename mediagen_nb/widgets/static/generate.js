@@ -42,7 +42,7 @@ function render({ model, el }) {
 
   // --- form -------------------------------------------------------------------------------
   const form = mgEl("form", { class: "mg-form", novalidate: true, "aria-label": `${kind} request`, onSubmit: (e) => e.preventDefault() });
-  const generate = mgButton({ label: "Generate", kind: "primary", action: "generate", onClick: () => model.send({ action: "generate" }) });
+  const generate = mgButton({ label: "Generate", kind: "primary", action: "generate", onClick: () => { flush(); model.send({ action: "generate" }); } });
   const hint = mgEl("span", { class: "mg-hint", id: `${model.get("panel_name")}-hint-${Math.random().toString(36).slice(2, 7)}`, "aria-live": "polite" });
   generate.setAttribute("aria-describedby", hint.id);
   const sending = mgEl("span", { class: "mg-hint", "aria-live": "polite" });
@@ -78,9 +78,27 @@ function render({ model, el }) {
     model.save_changes();
   }
   const timers = {};
+  const pending = {};
   function commitSoon(key, value) {
     clearTimeout(timers[key]);
-    timers[key] = setTimeout(() => commit(key, value), 250);
+    pending[key] = value;
+    timers[key] = setTimeout(() => { delete pending[key]; commit(key, value); }, 250);
+  }
+  // Typing is sent after a short pause; an action first sends what is still pending, so
+  // Generate never goes out with the prompt as it was 250 ms ago.
+  function flush() {
+    const keys = Object.keys(pending);
+    if (!keys.length) return;
+    const next = values();
+    for (const key of keys) {
+      clearTimeout(timers[key]);
+      next[key] = pending[key];
+      touched.add(key);
+      delete pending[key];
+    }
+    model.set("values", next);
+    model.set("touched", [...touched]);
+    model.save_changes();
   }
 
   function assetPicker(control, onPick) {
@@ -117,9 +135,9 @@ function render({ model, el }) {
         input.addEventListener("keydown", (e) => {
           if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
             e.preventDefault();
-            clearTimeout(timers[key]);
+            flush();
             commit(key, input.value);
-            setTimeout(() => { if (model.get("can_generate")) model.send({ action: "generate" }); }, 50);
+            model.send({ action: "generate" }); // Python checks the form; an invalid one shows its errors
           }
         });
       }
@@ -289,7 +307,8 @@ function render({ model, el }) {
     parts.resumed = mgChip("re-attached", "neutral");
     parts.cancel = mgButton({ label: "Cancel", kind: "ghost", action: "cancel", onClick: () => model.send({ action: "cancel", id: r.id }) });
     parts.remove = mgButton({ label: "Remove", kind: "ghost", action: "remove", title: "Remove from the gallery", onClick: () => model.send({ action: "remove", id: r.id }) });
-    parts.head = mgEl("header", { class: "mg-card__head" }, parts.badge, parts.title, parts.resumed, parts.meta, parts.cancel, parts.remove);
+    parts.head = mgEl("header", { class: "mg-card__head" }, parts.badge, parts.title, parts.cancel, parts.remove);
+    parts.status = mgEl("div", { class: "mg-card__status" }, parts.meta, parts.resumed);
     parts.fill = mgEl("div", { class: "mg-progress__fill" });
     parts.progress = mgEl("div", { class: "mg-progress", role: "progressbar", "aria-label": "Progress against the estimate" }, parts.fill);
     parts.media = mgEl("div", { class: "mg-card__media" });
@@ -301,7 +320,7 @@ function render({ model, el }) {
     parts.copy = mgCopy(() => (model.get("results").find((x) => x.id === r.id) || {}).code || "", "Copy as code");
     parts.actions = mgEl("div", { class: "mg-card__actions" }, parts.save, parts.rerun, parts.copy);
     const card = mgEl("article", { class: "mg-card", role: "listitem", "data-id": r.id },
-      parts.head, parts.progress, parts.media, parts.prompt, parts.error, parts.note, parts.actions);
+      parts.head, parts.status, parts.progress, parts.media, parts.prompt, parts.error, parts.note, parts.actions);
     return { el: card, parts, mediaFor: null };
   }
 
@@ -324,6 +343,7 @@ function render({ model, el }) {
     const done = MG_TERMINAL.has(r.status);
     parts.progress.hidden = done;
     parts.cancel.hidden = done;
+    parts.save.hidden = r.status === "failed" || r.status === "cancelled"; // nothing to save
     parts.save.disabled = !(r.status === "completed" && (r.has_media || r.kind === "image"));
     const url = r.has_media ? previewUrl(r.id) : null;
     const mediaKey = `${r.status}:${url}`;
@@ -333,7 +353,7 @@ function render({ model, el }) {
         mgReplace(parts.media, mgEl("video", { src: url, controls: true, preload: "metadata", "aria-label": `Video: ${r.prompt}` }));
       } else if (url) {
         mgReplace(parts.media, mgEl("button", { type: "button", class: "mg-card__open", "aria-label": `Open larger: ${r.prompt}`, onClick: () => openLightbox(r.id) },
-          mgEl("img", { src: url, alt: r.prompt || r.title, loading: "lazy" })));
+          mgEl("img", { src: url, alt: r.prompt || r.title })));
       } else if (!done) {
         mgReplace(parts.media, mgEl("span", { class: "mg-card__wait mg-muted", text: r.status === "queued" ? "Waiting in the queue…" : "Generating…" }));
       } else {
@@ -348,8 +368,8 @@ function render({ model, el }) {
     const done = MG_TERMINAL.has(r.status);
     const elapsed = done ? r.elapsed : r.elapsed + (performance.now() - receivedAt) / 1000;
     const [low, high] = r.eta;
-    const eta = !done && high > 0 ? ` of ~${mgFmtSeconds(low)}–${mgFmtSeconds(high)}` : "";
-    entry.parts.meta.textContent = done ? (r.status === "completed" ? `took ${mgFmtSeconds(elapsed)}` : "") : `${mgFmtSeconds(elapsed)}${eta}`;
+    const eta = !done && high > 0 ? ` · usually ${mgFmtSeconds(low)} to ${mgFmtSeconds(high)}` : "";
+    entry.parts.meta.textContent = done ? (r.status === "completed" ? `Took ${mgFmtSeconds(elapsed)}` : `After ${mgFmtSeconds(elapsed)}`) : `${mgFmtSeconds(elapsed)}${eta}`;
     if (!done && high > 0) entry.parts.fill.style.width = `${Math.min(100, (100 * elapsed) / high)}%`;
   }
 

@@ -1,7 +1,7 @@
 // mediagen kit: the small component set every panel front end shares (hand-written, no build
 // step, no CDN). anywidget loads one module string per widget, so `_frontend.esm()` puts this
-// file first and the panel's own source after it; the panel file ends with
-// `export default { render }`. Every name is prefixed `mg` so panel code cannot clash with it.
+// file first and the panel's own source after it; the panel file ends with the one
+// default export of its `render`. Every name is prefixed `mg` so panel code cannot clash.
 // Colours come from kit.css tokens (JupyterLab `--jp-*` variables with fallbacks).
 
 const MG_STATUS_TEXT = {
