@@ -194,7 +194,7 @@ def test_thinking_budget_on_messages_only() -> None:
     assert 'thinking={"type": "enabled", "budget_tokens": 2048}' in panel.code
     panel.set(max_tokens=2000)
     assert panel.problems == {
-        "thinking_budget": "Thinking budget: must be less than max_tokens (2000)"
+        "thinking_budget": "Thinking budget: must be less than the max reply length (2000)"
     }
     panel.set(protocol="chat-completions")
     assert "thinking" not in panel._body(panel.settings(), "think")

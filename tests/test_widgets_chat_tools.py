@@ -20,6 +20,7 @@ from mediagen_nb.types import RequestValidationError
 from mediagen_nb.widgets._chat_options import TOOLS_EXAMPLE
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._session import Session
+from mediagen_nb.widgets._transcript import ChatTurn, ToolCall
 
 CHAT_ANSWER = sse(
     {
@@ -252,3 +253,21 @@ async def test_copy_as_code_runs_and_sends_what_the_panel_sends(
     assert [c.name for c in calls] == ["get_weather"]
     frame = mediagen_nb.history(kind="chat")
     assert frame.iloc[-1]["request"] == {**expected, "stream": True}
+
+
+async def test_a_tool_call_shows_as_a_card_while_the_reply_still_streams() -> None:
+    panel = ChatPanel(session=Session(mode_text="test"))
+    view = panel.transcript_view
+    index = view.add(ChatTurn(role="assistant", state="streaming", model="gpt-5.4"))
+    view.stream("Let me look.", "")
+    view.flush()
+    assert panel.turns[index]["tool_calls"] == []
+    call = ToolCall("call_1", "get_weather", '{"city": "Oslo"}')
+    view.stream("Let me look.", "", (call,))
+    view.flush()
+    live = panel.turns[index]
+    assert [c["name"] for c in live["tool_calls"]] == ["get_weather"]
+    assert live["text"] == ""  # the text itself travels in live_text
+    assert panel.live_text == "Let me look."
+    assert live["waiting"] is False  # no result box until the reply is complete
+    panel.close()

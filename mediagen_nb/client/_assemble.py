@@ -86,6 +86,8 @@ class ChatAccumulator:
         self.choices: dict[int, dict[str, Any]] = {}
         """Per choice index: ``{"index", "message", "finish_reason", ...}`` accumulated."""
         self.usage: dict[str, Any] | None = None
+        self.emit = True
+        """False: only accumulate, build no updates (cheaper when nobody reads them)."""
 
     def feed(self, chunk: dict[str, Any]) -> list[StreamUpdate]:
         """Merge one chunk; return the text / tool updates it produced."""
@@ -102,6 +104,15 @@ class ChatAccumulator:
         index = int(choice.get("index") or 0)
         delta = choice.get("delta") or {}
         state = self.choices.get(index)
+        content = delta.get("content")
+        if state is not None and len(delta) == 1 and isinstance(content, str):
+            # the common case, a text delta: what accumulate_delta does, without the walk
+            message = state["message"]
+            message["content"] = (message.get("content") or "") + content
+            if choice.get("finish_reason"):
+                state["finish_reason"] = choice["finish_reason"]
+                return self._finished(state, index)
+            return [TextEvent(content, message["content"], index)] if content and self.emit else []
         if state is None:
             state = {k: v for k, v in choice.items() if k != "delta"}
             state["message"] = accumulate_delta({}, dict(delta))
@@ -131,12 +142,15 @@ class ChatAccumulator:
                     )
                 )
         if choice.get("finish_reason"):
-            updates.extend(
-                ToolCallEvent(ToolCall.model_validate(call), index)
-                for call in calls
-                if isinstance(call, dict)
-            )
+            updates.extend(self._finished(state, index))
         return updates
+
+    @staticmethod
+    def _finished(state: dict[str, Any], index: int) -> list[StreamUpdate]:
+        calls = state["message"].get("tool_calls") or []
+        return [
+            ToolCallEvent(ToolCall.model_validate(c), index) for c in calls if isinstance(c, dict)
+        ]
 
     def text(self, index: int = 0) -> str:
         """Text of one choice so far."""

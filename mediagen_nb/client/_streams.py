@@ -87,6 +87,8 @@ class BaseStream(Generic[T]):
         self._on_incomplete = on_incomplete
         self._finished = False
         self._updates: list[StreamUpdate] = []
+        self._emit = False
+        """True once ``events()`` runs: only then are updates built and kept."""
 
     def _handle(self, event: ServerSentEvent) -> T | None:
         """Turn one event into an item (None: nothing to yield); set ``done`` at the end."""
@@ -147,6 +149,7 @@ class BaseStream(Generic[T]):
 
         Raises :class:`StreamInterruptedError` (``partial_text`` kept) if the stream breaks.
         """
+        self._emit = True
         async for _item in self:
             updates, self._updates = self._updates, []
             for update in updates:
@@ -220,7 +223,10 @@ class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
         payload = self._json(event)
         chunk = ChatCompletionChunk.model_validate(payload)
         if isinstance(payload, dict):
-            self._updates.extend(self.accumulator.feed(payload))
+            self.accumulator.emit = self._emit
+            updates = self.accumulator.feed(payload)
+            if self._emit:
+                self._updates.extend(updates)
         self.id = self.id or chunk.id
         self.model = self.model or chunk.model
         self.created = self.created or chunk.created
@@ -259,7 +265,9 @@ class MessageStream(BaseStream[StreamEvent]):
             payload = {**payload, "type": event.event}
         item = StreamEvent.model_validate(payload)
         if isinstance(payload, dict):
-            self._updates.extend(self.accumulator.feed(payload))
+            updates = self.accumulator.feed(payload)
+            if self._emit:
+                self._updates.extend(updates)
         self.thinking += item.thinking
         if item.type == "message_start" and item.message:
             self.id = item.message.get("id")

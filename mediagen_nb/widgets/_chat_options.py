@@ -332,7 +332,20 @@ def field_of(problem_field: str) -> str:
     }.get(head, head if head in FIELDS else "message")
 
 
+_API_WORDS = re.compile(r"\b(max_completion_tokens|max_tokens|budget_tokens|stop_sequences)\b")
+_API_WORD_LABELS = {
+    "max_completion_tokens": "the max reply length",
+    "max_tokens": "the max reply length",
+    "budget_tokens": "the thinking budget",
+    "stop_sequences": "the stop sequences",
+}
+
+
 def human(field_name: str, rule: str) -> str:
-    """A message naming the field as the user sees it: ``Stop sequences: at most 4``."""
+    """A message naming the field as the user sees it: ``Stop sequences: at most 4``.
+
+    API names inside the rule become the labels the form shows.
+    """
     info = FIELDS.get(field_name)
-    return f"{info.label if info else field_name}: {rule}"
+    words = _API_WORDS.sub(lambda m: _API_WORD_LABELS[m[1]], rule)
+    return f"{info.label if info else field_name}: {words}"

@@ -7,7 +7,11 @@ text), and the front end's buttons send ``{"action": ...}`` messages that call t
 methods tests call: ``send()``, ``stop()``, ``retry()``, ``clear()``, ``attach_file()``,
 ``attach_url()``, ``submit_tool_results()``. No error shows before the user touched a field
 (``touched``); Send shows a neutral ``hint`` instead. Errors of actions and background
-tasks appear in the panel (``error_lines``), never as a traceback.
+tasks appear in the panel (the base's ``notice``), never as a traceback; a failed or cut
+reply says why on its own turn.
+
+In demo mode the built-in emulator streams replies at a reading pace (30 tokens per second)
+so Stop can be used; ``mediagen_nb.emulator.default_emulator().text_rate = 120`` changes it.
 
 Decision: attachments belong to one message, so they are emptied after Send; an earlier
 turn's attachments are re-sent with the conversation where the current model and protocol

@@ -115,7 +115,7 @@ class ChatRunner:
                 stream = await client.messages.create(**body, stream=True)
             async for update in stream.events():
                 reply.feed(update)
-                view.stream(reply.text, reply.thinking)
+                view.stream(reply.text, reply.thinking, reply.tool_calls)
             end("complete", usage=reply.usage)
         except asyncio.CancelledError:
             if stream is not None:

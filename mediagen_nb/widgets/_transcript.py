@@ -157,13 +157,20 @@ class ChatTranscript:
         self._throttle.request()
         return len(self._turns) - 1
 
-    def stream(self, text: str, thinking: str = "") -> None:
-        """Set the live turn's text and thinking (the whole reply so far)."""
+    def stream(
+        self, text: str, thinking: str = "", tool_calls: tuple[ToolCall, ...] | None = None
+    ) -> None:
+        """Set the live turn's text, thinking and finished tool calls (the reply so far).
+
+        Text and thinking travel in ``live_text`` / ``live_thinking``; a new tool call
+        changes the turn itself, so it shows as a card while the reply still streams.
+        """
         if not 0 <= self._live < len(self._turns):
             return
         turn = self._turns[self._live]
-        if (turn.text, turn.thinking) != (text, thinking):
-            self._turns[self._live] = replace(turn, text=text, thinking=thinking)
+        calls = turn.tool_calls if tool_calls is None else tool_calls
+        if (turn.text, turn.thinking, turn.tool_calls) != (text, thinking, calls):
+            self._turns[self._live] = replace(turn, text=text, thinking=thinking, tool_calls=calls)
             self._throttle.request()
 
     def finish(self, index: int, **changes: Any) -> ChatTurn:

@@ -289,7 +289,11 @@ function render({ model, el }) {
     const label = a.source === "file" ? `${a.label} (${chatBytes(a.size)})` : a.label;
     const chip = mgChip(label, "neutral");
     chip.classList.add("mg-chat__file");
-    if (thumb) chip.prepend(mgEl("img", { src: thumb, alt: "", class: "mg-chat__thumb" }));
+    if (thumb) {
+      const img = mgEl("img", { src: thumb, alt: "", class: "mg-chat__thumb" });
+      img.addEventListener("error", () => img.remove()); // not an image the browser can show
+      chip.prepend(img);
+    }
     return chip;
   }
 
@@ -382,6 +386,7 @@ function render({ model, el }) {
     textOnly.hidden = kinds.length > 0;
     fileBtn.hidden = !kinds.includes("image");
     kindSelect.hidden = !kinds.includes("video");
+    urlInput.placeholder = kinds.includes("video") ? "https://… image or video URL" : "https://… image URL";
     fileInput.accept = (spec.file_types || []).join(",");
     const problems = get("problems") || {};
     for (const [name, row] of Object.entries(rows)) row.mgSetError(problems[name] || "");
