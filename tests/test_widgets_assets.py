@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 import mediagen_nb
-from mediagen_nb.client import AsyncClient
+from mediagen_nb.client import AssetBatch, AssetError, AsyncClient
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from mediagen_nb.types import RequestValidationError
 from mediagen_nb.widgets._asset_form import NEEDS_PUBLIC_URL, REVIEW_FAILED
@@ -83,6 +83,10 @@ def test_form_is_quiet_then_names_the_field() -> None:
             {"imageUrls": [], "videoUrls": [], "audioUrls": ["https://example.com/voice.mp3"]},
         )
     ]
+    panel.set_values(url="https://example.com/a.mp3\nnot a url")
+    assert [p["field"] for p in panel.problems] == ["URL line 2"]
+    panel.set_values(url="not a url")
+    assert [p["field"] for p in panel.problems] == ["URL"]
     panel.set_values(asset_type="Document")  # seedance 2.0 only
     assert panel.problems == [
         {"field": "Type", "message": "must be one of Image, Video, Audio in this library"}
@@ -174,8 +178,8 @@ def test_a_file_of_the_wrong_kind_or_size_is_refused_before_sending() -> None:
     panel.set_values(library="sd2")
     with pytest.raises(RequestValidationError, match=r"\(application/pdf is not\)"):
         panel.upload_file(b"%PDF-1.4", "a.pdf", "application/pdf")
-    with pytest.raises(RequestValidationError, match="at most 20 MiB"):
-        panel.upload_file(b"\0" * (20 * 1024 * 1024 + 1), "big.png", "image/png")
+    with pytest.raises(RequestValidationError, match="at most 8 MiB"):
+        panel.upload_file(b"\0" * (8 * 1024 * 1024 + 1), "big.png", "image/png")
     assert panel.rows == []
 
 
@@ -196,20 +200,50 @@ async def test_sd2_batch_and_a_failed_review_says_why(session: Session) -> None:
 
 
 async def test_a_refused_upload_is_a_failed_row_with_the_services_reason(
-    session: Session,
+    session: Session, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """What the service refuses after the form's own checks (its own reasons: an SD2
+    ``failedItems`` entry, a seedance 2.0 envelope with a non-zero code) becomes a Failed row."""
+    assets = session.client.assets
+
+    async def sd2_upload(**lists: list[str]) -> AssetBatch:
+        (url,) = lists["image_urls"]
+        return AssetBatch(
+            items=[], failed_items=[{"url": url, "assetType": "Image", "reason": "too small"}]
+        )
+
+    async def upload(url: str, asset_type: str, *, name: str | None = None) -> None:
+        raise AssetError("1003", "the file could not be fetched")
+
+    monkeypatch.setattr(assets, "sd2_upload", sd2_upload)
+    monkeypatch.setattr(assets, "upload", upload)
     panel = AssetPanel(session=session)
-    panel.set_values(library="sd2", url="http://192.168.1.20/face.png")
+    panel.set_values(library="sd2", url="https://example.com/tiny.png")
     panel.submit()
     await _settle(panel)
-    (row,) = panel.assets
-    assert row.refused
-    assert row.status == "Failed"
-    assert row.reason.startswith("Upload refused: ")
-    assert "not publicly reachable" in row.reason
-    assert panel.rows[0]["uri"] == ""
-    panel.handle_action({"action": "copied", "id": row.asset_id})
+    panel.set_values(library="seedance2", url="https://example.com/gone.png")
+    panel.submit()
+    await _settle(panel)
+    assert panel.errors == []
+    assert [(r.url, r.status, r.reason, r.refused) for r in panel.assets] == [
+        ("https://example.com/tiny.png", "Failed", "Upload refused: too small", True),
+        (
+            "https://example.com/gone.png",
+            "Failed",
+            "Upload refused: the file could not be fetched",
+            True,
+        ),
+    ]
+    assert panel.status_text == "The library refused an upload; the reason is in the list."
+    assert [r["uri"] for r in panel.rows] == ["", ""]
+    assert [r["delete_label"] for r in panel.rows] == ["Remove", "Remove"]
+    panel.handle_action({"action": "copied", "id": panel.assets[0].asset_id})
     assert "no asset id to copy" in panel.notice
+    panel.handle_action({"action": "delete", "id": panel.assets[0].asset_id})
+    panel.handle_action({"action": "confirm-delete", "id": panel.assets[0].asset_id})
+    await _settle(panel)
+    assert [r.url for r in panel.assets] == ["https://example.com/gone.png"]
+    assert panel.status_text == "Removed the refused upload from the list."
 
 
 async def test_delete_asks_first_then_deletes(session: Session) -> None:
@@ -231,6 +265,7 @@ async def test_delete_asks_first_then_deletes(session: Session) -> None:
     assert panel.errors == []
     assert panel.assets == []
     assert panel.rows == []
+    assert panel.status_text == f"Deleted {row.asset_id}: its asset:// id no longer works."
     assert session.active_assets == ()
     assert session.client.assets.known_status(row.asset_id) == "deleted"
     frame = mediagen_nb.history(kind="asset")
@@ -265,3 +300,16 @@ def test_front_end_files_use_the_contract_hooks() -> None:
         assert hook in esm, hook
     assert esm.index("function mgEl(") < esm.index("function render(")  # kit first
     assert "#" not in str(AssetPanel._css).split("assets.css")[1].replace("#t=", "")
+
+
+def test_copy_button_hears_the_front_end() -> None:
+    from mediagen_nb.widgets import CopyButton
+
+    button = CopyButton("asset://asset-1-abc")
+    heard: list[str] = []
+    button.on_copy(lambda b: heard.append(b.text))
+    # what the comm delivers when copy.js calls model.send({event: "copied"})
+    button._handle_msg(
+        {"content": {"data": {"method": "custom", "content": {"event": "copied"}}}, "buffers": []}
+    )
+    assert heard == ["asset://asset-1-abc"]

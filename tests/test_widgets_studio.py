@@ -283,7 +283,6 @@ def test_unopened_tabs_build_no_panel() -> None:
     before = built()
     lazy = Studio(session=Session(), resume=False)
     assert built() == before  # a notebook that never opens them saves none of their state
-    assert (lazy._videos, lazy._assets, lazy._history) == (None, None, None)
     for index in (2, 3, 4):
         lazy.tabs.selected_index = index
     assert built() == sorted([*before, "AssetPanel", "HistoryPanel", "VideoPanel"])

@@ -14,18 +14,23 @@ functions. Decisions where the spec is silent:
 
 from __future__ import annotations
 
+import base64
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_LIBRARIES, ASSET_PENDING_STATES, asset_uri
 from mediagen_nb.types import Problem, validate_request
 from mediagen_nb.widgets._chat_options import split_lines
+from mediagen_nb.widgets._preview import thumbnail
 
 SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
 SD2 = ASSET_LIBRARIES["sd2"]
 SD2_LISTS = {"Image": "imageUrls", "Video": "videoUrls", "Audio": "audioUrls"}
-MAX_FILE_BYTES = 20 * 1024 * 1024
-"""Largest file the panel sends to the emulator (its upload limit)."""
+THUMB_PX = 96
+"""Longest edge of an asset's thumbnail (WebP, a data URL in the row)."""
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""Largest file the panel takes: the browser sends it to the kernel in one comm message, and
+the Jupyter server closes the websocket on a message above 10 MiB (tornado's default)."""
 FIELD_LABELS = {
     "url": "URL",
     "assetType": "Type",
@@ -169,16 +174,24 @@ def bodies(values: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _human(problem: Problem) -> Problem:
+def _human(problem: Problem, urls: int) -> Problem:
+    """A problem named as the user sees the field: ``URL`` (``URL line 2`` of several)."""
     head, _, rest = problem.field.partition("[")
     label = FIELD_LABELS.get(head, head)
-    return Problem(
-        label if not rest else f"{label} {rest.rstrip(']')}", problem.rule, problem.severity
-    )
+    index = rest.rstrip("]")
+    if index.isdigit() and label == "URL":
+        label = f"URL line {int(index) + 1}" if urls > 1 else "URL"
+    elif rest:
+        label = f"{label} {index}"
+    return Problem(label, problem.rule, problem.severity)
 
 
-def problems(values: dict[str, str]) -> list[Problem]:
-    """Problems of what Submit would send, named as the user sees the fields."""
+def problems(values: dict[str, str], **checks: Any) -> list[Problem]:
+    """Problems of what Submit would send, named as the user sees the fields.
+
+    ``checks`` go to ``validate_request`` as they are (the panel passes the session's
+    ``service_origins`` when the session has them: the service's own URLs are reachable).
+    """
     library = values.get("library", "seedance2")
     if library not in ASSET_LIBRARIES:
         return [Problem("Library", f"must be one of {', '.join(ASSET_LIBRARIES)}")]
@@ -189,11 +202,12 @@ def problems(values: dict[str, str]) -> list[Problem]:
     if not found:
         return [Problem("URL", "enter a URL (or choose a file)")]
     if len(found) == 1:
-        return [_human(p) for p in validate_request(*found[0])]
+        urls = len(split_lines(values.get("url", "")))
+        return [_human(p, urls) for p in validate_request(*found[0], **checks)]
     return [
-        Problem(f"URL line {line}", _human(p).rule, p.severity)
+        Problem(f"URL line {line}", p.rule, p.severity)
         for line, (path, body) in enumerate(found, start=1)
-        for p in validate_request(path, body)
+        for p in validate_request(path, body, **checks)
     ]
 
 
@@ -213,3 +227,46 @@ def file_problems(*, size: int, content_type: str, library: str, hosting: bool) 
         shown = content_type or "unknown type"
         return [Problem("File", f"must be {kinds} ({shown} is not)")]
     return []
+
+
+def rows_from_history(records: list[dict[Any, Any]], service: str) -> list[AssetRow]:
+    """Assets of ``service`` the history knows (oldest first), without deleted or refused ones."""
+    rows = []
+    for record in reversed(records):
+        asset_id = str(record["task_id"])
+        same = str(record.get("service") or "").rstrip("/") == service
+        gone = record["status"] in ("deleted", "failed") or asset_id.startswith("attempt-")
+        if not same or gone:
+            continue
+        params = record.get("parameters") or {}
+        rows.append(
+            AssetRow(
+                asset_id=asset_id,
+                library=str(params.get("library") or library_of(asset_id)),
+                asset_type=str(params.get("assetType") or "Image"),
+                name=str(params.get("name") or ""),
+                url=str(params.get("url") or params.get("originalUrl") or ""),
+                status=str(record["status"]),
+            )
+        )
+    return rows
+
+
+def submitted_text(added: int, refused: int) -> str:
+    """The status line after an upload."""
+    parts = []
+    if added:
+        parts.append(f"Submitted {added} asset{'s' if added > 1 else ''} for review.")
+    if refused:
+        which = "an upload" if refused == 1 else f"{refused} uploads"
+        parts.append(f"The library refused {which}; the reason is in the list.")
+    return " ".join(parts)
+
+
+def thumb_data_url(data: bytes) -> str:
+    """A small WebP data URL of image bytes; empty when they are not a readable image."""
+    try:
+        small, mime = thumbnail(data, THUMB_PX)
+    except (OSError, ValueError):
+        return ""
+    return f"data:{mime};base64,{base64.b64encode(small).decode('ascii')}"

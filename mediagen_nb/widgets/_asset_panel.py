@@ -19,7 +19,6 @@ endpoint: its rows offer "Forget" (local only).
 from __future__ import annotations
 
 import asyncio
-import base64
 from dataclasses import replace
 from typing import Any
 
@@ -34,22 +33,24 @@ from mediagen_nb.widgets._asset_form import (
     bodies,
     failed_reason,
     file_problems,
-    library_of,
     problems,
     reported_reason,
+    rows_from_history,
+    submitted_text,
+    thumb_data_url,
     type_of,
 )
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
-from mediagen_nb.widgets._preview import thumbnail
 from mediagen_nb.widgets._session import ActiveAsset, Session
 
-__all__ = ["ASSET_POLL_S", "THUMB_PX", "AssetPanel", "AssetRow"]
+__all__ = ["ASSET_POLL_S", "AssetPanel", "AssetRow"]
 
 ASSET_POLL_S = 3.0
-THUMB_PX = 96
 MAX_THUMB_SOURCE = 8 * 1024 * 1024
 """Largest image the kernel downloads to make a URL asset's thumbnail."""
+THUMB_FETCHES = 4
+"""At most this many thumbnail downloads at once (a refresh may list many assets)."""
 
 
 class AssetPanel(WidgetPanel):
@@ -86,6 +87,7 @@ class AssetPanel(WidgetPanel):
         """The last text a Copy click copied (kernel side)."""
         self._watcher: asyncio.Task[None] | None = None
         self._refused = 0
+        self._fetching: asyncio.Semaphore | None = None
         self.on_action("upload", self._on_upload)
         self.on_action("refresh", lambda _m: self.refresh())
         self.on_action("delete", lambda m: self.delete(str(m.get("id"))))
@@ -115,7 +117,7 @@ class AssetPanel(WidgetPanel):
 
     def _revalidate(self, _change: object = None) -> None:
         values = {**DEFAULT_VALUES, **self.values}
-        errors = errors_only(problems(values))
+        errors = errors_only(problems(values, **self._checks()))
         with self.hold_sync():
             self.problems = [{"field": p.field, "message": p.rule} for p in errors]
             self.can_submit = not errors
@@ -127,6 +129,10 @@ class AssetPanel(WidgetPanel):
                 )
             else:
                 self.hint = "; ".join(str(p) for p in errors)
+
+    def _checks(self) -> dict[str, Any]:
+        origins = getattr(self.session, "service_origins", None)
+        return {} if origins is None else {"service_origins": origins}
 
     def bodies(self) -> list[tuple[str, dict[str, Any]]]:
         """(endpoint path, body) of each upload ``submit()`` would send."""
@@ -153,7 +159,7 @@ class AssetPanel(WidgetPanel):
     def submit(self) -> asyncio.Task[list[AssetRow]]:
         """Upload the form's URLs; raises ``RequestValidationError`` (nothing sent) if invalid."""
         values = {**DEFAULT_VALUES, **self.values}
-        errors = errors_only(problems(values))
+        errors = errors_only(problems(values, **self._checks()))
         if errors:
             raise RequestValidationError(errors)
         found = bodies(values)
@@ -192,7 +198,7 @@ class AssetPanel(WidgetPanel):
         finally:
             self.busy = False
         found = bodies({"library": library, "asset_type": kind, "name": label or name, "url": url})
-        thumbs = {url: _thumb_of(data)} if kind == "Image" else {}
+        thumbs = {url: thumb_data_url(data)} if kind == "Image" else {}
         return await self._submit(library, found, thumbs)
 
     async def _submit(
@@ -249,7 +255,7 @@ class AssetPanel(WidgetPanel):
                     self._put(self._refusal("sd2", kind, url, reason))
         finally:
             self.busy = False
-        self.status_text = _submitted_text(len(added), self._refused - refused_before)
+        self.status_text = submitted_text(len(added), self._refused - refused_before)
         for row in added:
             if row.asset_type == "Image" and not row.thumb and row.url:
                 self.spawn(self._fetch_thumb(row.asset_id, row.url), name="thumbnail")
@@ -272,9 +278,13 @@ class AssetPanel(WidgetPanel):
         """Make a row's thumbnail from its URL; silently none when it cannot be read."""
         from mediagen_nb.client import MediagenError
 
+        if self._fetching is None:
+            self._fetching = asyncio.Semaphore(THUMB_FETCHES)
         try:
-            data = await self.session.client.assets.fetch_media(url, max_bytes=MAX_THUMB_SOURCE)
-            thumb = await asyncio.to_thread(_thumb_of, data)
+            async with self._fetching:
+                assets = self.session.client.assets
+                data = await assets.fetch_media(url, max_bytes=MAX_THUMB_SOURCE)
+            thumb = await asyncio.to_thread(thumb_data_url, data)
         except (MediagenError, ValueError, OSError):
             return
         row = self._rows.get(asset_id)
@@ -290,22 +300,10 @@ class AssetPanel(WidgetPanel):
 
         client = self.session.client
         service = str(client.service_id or client.base_url or "").rstrip("/")
-        frame = history(kind="asset")
-        for record in reversed(frame.to_dict("records")):
-            asset_id = str(record["task_id"])
-            same = str(record.get("service") or "").rstrip("/") == service
-            gone = record["status"] in ("deleted", "failed") or asset_id.startswith("attempt-")
-            if not same or gone or asset_id in self._rows:
+        records = history(kind="asset").to_dict("records")
+        for row in rows_from_history(records, service):
+            if row.asset_id in self._rows:
                 continue
-            params = record.get("parameters") or {}
-            row = AssetRow(
-                asset_id=asset_id,
-                library=str(params.get("library") or library_of(asset_id)),
-                asset_type=str(params.get("assetType") or "Image"),
-                name=str(params.get("name") or ""),
-                url=str(params.get("url") or params.get("originalUrl") or ""),
-                status=str(record["status"]),
-            )
             self._put(row)
             if row.asset_type == "Image" and row.url:
                 self.spawn(self._fetch_thumb(row.asset_id, row.url), name="thumbnail")
@@ -326,11 +324,14 @@ class AssetPanel(WidgetPanel):
         self._put(replace(self._row(asset_id), confirming=False))
 
     async def _delete(self, row: AssetRow) -> None:
-        if row.library == "seedance2" and not row.refused:
-            msg = await self.session.client.assets.delete(row.asset_id)
-            self.status_text = f"Deleted {row.asset_id}: {msg or 'ok'}"
+        label = row.name or row.asset_id
+        if row.refused:
+            self.status_text = "Removed the refused upload from the list."
+        elif row.library == "seedance2":
+            await self.session.client.assets.delete(row.asset_id)
+            self.status_text = f"Deleted {label}: its asset:// id no longer works."
         else:
-            self.status_text = f"Removed {row.asset_id} from this list."
+            self.status_text = f"Forgot {label} here; it stays in the SD2 library."
         self._rows.pop(row.asset_id, None)
         self.session.remove_active_asset(row.asset_id)
         self._sync_rows()
@@ -410,23 +411,3 @@ class AssetPanel(WidgetPanel):
         """Listed assets as plain text."""
         lines = [f"{row.status:10} {row.uri} {row.name or row.url}" for row in self.assets]
         return "\n".join([super().text_summary(), *lines])
-
-
-def _submitted_text(added: int, refused: int) -> str:
-    """The status line after an upload."""
-    parts = []
-    if added:
-        parts.append(f"Submitted {added} asset{'s' if added > 1 else ''} for review.")
-    if refused:
-        which = "an upload" if refused == 1 else f"{refused} uploads"
-        parts.append(f"The library refused {which}; the reason is in the list.")
-    return " ".join(parts)
-
-
-def _thumb_of(data: bytes) -> str:
-    """A small WebP data URL of image bytes; empty when they are not a readable image."""
-    try:
-        small, mime = thumbnail(data, THUMB_PX)
-    except (OSError, ValueError):
-        return ""
-    return f"data:{mime};base64,{base64.b64encode(small).decode('ascii')}"

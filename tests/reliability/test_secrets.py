@@ -193,7 +193,7 @@ async def _panel_session(emulator: EmulatorHandle, csv_path: Path) -> list[str]:
     studio.api_key.value = MARKER  # what a user types (synced once on Enter)
     studio.connect()
     assets = AssetPanel(session=session)
-    assets.urls.value = "https://example.com/faceless.png"
+    assets.set_values(url="https://example.com/faceless.png")
     wrong = ChatPanel(
         session=Session(
             api_key=WRONG, base_url=emulator.base_url, text_base_url=emulator.text_base_url

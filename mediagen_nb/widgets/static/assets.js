@@ -7,7 +7,7 @@ const MG_ASSET_LIBRARIES = [
   { value: "seedance2", label: "Seedance 2.0", types: ["Image", "Video", "Audio", "Document"] },
   { value: "sd2", label: "SD2 Manxue", types: ["Image", "Video", "Audio"] },
 ];
-const MG_ASSET_MAX_FILE = 20 * 1024 * 1024;
+const MG_ASSET_MAX_FILE = 8 * 1024 * 1024; // one comm message; Jupyter drops websocket messages above 10 MiB
 const MG_ASSET_ACCEPT = "image/*,video/*,audio/*,application/pdf";
 
 function mgAssetTypeOfFile(file) {
@@ -176,7 +176,7 @@ function render({ model, el }) {
     fileError = "";
     if (file) {
       const kind = mgAssetTypeOfFile(file);
-      if (file.size > MG_ASSET_MAX_FILE) fileError = `File: ${mgAssetSize(file.size)} is over the 20 MB limit`;
+      if (file.size > MG_ASSET_MAX_FILE) fileError = `File: ${mgAssetSize(file.size)} is over the 8 MB limit`;
       else if (!kind || !lib.types.includes(kind)) fileError = `File: ${lib.label} takes ${lib.types.join(", ").toLowerCase()} files`;
       typeSelect.value = kind && lib.types.includes(kind) ? kind : v.asset_type;
       typeSelect.disabled = true;
@@ -188,8 +188,14 @@ function render({ model, el }) {
     if (nameInput.value !== v.name && root.getRootNode().activeElement !== nameInput) nameInput.value = v.name;
     nameRow.hidden = v.library !== "seedance2";
     fileInput.disabled = !demo;
-    fileRow.mgSetHelp(demo ? "Demo mode: the built-in service hosts the file (up to 20 MB)." : model.get("hosting_note"));
-    mgReplace(fileChip, file ? mgChip(`${file.name} · ${mgAssetSize(file.size)}`, "accent", () => { file = null; fileInput.value = ""; sync(); }) : null);
+    fileRow.mgSetHelp(demo ? "Demo mode: the built-in service hosts the file (up to 8 MB)." : model.get("hosting_note"));
+    const clear = () => { file = null; fileInput.value = ""; sync(); fileInput.focus(); };
+    let chip = null;
+    if (file) {
+      chip = mgChip(`${file.type || "unknown type"} · ${mgAssetSize(file.size)}`, fileError ? "error" : "accent", clear);
+      chip.querySelector(".mg-chip__remove").setAttribute("aria-label", `Remove ${file.name}`);
+    }
+    mgReplace(fileChip, chip);
     urlInput.disabled = Boolean(file);
 
     const problems = model.get("problems") || [];

@@ -41,8 +41,11 @@ function mgVideoBadge(cached) {
   return svg;
 }
 
-/** Text clamped to two lines, with a More/Less button when it is long. */
-function mgClamp(text, cls, limit = 90) {
+/**
+ * Text clamped to two lines, with a More/Less button when it is long. `expanded` (a Set) keeps
+ * which texts are open across re-renders, under `key`.
+ */
+function mgClamp(text, cls, key, expanded, limit = 60) {
   const body = mgEl("span", { class: `mg-clamp ${cls}`, title: text, text });
   if (text.length <= limit) return body;
   const toggle = mgButton({
@@ -51,13 +54,19 @@ function mgClamp(text, cls, limit = 90) {
     action: "expand",
     onClick: (event) => {
       event.stopPropagation();
-      const open = body.classList.toggle("mg-clamp--open");
-      toggle.textContent = open ? "Less" : "More";
-      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+      if (expanded.has(key)) expanded.delete(key);
+      else expanded.add(key);
+      show();
     },
   });
+  const show = () => {
+    const open = expanded.has(key);
+    body.classList.toggle("mg-clamp--open", open);
+    toggle.textContent = open ? "Less" : "More";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+  };
   toggle.classList.add("mg-clamp__toggle");
-  toggle.setAttribute("aria-expanded", "false");
+  show();
   toggle.addEventListener("keydown", (event) => event.stopPropagation());
   return mgEl("div", { class: "mg-clamp-box" }, body, toggle);
 }
@@ -105,8 +114,8 @@ function render({ model, el }) {
   );
 
   const summary = mgEl("span", { class: "mg-history-summary mg-muted", role: "status" });
-  const head = mgEl("tr", {}, ["", "When", "Kind", "Model", "Prompt", "Status", "Took", "Error", "Id"].map((h, i) =>
-    mgEl("th", { scope: "col", class: `mg-col-${i}`, text: h, "aria-label": i === 0 ? "Preview" : undefined })));
+  const head = mgEl("tr", {}, ["Preview", "When", "Kind", "Model", "Prompt", "Status", "Took", "Error", "Id"].map((h, i) =>
+    mgEl("th", { scope: "col", class: `mg-col-${i}` }, i === 0 ? mgEl("span", { class: "mg-sr-only", text: h }) : h)));
   const body = mgEl("tbody");
   const table = mgEl("table", { class: "mg-table mg-history-table" }, mgEl("thead", {}, head), body);
   const scroller = mgEl("div", { class: "mg-history-scroll", tabindex: "0", role: "region", "aria-label": "History rows (scrolls)" }, table);
@@ -132,6 +141,8 @@ function render({ model, el }) {
     scroller,
     mgEl("div", { class: "mg-history-foot" }, pager, mgEl("span", { class: "mg-spacer" }), exportRow),
   );
+
+  const expanded = new Set();
 
   function reopen(row) {
     model.send({ action: "reopen", id: row.id });
@@ -159,10 +170,10 @@ function render({ model, el }) {
       cell("mg-col-1 mg-nowrap", mgEl("span", { title: row.time_full, text: row.time })),
       cell("mg-col-2 mg-nowrap", row.kind_label),
       cell("mg-col-3 mg-nowrap", mgEl("span", { title: row.family ? `${row.model} (${row.family})` : row.model, text: row.model })),
-      cell("mg-col-4", row.prompt ? mgClamp(row.prompt, "mg-history-prompt") : null),
+      cell("mg-col-4", row.prompt ? mgClamp(row.prompt, "mg-history-prompt", `${row.id}:prompt`, expanded) : null),
       cell("mg-col-5", row.status ? mgBadge(row.status) : null),
       cell("mg-col-6 mg-nowrap", row.elapsed),
-      cell("mg-col-7", row.error ? mgClamp(row.error, "mg-history-error") : null),
+      cell("mg-col-7", row.error ? mgClamp(row.error, "mg-history-error", `${row.id}:error`, expanded) : null),
       cell("mg-col-8 mg-nowrap", mgEl("code", { title: row.id, text: row.short_id })));
     if (clickable) {
       tr.addEventListener("click", (event) => {
@@ -199,6 +210,19 @@ function render({ model, el }) {
     if (root.getRootNode().activeElement !== search && search.value !== v.text) search.value = v.text;
   }
 
+  function syncRows() {
+    const rows = model.get("rows") || [];
+    const clickable = Boolean(model.get("can_reopen"));
+    const active = root.getRootNode().activeElement;
+    const focusId = active && active.dataset && active.dataset.rowId;
+    mgReplace(body, rows.map((r) => rowView(r, clickable && r.openable)));
+    if (focusId) {
+      const again = [...body.children].find((tr) => tr.dataset.rowId === focusId);
+      if (again && again.tabIndex === 0) again.focus();
+    }
+    sync();
+  }
+
   function sync() {
     syncOptions();
     const v = values();
@@ -208,13 +232,6 @@ function render({ model, el }) {
     const pages = model.get("pages") || 1;
     const size = model.get("page_size") || 25;
     const clickable = Boolean(model.get("can_reopen"));
-    const active = root.getRootNode().activeElement;
-    const focusId = active && active.dataset && active.dataset.rowId;
-    mgReplace(body, rows.map((r) => rowView(r, clickable && r.openable)));
-    if (focusId) {
-      const again = [...body.children].find((tr) => tr.dataset.rowId === focusId);
-      if (again && again.tabIndex === 0) again.focus();
-    }
     const where = v.scope === "session" ? "this session" : "all sessions";
     const first = total ? page * size + 1 : 0;
     const last = Math.min(total, (page + 1) * size);
@@ -250,14 +267,18 @@ function render({ model, el }) {
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
-  const names = ["values", "rows", "page", "pages", "total", "everything", "options", "export_note", "can_reopen", "page_size"];
+  const names = ["values", "page", "pages", "total", "everything", "options", "export_note", "page_size"];
   for (const n of names) model.on(`change:${n}`, sync);
+  model.on("change:rows", syncRows);
+  model.on("change:can_reopen", syncRows);
   model.on("msg:custom", onMessage);
-  sync();
+  syncRows();
   root.dataset.mgReady = "1";
   return () => {
     clearTimeout(typing);
     for (const n of names) model.off(`change:${n}`, sync);
+    model.off("change:rows", syncRows);
+    model.off("change:can_reopen", syncRows);
     model.off("msg:custom", onMessage);
   };
 }
