@@ -4,6 +4,7 @@ a CI machine) with ``--ServerApp.allow_root=True``, which Jupyter needs to start
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -154,3 +155,32 @@ def test_stopping_lab_stops_the_server_it_started(tmp_path: Path) -> None:
         assert proc.stdout.readline() == "up\n"
         proc.terminate()
         assert proc.wait(timeout=20) == 7  # the child got SIGTERM and its status came back
+
+
+def test_readme_binder_links_open_the_paths_lab_prints() -> None:
+    """The README's Binder links and the local addresses ``mediagen-nb lab`` prints name
+    the same notebook the same way (and Binder installs Voila for its link to work)."""
+    from urllib.parse import unquote, urlsplit
+
+    root = Path(cli.__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    urlpaths = sorted(
+        unquote(part.split("=", 1)[1])
+        for url in re.findall(r"https://mybinder\.org/\S+?(?=\))", readme)
+        for part in urlsplit(url).query.split("&")
+        if part.startswith("urlpath=")
+    )
+    launch = cli.lab_command(cli.PLAYGROUND.as_posix(), [], as_root=False, port=8888, token="")
+    local = sorted(urlsplit(url).path.lstrip("/") for url in (launch.lab_url, launch.voila_url))
+    assert (
+        urlpaths
+        == local
+        == [
+            "lab/tree/notebooks/00-playground.ipynb",
+            "voila/render/notebooks/00-playground.ipynb",
+        ]
+    )
+    assert (root / cli.PLAYGROUND).is_file()
+    requirements = (root / "binder" / "requirements.txt").read_text().split()
+    assert "." in requirements
+    assert any(line.startswith("voila") for line in requirements)

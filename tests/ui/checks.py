@@ -25,8 +25,7 @@ BLOCKING = ("critical", "serious")
 NORMAL_RATIO = 4.5
 LARGE_RATIO = 3.0
 
-CONTRAST_JS = """(root) => {
-  const canvas = document.createElement('canvas');
+COLOUR_HELPERS = """  const canvas = document.createElement('canvas');
   canvas.width = canvas.height = 1;
   const ctx = canvas.getContext('2d', {willReadFrequently: true});
   const cache = new Map();
@@ -72,7 +71,13 @@ CONTRAST_JS = """(root) => {
     const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
     return (x + 0.05) / (y + 0.05);
   };
-  const visible = (el) => {
+"""
+
+CONTRAST_JS = (
+    """(root) => {
+"""
+    + COLOUR_HELPERS
+    + """  const visible = (el) => {
     if (!el.getClientRects().length) return false;
     for (let node = el; node; node = up(node)) {
       const s = getComputedStyle(node);
@@ -124,6 +129,16 @@ CONTRAST_JS = """(root) => {
   }
   return results;
 }"""
+)
+
+BACKGROUND_JS = (
+    """(root) => {
+"""
+    + COLOUR_HELPERS
+    + """
+  return lum(background(root));
+}"""
+)
 
 OVERFLOW_JS = """(root) => {
   const up = (el) => el.parentElement || (el.getRootNode() && el.getRootNode().host) || null;
@@ -193,6 +208,12 @@ class Contrast:
 def contrast(panel: Locator) -> Contrast:
     measured: list[dict[str, Any]] = panel.evaluate(CONTRAST_JS)
     return Contrast(measured)
+
+
+def background_luminance(panel: Locator) -> float:
+    """Relative luminance (0 black .. 1 white) of the opaque colour behind ``panel``."""
+    value: float = panel.evaluate(BACKGROUND_JS)
+    return value
 
 
 def axe_violations(panel: Locator) -> list[dict[str, Any]]:
