@@ -9,15 +9,27 @@ from __future__ import annotations
 
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
+from checks import axe_violations
 from frontends import Front
 from PIL import Image
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, expect
 
 IMAGE_PROMPT = "a red fox curled up in fresh snow, morning light"
 VIDEO_PROMPT = "a paper boat drifting down a rainy street"
 CHAT_MESSAGE = "Explain in a few paragraphs why the sea is salty."
 GENERATE_TIMEOUT_MS = 120_000
+QUIET_MS = 500
+QUIET_JS = """(root, ms) => new Promise((done) => {
+  let timer = setTimeout(finish, ms);
+  const watch = new MutationObserver(() => {
+    clearTimeout(timer);
+    timer = setTimeout(finish, ms);
+  });
+  function finish() { watch.disconnect(); done(true); }
+  watch.observe(root, {subtree: true, childList: true, attributes: true, characterData: true});
+})"""
 
 RECORD_REPLY = """(panel) => {
   window.__mgReply = [];
@@ -55,6 +67,26 @@ def generate_image(front: Front) -> None:
         " new Promise((ok, no) => { img.onload = ok; img.onerror = no; })"
     )
     assert image.evaluate("img => img.naturalWidth") > 0
+    see_larger(front, image)
+
+
+def see_larger(front: Front, image: Locator) -> list[dict[str, Any]]:
+    """Click the picture: a lightbox opens (axe-clean), Escape closes it; opened again, its
+    Close button closes it. Returns axe's critical/serious findings on the open lightbox."""
+    panel = front.panel("images")
+    lightbox = panel.locator(".mg-lightbox").locator("visible=true")
+    image.click()
+    expect(lightbox).to_have_count(1)
+    expect(lightbox.locator("img").first).to_be_visible()
+    found = axe_violations(lightbox.first)
+    assert not found, found
+    front.page.keyboard.press("Escape")
+    expect(lightbox).to_have_count(0)
+    image.click()
+    expect(lightbox).to_have_count(1)
+    lightbox.get_by_role("button", name="Close", exact=True).click()
+    expect(lightbox).to_have_count(0)
+    return found
 
 
 def generate_video(front: Front) -> None:
@@ -124,7 +156,8 @@ def upload_asset(front: Front, folder: Path) -> None:
 
 
 def reopen_from_history(front: Front) -> str:
-    """History: click the image's row; its request comes back in the Images form.
+    """History: open the image's row (a click in JupyterLab and Notebook 7, Enter on the
+    focused row in Voila and marimo); its request comes back in the Images form.
 
     Returns the prompt the Images panel shows afterwards.
     """
@@ -133,7 +166,15 @@ def reopen_from_history(front: Front) -> str:
     rows = panel.locator("tr[data-row-id]")
     expect(rows.first).to_be_visible()
     row = rows.filter(has_text=IMAGE_PROMPT[:20]).first
-    row.click()
+    expect(row).to_be_visible()
+    # opening the tab refreshes the rows: act on the row once the table stopped changing, or
+    # a key press can land while its row is being replaced (seen in marimo)
+    panel.evaluate(QUIET_JS, QUIET_MS)
+    if front.kind in {"voila", "marimo"}:  # the keyboard way: rows are focusable
+        row.focus()
+        row.press("Enter")
+    else:
+        row.click()
     images = front.panel("images")
     prompt = images.locator("textarea[name='prompt']")
     expect(prompt).to_have_value(IMAGE_PROMPT)
