@@ -3,29 +3,47 @@
 ``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
 accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--api-key`` is
 never echoed; without one a random key is made and printed, since nobody could use the
-server otherwise. ``lab`` starts JupyterLab on ``notebooks/00-playground.ipynb`` (looked up
-next to the package, then in the current folder) with ``MEDIAGEN_API_KEY`` removed from the
-environment, so the notebooks run against the built-in emulator. Run as root (a container, a
-CI machine), ``lab`` adds ``--ServerApp.allow_root=True``, without which Jupyter refuses to
-start; an ``--allow-root`` or ``allow_root`` option of the user's own is left as given.
+server otherwise.
+
+``lab`` starts JupyterLab with ``notebooks/00-playground.ipynb`` open (looked up in the
+current folder, then next to the package) with ``MEDIAGEN_API_KEY`` removed from the
+environment, so the notebooks run against the built-in emulator. The server's root is the
+folder holding ``notebooks/``. The command picks the port (8888 or the next free one) and a
+random token itself, so before Jupyter starts it prints the two addresses a person needs: the
+playground open in JupyterLab, and the same notebook as an app in Voila (Voila's server
+extension at ``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder
+link uses too). Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
+A ``--port``/``--ServerApp.port``, ``--ip``/``--ServerApp.ip`` or ``--IdentityProvider.token``
+of the user's own is the one printed. Run as root (a container, a CI machine), ``lab`` adds
+``--ServerApp.allow_root=True``, without which Jupyter refuses to start; an ``--allow-root``
+or ``allow_root`` option of the user's own is left as given.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import signal
+import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import get_args
+from urllib.parse import quote
 
 PLAYGROUND = Path("notebooks") / "00-playground.ipynb"
 ALLOW_ROOT = "--ServerApp.allow_root=True"
 """What Jupyter needs to start as root (its own ``--allow-root`` is the same trait)."""
+FIRST_PORT = 8888
+"""Jupyter's usual port; ``lab`` takes the first free one from here."""
+PORT_OPTIONS = ("--port", "--ServerApp.port")
+IP_OPTIONS = ("--ip", "--ServerApp.ip")
+TOKEN_OPTIONS = ("--IdentityProvider.token", "--ServerApp.token")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -109,10 +127,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def find_playground(start: Path | None = None) -> Path:
-    """The playground notebook: next to the package (a checkout), else under ``start``."""
-    candidates = [Path(__file__).resolve().parent.parent / PLAYGROUND]
+    """The playground notebook: under ``start`` (default: the current folder), else next to
+    the package (a checkout). A copy in the current folder wins, so a person (or a test) can
+    run the playground from a folder of their own without touching the checkout's copy."""
     here = start or Path.cwd()
-    candidates += [here / PLAYGROUND, here / PLAYGROUND.name]
+    candidates = [here / PLAYGROUND, here / PLAYGROUND.name]
+    candidates.append(Path(__file__).resolve().parent.parent / PLAYGROUND)
     for candidate in candidates:
         if candidate.is_file():
             return candidate
@@ -132,30 +152,120 @@ def _mentions_allow_root(option: str) -> bool:
     return name == "--allow-root" or name.endswith(".allow_root")
 
 
-def lab_command(notebook: str, extra: Sequence[str], *, as_root: bool) -> list[str]:
-    """The ``jupyter lab`` command line: the notebook, ``ALLOW_ROOT`` when ``as_root``, then
-    the user's options (last, so they win; an allow-root option of theirs replaces ours)."""
-    command = [sys.executable, "-m", "jupyter", "lab", notebook]
+@dataclass(frozen=True)
+class LabLaunch:
+    """What ``mediagen-nb lab`` runs and the addresses it prints before running it."""
+
+    command: list[str]
+    lab_url: str
+    """The playground notebook open in JupyterLab (token included)."""
+    voila_url: str
+    """The same notebook rendered as an app by Voila's server extension (token included)."""
+
+
+def _option_value(extra: Sequence[str], names: Sequence[str]) -> str | None:
+    """The last value given to any of ``names`` (``--name=value`` or ``--name value``)."""
+    found: str | None = None
+    for index, option in enumerate(extra):
+        name, equals, value = option.partition("=")
+        if name not in names:
+            continue
+        if equals:
+            found = value
+        elif index + 1 < len(extra):
+            found = extra[index + 1]
+    return found
+
+
+def free_port(first: int = FIRST_PORT, tries: int = 100) -> int:
+    """The first port from ``first`` that nothing listens on at 127.0.0.1."""
+    for port in range(first, first + tries):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {first}..{first + tries - 1}")
+
+
+def lab_command(
+    notebook: str, extra: Sequence[str], *, as_root: bool, port: int, token: str
+) -> LabLaunch:
+    """The ``jupyter lab`` command line and the addresses to print.
+
+    The server opens ``notebook`` (a ``/``-separated path under the server root) as its
+    default page, on ``port`` with ``token``, plus ``ALLOW_ROOT`` when ``as_root``; the
+    user's options go last, so they win (an allow-root option of theirs replaces ours, and
+    their port, ip or token is the one printed).
+    """
+    path = quote(notebook)
+    command = [
+        sys.executable, "-m", "jupyter", "lab",
+        f"--ServerApp.default_url=/lab/tree/{path}",
+        f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+    ]  # fmt: skip
     if as_root and not any(_mentions_allow_root(option) for option in extra):
         command.append(ALLOW_ROOT)
-    return [*command, *extra]
+    command += extra
+    host = _option_value(extra, IP_OPTIONS) or "localhost"
+    if host in {"0.0.0.0", "::", "*"}:  # listening everywhere: this machine answers too
+        host = "localhost"
+    users_token = _option_value(extra, TOKEN_OPTIONS)
+    token = token if users_token is None else users_token
+    query = f"?token={quote(token)}" if token else ""
+    base = f"http://{host}:{_option_value(extra, PORT_OPTIONS) or port}"
+    return LabLaunch(
+        command=command,
+        lab_url=f"{base}/lab/tree/{path}{query}",
+        voila_url=f"{base}/voila/render/{path}{query}",
+    )
+
+
+def run_forwarding_signals(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+    """Run ``command`` and return its exit status; a SIGTERM sent to this process is passed
+    on (so stopping ``mediagen-nb lab`` stops Jupyter instead of orphaning it). Ctrl-C in a
+    terminal reaches Jupyter directly (same process group), so here it is only ignored:
+    Jupyter asks its own "Shutdown this Jupyter server?" question."""
+    child = subprocess.Popen(command, cwd=cwd, env=env)
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGTERM:
+            child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return child.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _lab(extra: list[str]) -> int:
     try:
         notebook = find_playground()
-    except FileNotFoundError as error:
+        port = free_port()
+    except (FileNotFoundError, RuntimeError) as error:
         print(f"mediagen-nb lab: {error}", file=sys.stderr)
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
     env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
-    command = lab_command(str(notebook.relative_to(root)), extra, as_root=running_as_root())
-    note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in command else ""
+    launch = lab_command(
+        notebook.relative_to(root).as_posix(),
+        extra,
+        as_root=running_as_root(),
+        port=port,
+        token=secrets.token_hex(24),
+    )
+    note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in launch.command else ""
     print(
-        f"Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset){note}",
+        f"Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset){note}\n"
+        f"  Playground in JupyterLab:     {launch.lab_url}\n"
+        f"  Playground as an app (Voila): {launch.voila_url}",
         flush=True,
     )
-    return subprocess.call(command, cwd=root, env=env)
+    return run_forwarding_signals(launch.command, cwd=root, env=env)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,6 +4,7 @@ a CI machine) with ``--ServerApp.allow_root=True``, which Jupyter needs to start
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,31 +16,65 @@ from mediagen_nb import cli
 NOTEBOOK = str(Path("notebooks") / "00-playground.ipynb")
 
 
-def test_lab_command_as_root_allows_root_before_the_users_options() -> None:
-    command = cli.lab_command(NOTEBOOK, ["--no-browser", "--port=0"], as_root=True)
-    assert command == [
+def test_lab_command_opens_the_playground_with_our_port_and_token() -> None:
+    launch = cli.lab_command(NOTEBOOK, ["--no-browser"], as_root=False, port=8890, token="t0k")
+    assert launch.command == [
         sys.executable,
         "-m",
         "jupyter",
         "lab",
-        NOTEBOOK,
-        "--ServerApp.allow_root=True",
+        f"--ServerApp.default_url=/lab/tree/{NOTEBOOK}",
+        "--ServerApp.port=8890",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=t0k",
         "--no-browser",
-        "--port=0",
     ]
+    assert launch.lab_url == f"http://localhost:8890/lab/tree/{NOTEBOOK}?token=t0k"
+    assert launch.voila_url == f"http://localhost:8890/voila/render/{NOTEBOOK}?token=t0k"
 
 
-def test_lab_command_as_another_user_adds_nothing() -> None:
-    command = cli.lab_command(NOTEBOOK, ["--no-browser"], as_root=False)
-    assert command == [sys.executable, "-m", "jupyter", "lab", NOTEBOOK, "--no-browser"]
+def test_lab_command_as_root_allows_root_before_the_users_options() -> None:
+    launch = cli.lab_command(NOTEBOOK, ["--no-browser"], as_root=True, port=8888, token="t")
+    assert launch.command[8:] == ["--ServerApp.allow_root=True", "--no-browser"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "lab_url"),
+    [
+        (["--port=9000"], f"http://localhost:9000/lab/tree/{NOTEBOOK}?token=t"),
+        (["--ServerApp.port", "9001"], f"http://localhost:9001/lab/tree/{NOTEBOOK}?token=t"),
+        (["--ip=127.0.0.1"], f"http://127.0.0.1:8888/lab/tree/{NOTEBOOK}?token=t"),
+        (["--ip=0.0.0.0"], f"http://localhost:8888/lab/tree/{NOTEBOOK}?token=t"),
+        (
+            ["--IdentityProvider.token=mine"],
+            f"http://localhost:8888/lab/tree/{NOTEBOOK}?token=mine",
+        ),
+        (["--IdentityProvider.token="], f"http://localhost:8888/lab/tree/{NOTEBOOK}"),
+    ],
+)
+def test_lab_command_prints_the_users_own_port_ip_and_token(extra: list[str], lab_url: str) -> None:
+    launch = cli.lab_command(NOTEBOOK, extra, as_root=False, port=8888, token="t")
+    assert launch.command[-len(extra) :] == extra  # theirs last: Jupyter lets the last win
+    assert launch.lab_url == lab_url
+    assert launch.voila_url == lab_url.replace("/lab/tree/", "/voila/render/")
 
 
 @pytest.mark.parametrize(
     "option", ["--allow-root", "--ServerApp.allow_root=False", "--NotebookApp.allow_root=True"]
 )
 def test_lab_command_keeps_the_users_own_allow_root(option: str) -> None:
-    command = cli.lab_command(NOTEBOOK, [option], as_root=True)
-    assert command[4:] == [NOTEBOOK, option]
+    launch = cli.lab_command(NOTEBOOK, [option], as_root=True, port=8888, token="t")
+    assert launch.command[8:] == [option]
+
+
+def test_free_port_skips_a_port_in_use() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        assert cli.free_port(taken, tries=50) != taken
 
 
 def test_running_as_root_follows_the_effective_user(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,17 +101,86 @@ def test_main_lab_runs_the_playground_keyless_allowing_root_only_as_root(
     monkeypatch.setattr(cli, "__file__", str(tmp_path / "nowhere" / "pkg" / "cli.py"))
     monkeypatch.setattr(os, "geteuid", lambda: euid, raising=False)
     monkeypatch.setenv("MEDIAGEN_API_KEY", "secret-marker")
+    monkeypatch.setattr(cli, "free_port", lambda: 8899)
     calls: list[tuple[list[str], Path, dict[str, str]]] = []
 
-    def fake_call(command: list[str], cwd: Path, env: dict[str, str]) -> int:
+    def fake_run(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
         calls.append((command, cwd, env))
         return 0
 
-    monkeypatch.setattr(subprocess, "call", fake_call)
+    monkeypatch.setattr(cli, "run_forwarding_signals", fake_run)
     assert cli.main(["lab", "--no-browser"]) == 0
     command, cwd, env = calls[0]
-    assert command[1:5] == ["-m", "jupyter", "lab", NOTEBOOK]
-    assert command[5:] == (["--ServerApp.allow_root=True"] if allowed else []) + ["--no-browser"]
+    assert command[1:5] == ["-m", "jupyter", "lab", f"--ServerApp.default_url=/lab/tree/{NOTEBOOK}"]
+    assert command[5] == "--ServerApp.port=8899"
+    token = command[7].removeprefix("--IdentityProvider.token=")
+    assert len(token) == 48
+    assert command[8:] == (["--ServerApp.allow_root=True"] if allowed else []) + ["--no-browser"]
     assert cwd == tmp_path
     assert "MEDIAGEN_API_KEY" not in env
-    assert ("as root" in capsys.readouterr().out) is allowed
+    out = capsys.readouterr().out
+    assert ("as root" in out) is allowed
+    assert f"http://localhost:8899/lab/tree/{NOTEBOOK}?token={token}" in out
+    assert f"http://localhost:8899/voila/render/{NOTEBOOK}?token={token}" in out
+
+
+def test_lab_prefers_the_playground_in_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "00-playground.ipynb").write_text("{}")
+    assert cli.find_playground(tmp_path) == tmp_path / "notebooks" / "00-playground.ipynb"
+    elsewhere = tmp_path / "empty"
+    elsewhere.mkdir()
+    checkout = Path(cli.__file__).resolve().parent.parent / "notebooks" / "00-playground.ipynb"
+    assert cli.find_playground(elsewhere) == checkout
+
+
+def test_stopping_lab_stops_the_server_it_started(tmp_path: Path) -> None:
+    script = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n"
+        "print('up', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    runner = (
+        "import sys\nfrom pathlib import Path\nfrom mediagen_nb import cli\n"
+        f"sys.exit(cli.run_forwarding_signals([sys.executable, '-c', {script!r}],"
+        " cwd=Path('.'), env=dict(__import__('os').environ)))\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", runner], stdout=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "up\n"
+        proc.terminate()
+        assert proc.wait(timeout=20) == 7  # the child got SIGTERM and its status came back
+
+
+def test_readme_binder_links_open_the_paths_lab_prints() -> None:
+    """The README's Binder links and the local addresses ``mediagen-nb lab`` prints name
+    the same notebook the same way (and Binder installs Voila for its link to work)."""
+    from urllib.parse import unquote, urlsplit
+
+    root = Path(cli.__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    urlpaths = sorted(
+        unquote(part.split("=", 1)[1])
+        for url in re.findall(r"https://mybinder\.org/\S+?(?=\))", readme)
+        for part in urlsplit(url).query.split("&")
+        if part.startswith("urlpath=")
+    )
+    launch = cli.lab_command(cli.PLAYGROUND.as_posix(), [], as_root=False, port=8888, token="")
+    local = sorted(urlsplit(url).path.lstrip("/") for url in (launch.lab_url, launch.voila_url))
+    assert (
+        urlpaths
+        == local
+        == [
+            "lab/tree/notebooks/00-playground.ipynb",
+            "voila/render/notebooks/00-playground.ipynb",
+        ]
+    )
+    assert (root / cli.PLAYGROUND).is_file()
+    requirements = (root / "binder" / "requirements.txt").read_text().split()
+    assert "." in requirements
+    assert any(line.startswith("voila") for line in requirements)

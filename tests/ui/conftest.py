@@ -1,13 +1,18 @@
-"""Real-browser fixtures: JupyterLab and Voila on 127.0.0.1, driven by Debian's chromium.
+"""Real-browser fixtures: one Jupyter server, one marimo server and Debian's chromium.
 
-JupyterLab starts for each test (a few seconds) in a temporary root holding a copy of
-``notebooks/``, with a blank token, its own history folder (``MEDIAGEN_HOME``), workspaces,
-``JUPYTER_CONFIG_DIR`` and user-settings folders (so a developer's own Lab settings are
-neither read nor touched) and the "Jupyter news" prompt switched off through those temporary
-user settings (the same effect as NOTES' ``overrides.json`` without writing into the
-installation). Voila renders the playground standalone.
-Both run without ``MEDIAGEN_API_KEY``, so the panels use the built-in emulator.
+Started once per session (a server costs seconds of CPU on a 2-core machine), each in a
+temporary root holding a copy of ``notebooks/`` (nothing a test does writes into the
+checkout), on 127.0.0.1 with a free port, without ``MEDIAGEN_API_KEY`` (demo mode) and with
+its own ``MEDIAGEN_HOME``, ``JUPYTER_CONFIG_DIR``, user settings and workspaces, so a
+developer's own configuration is neither read nor touched. "Jupyter news" is switched off
+through those temporary user settings.
 
+The Jupyter server is started by ``python -m mediagen_nb.cli lab`` itself, and the tests use
+the two addresses it prints: so every Lab, Notebook 7 and Voila test also checks that what
+``mediagen-nb lab`` tells a person to open works.
+
+Screenshots go to a temporary folder unless ``MEDIAGEN_SCREENSHOTS`` names one (the README's
+are refreshed with ``MEDIAGEN_SCREENSHOTS=docs/screenshots scripts/test -m ui``).
 Outside CI the tests skip when ``/usr/bin/chromium`` is missing; with ``CI=true`` they fail.
 """
 
@@ -15,8 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -26,8 +31,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lab_driver import Lab, Server
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from frontends import JupyterServer, MarimoServer
+from playwright.sync_api import Browser, expect, sync_playwright
+
+from mediagen_nb.cli import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("MEDIAGEN_CHROMIUM", "/usr/bin/chromium"))
@@ -39,17 +46,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SCREENSHOTS = Path(os.environ.get("MEDIAGEN_SCREENSHOTS", ROOT / "docs" / "screenshots"))
-"""Where panel screenshots go; set MEDIAGEN_SCREENSHOTS to keep them out of the checkout."""
 STARTUP_TIMEOUT_S = 90.0
 NEWS_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+LAB_URL = re.compile(r"JupyterLab:\s+(\S+)")
+VOILA_URL = re.compile(r"\(Voila\):\s+(\S+)")
+MARIMO_CONFIG = '[display]\ntheme = "system"\n\n[runtime]\nauto_instantiate = true\n'
 
 
 def _wait_http(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -77,15 +78,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=15)
 
 
-@pytest.fixture(scope="session")
-def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Environment shared by the servers and their kernels: emulator mode, private Jupyter
-    config and user settings. Each server adds its own history folder and workspaces."""
-    base = tmp_path_factory.mktemp("jupyter")
-    settings = base / "lab-settings"
-    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    news.parent.mkdir(parents=True)
-    news.write_text(json.dumps(NEWS_SETTINGS))
+def _environment(base: Path) -> dict[str, str]:
+    """Emulator mode, private Jupyter/marimo configuration, history and settings."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -93,69 +87,81 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     }
     env.update(
         JUPYTER_CONFIG_DIR=str(base / "config"),
-        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_SETTINGS_DIR=str(base / "lab-settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+        XDG_CONFIG_HOME=str(base / "xdg"),
+        MEDIAGEN_HOME=str(base / "mediagen_home"),
         # the kernels import mediagen_nb from this checkout even when it is not installed
-        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p),
+        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
     )
     return env
 
 
-def _isolated(server_env: dict[str, str], base: Path) -> tuple[dict[str, str], Path]:
-    """A server's own environment and root: fresh history, workspaces, notebook copies."""
+def _copy_notebooks(base: Path) -> Path:
     root = base / "root"
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
-    env = dict(server_env)
-    env.update(
-        MEDIAGEN_HOME=str(base / "mediagen_home"),
-        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
-    )
-    return env, root
+    return root
 
 
-def _serve(
-    cmd: list[str], env: dict[str, str], ready_path: str, port: int, base: Path, root: Path
-) -> Iterator[Server]:
+@pytest.fixture(scope="session")
+def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    """``mediagen-nb lab`` in a temporary root: JupyterLab, Notebook 7 and Voila on one
+    server. Its printed JupyterLab and Voila addresses are what the tests open."""
+    base = tmp_path_factory.mktemp("jupyter")
+    root = _copy_notebooks(base)
+    env = _environment(base)
+    settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
+    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps(NEWS_SETTINGS))
     log = base / "server.log"
+    cmd = [
+        sys.executable, "-m", "mediagen_nb.cli", "lab", "--no-browser", "--ip=127.0.0.1",
+        "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+        f"--LabApp.workspaces_dir={env['JUPYTERLAB_WORKSPACES_DIR']}",
+    ]  # fmt: skip
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        _wait_http(url + ready_path, proc, log)
-        yield Server(url=url, root=root)
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not (LAB_URL.search(log.read_text()) and VOILA_URL.search(log.read_text())):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"mediagen-nb lab printed no addresses:\n{log.read_text()[-4000:]}")
+            time.sleep(0.1)
+        text = log.read_text()
+        lab_url = LAB_URL.search(text).group(1)  # type: ignore[union-attr]
+        voila_url = VOILA_URL.search(text).group(1)  # type: ignore[union-attr]
+        server = JupyterServer(
+            lab_url=lab_url, voila_url=voila_url, root=root, settings_dir=settings
+        )
+        _wait_http(server.url("api/status"), proc, log)
+        yield server
     finally:
         _stop(proc)
 
 
-@pytest.fixture
-def lab_server(server_env: dict[str, str], tmp_path: Path) -> Iterator[Server]:
-    """JupyterLab on 127.0.0.1 with a blank token, one per test (about 3 s to start), so
-    every test starts with an empty history and a fresh kernel; stopped after the test."""
-    base = tmp_path / "lab"
-    env, root = _isolated(server_env, base)
-    port = _free_port()
-    cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-        "--ServerApp.port_retries=0", "--ServerApp.allow_root=True",
-        "--IdentityProvider.token=", "--ServerApp.password=",
-        "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={root}",
-        f"--LabApp.workspaces_dir={env['JUPYTERLAB_WORKSPACES_DIR']}",
-    ]  # fmt: skip
-    yield from _serve(cmd, env, "/api/status", port, base, root)
-
-
 @pytest.fixture(scope="session")
-def voila_server(
-    server_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    """Voila serving the notebook folder on 127.0.0.1; stopped at the end of the session."""
-    base = tmp_path_factory.mktemp("voila")
-    env, root = _isolated(server_env, base)
-    port = _free_port()
+def marimo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarimoServer]:
+    """``marimo run notebooks/playground_marimo.py`` (a copy) on 127.0.0.1, headless; its
+    ``.marimo.toml`` makes marimo follow the browser's colour scheme."""
+    base = tmp_path_factory.mktemp("marimo")
+    root = _copy_notebooks(base)
+    (root / ".marimo.toml").write_text(MARIMO_CONFIG)
+    env = _environment(base)
+    port = free_port(20000)
+    log = base / "server.log"
     cmd = [
-        sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}",
-        "--Voila.port_retries=0", f"--Voila.root_dir={root / 'notebooks'}",
+        sys.executable, "-m", "marimo", "run", "--headless", "--no-token",
+        "--host", "127.0.0.1", "--port", str(port), "notebooks/playground_marimo.py",
     ]  # fmt: skip
-    yield from _serve(cmd, env, "/", port, base, root)
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(url + "/health", proc, log)
+        yield MarimoServer(url=url, root=root)
+    finally:
+        _stop(proc)
 
 
 @pytest.fixture(scope="session")
@@ -165,6 +171,7 @@ def browser() -> Iterator[Browser]:
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
             pytest.fail(f"{CHROMIUM} is missing in CI: .ci/run must install chromium")
         pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
+    expect.set_options(timeout=60_000)
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -173,27 +180,16 @@ def browser() -> Iterator[Browser]:
             chromium.close()
 
 
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh browser page of a fixed size, so screenshots are comparable by eye."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(60_000)
-    expect.set_options(timeout=60_000)
-    pg = context.new_page()
-    try:
-        yield pg
-    finally:
-        context.close()
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temporary folder, or ``MEDIAGEN_SCREENSHOTS`` (relative to the checkout) when set."""
+    chosen = os.environ.get("MEDIAGEN_SCREENSHOTS")
+    folder = (ROOT / chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
-@pytest.fixture
-def screenshot_dir() -> Path:
-    """Where panel screenshots go (committed, shown in the README)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
-
-
-@pytest.fixture
-def lab(page: Page, lab_server: Server) -> Lab:
-    """A page of the session's JupyterLab."""
-    return Lab(page, lab_server)
+@pytest.fixture(scope="session")
+def scratch_shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Pictures worth a look but not the README's (Voila, marimo, 600 px): always temporary."""
+    return tmp_path_factory.mktemp("more-screenshots")

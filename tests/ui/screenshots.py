@@ -1,44 +1,16 @@
-"""Driving JupyterLab and saving screenshots, shared by the browser tests."""
+"""Saving panel screenshots small enough to commit, shared by the browser tests."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
 from PIL import Image
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Locator
 
 SCREENSHOT_MAX_WIDTH = 960
 SCREENSHOT_COLOURS = 96
 """Screenshots are downscaled and palette-quantised: a committed PNG stays under ~100 KB."""
-
-
-@dataclass(frozen=True)
-class Server:
-    """A running Jupyter server: where it answers and where its notebooks live."""
-
-    url: str
-    root: Path
-
-
-class Lab:
-    """Drives one notebook in JupyterLab the way a person does: open, wait, Run All."""
-
-    def __init__(self, page: Page, server: Server) -> None:
-        self.page = page
-        self.server = server
-
-    def open(self, notebook: str) -> None:
-        """Open ``notebooks/<notebook>`` in a reset workspace and wait for an idle kernel."""
-        self.page.goto(f"{self.server.url}/lab/tree/notebooks/{notebook}?reset")
-        self.page.wait_for_selector(".jp-Notebook")
-        self.page.wait_for_selector("#jp-main-statusbar >> text=Idle")
-
-    def run_all(self) -> None:
-        """Run → Run All Cells from the menu bar."""
-        self.page.click("#jp-MainMenu >> text=Run")
-        self.page.click("text=Run All Cells")
 
 
 def save_screenshot(target: Locator, path: Path) -> None:

@@ -1,0 +1,205 @@
+"""The four notebook front ends, driven the same way: open the playground, show a panel.
+
+One Jupyter server (started exactly as ``mediagen-nb lab`` starts it) serves JupyterLab 4
+(``/lab/tree/...``), Notebook 7 (``/notebooks/...``) and Voila (its server extension,
+``/voila/render/...``); marimo runs ``notebooks/playground_marimo.py`` with ``marimo run``.
+Every page opens the playground, where the Studio shows the panels as tabs (an ipywidgets
+``Tab`` in Jupyter, ``mo.ui.tabs`` in marimo); ``Front.panel(name)`` clicks the tab and
+returns the panel root the contract names: ``.mg-panel.mg-panel--<name>[data-mg-ready="1"]``.
+
+Themes: JupyterLab and Notebook 7 read the theme from the server's user settings
+(``JUPYTERLAB_SETTINGS_DIR``), written before the page loads; Voila takes ``?theme=dark``;
+marimo follows the browser's ``prefers-color-scheme`` (the test app's ``.marimo.toml`` says
+``theme = "system"``), which the browser context sets with ``color_scheme``. Every page is
+opened with the matching ``color_scheme`` too, so a panel that reads ``prefers-color-scheme``
+where no ``--jp-*`` theme exists sees the same theme as the page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from playwright.sync_api import Browser, Locator, Page, expect
+
+Kind = Literal["lab", "notebook", "voila", "marimo"]
+Theme = Literal["light", "dark"]
+KINDS: tuple[Kind, ...] = ("lab", "notebook", "voila", "marimo")
+THEMES: tuple[Theme, ...] = ("light", "dark")
+PANELS = ("chat", "images", "videos", "assets", "history")
+TAB_TITLES = {"chat": "Chat", "images": "Images", "videos": "Videos", "assets": "Assets"}
+TAB_TITLES["history"] = "History"
+PLAYGROUND = "notebooks/00-playground.ipynb"
+LAB_THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+THEME_SETTINGS = Path("@jupyterlab") / "apputils-extension" / "themes.jupyterlab-settings"
+VIEWPORT = {"width": 1280, "height": 900}
+PANEL_SELECTOR = ".mg-panel.mg-panel--{name}"
+HOST_NOISE = (
+    "Command 'filebrowser:open-path' not registered",
+    "reading 'schema'",
+)
+"""Uncaught errors Notebook 7 itself throws while it starts (no panel code on the stack);
+anything else uncaught on a page fails the journey."""
+
+
+@dataclass(frozen=True)
+class JupyterServer:
+    """The running ``mediagen-nb lab`` server and the two addresses it printed."""
+
+    lab_url: str
+    voila_url: str
+    root: Path
+    settings_dir: Path
+
+    @property
+    def base(self) -> str:
+        parts = urllib.parse.urlsplit(self.lab_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    @property
+    def token(self) -> str:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.lab_url).query)
+        return query.get("token", [""])[0]
+
+    def url(self, path: str, **params: str) -> str:
+        """``path`` on this server with the token (and ``params``) in the query."""
+        query = urllib.parse.urlencode({"token": self.token, **params})
+        return f"{self.base}/{path.lstrip('/')}?{query}"
+
+    def kernel_idle(self, notebook: str) -> bool:
+        """Whether ``notebook`` has a session on the server whose kernel is idle."""
+        with urllib.request.urlopen(self.url("api/sessions"), timeout=5) as response:
+            sessions = json.load(response)
+        return any(
+            s.get("path") == notebook and (s.get("kernel") or {}).get("execution_state") == "idle"
+            for s in sessions
+        )
+
+    def set_theme(self, theme: Theme) -> None:
+        """JupyterLab's (and Notebook 7's) theme for the pages opened from now on."""
+        path = self.settings_dir / THEME_SETTINGS
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"theme": LAB_THEMES[theme]}))
+
+
+@dataclass(frozen=True)
+class MarimoServer:
+    url: str
+    root: Path
+
+
+def new_page(browser: Browser, theme: Theme, width: int | None = None) -> Page:
+    """A page in a fresh context (no shared cookies or storage) in ``theme``'s colour scheme."""
+    viewport = dict(VIEWPORT)
+    if width is not None:
+        viewport["width"] = width
+    context = browser.new_context(
+        viewport=viewport,  # type: ignore[arg-type]
+        color_scheme=theme,
+        accept_downloads=True,
+    )
+    context.set_default_timeout(60_000)
+    return context.new_page()
+
+
+class Front:
+    """One opened playground page in one front end."""
+
+    def __init__(self, page: Page, kind: Kind) -> None:
+        self.page = page
+        self.kind = kind
+        self.errors: list[str] = []
+        page.on("pageerror", self._page_error)
+
+    def _page_error(self, error: Exception) -> None:
+        text = str(error)
+        if not any(noise in text for noise in HOST_NOISE):
+            self.errors.append(text)
+
+    @classmethod
+    def open(
+        cls,
+        page: Page,
+        kind: Kind,
+        server: JupyterServer | MarimoServer,
+        theme: Theme = "light",
+        notebook: str = PLAYGROUND,
+    ) -> Front:
+        """Open the playground in ``kind`` and wait until the Studio's first panel is ready."""
+        front = cls(page, kind)
+        if kind == "marimo":
+            assert isinstance(server, MarimoServer)
+            page.goto(server.url)
+        else:
+            assert isinstance(server, JupyterServer)
+            server.set_theme(theme)
+            if kind == "voila":
+                page.goto(server.url(f"voila/render/{notebook}", theme=theme))
+            elif kind == "lab":
+                page.goto(server.url(f"lab/tree/{notebook}", reset=""))
+                front.run_all(server, notebook)
+            else:
+                page.goto(server.url(f"notebooks/{notebook}"))
+                front.run_all(server, notebook)
+        expect(page.locator(".mg-panel[data-mg-ready='1']").first).to_be_visible(timeout=90_000)
+        return front
+
+    def run_all(self, server: JupyterServer, notebook: str) -> None:
+        """Wait until the notebook's kernel is up and idle, then Run → Run All Cells
+        (JupyterLab and Notebook 7 share the menu bar). Running earlier makes JupyterLab
+        ask which kernel to start, and Notebook 7 shows "idle" before its kernel exists, so
+        the server's own session list is the signal."""
+        self.page.wait_for_selector(".jp-Notebook")
+        deadline = time.monotonic() + 60
+        while not server.kernel_idle(notebook):
+            if time.monotonic() > deadline:
+                raise AssertionError("the notebook's kernel did not start in 60 s")
+            self.page.wait_for_timeout(200)
+        if self.kind == "lab":
+            self.page.wait_for_selector("#jp-main-statusbar >> text=Idle")
+        for attempt in range(2):
+            self.page.locator("#jp-MainMenu").get_by_text("Run", exact=True).click()
+            self.page.get_by_text("Run All Cells", exact=True).click()
+            # the first code cell gets an execution count once the kernel took the request;
+            # Notebook 7 may still be connecting to the kernel and drop an early request
+            executed = self.page.locator(".jp-CodeCell .jp-InputPrompt", has_text=re.compile(r"\d"))
+            try:
+                expect(executed.first).to_be_visible(timeout=30_000 if attempt == 0 else 60_000)
+                return
+            except AssertionError:
+                if attempt == 1:
+                    raise
+
+    def dark(self) -> bool:
+        """Whether the page itself shows a dark theme (not just the panels)."""
+        if self.kind in {"lab", "notebook", "voila"}:
+            light = self.page.locator("body").get_attribute("data-jp-theme-light")
+            return light == "false"
+        return bool(self.page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches"))
+
+    def tab(self, name: str) -> Locator:
+        return self.page.get_by_role("tab", name=TAB_TITLES[name], exact=True)
+
+    def panel(self, name: str) -> Locator:
+        """Select ``name``'s tab and return its panel root once rendered and visible."""
+        tab = self.tab(name)
+        if tab.count():
+            tab.first.click()
+        root = self.page.locator(PANEL_SELECTOR.format(name=name) + "[data-mg-ready='1']")
+        visible = root.locator("visible=true")
+        expect(visible.first).to_be_visible()
+        return visible.first
+
+    def tracebacks(self) -> list[str]:
+        """Texts on the page that show an exception: stderr outputs and traceback blocks."""
+        texts: list[str] = self.page.locator(
+            "[data-mime-type='application/vnd.jupyter.stderr'], .jp-RenderedText[data-mime-type"
+            "='application/vnd.jupyter.error'], .mg-panel :text-matches('Traceback|Error:')"
+        ).all_inner_texts()
+        return [t for t in texts if "Traceback" in t or "Error" in t]

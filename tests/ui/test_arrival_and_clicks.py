@@ -1,0 +1,106 @@
+"""Arriving (what ``mediagen-nb lab`` prints opens the playground, in JupyterLab and as a
+Voila app) and a fresh Studio that survives a click on every enabled button.
+
+The Jupyter server of these tests is ``mediagen-nb lab`` itself (see conftest): the two
+addresses are exactly the ones it printed.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from frontends import PANELS, Front, JupyterServer, new_page
+from playwright.sync_api import Browser, Locator, expect
+
+pytestmark = pytest.mark.ui
+
+INTRO = "Three prompts to try"
+FRESH = "notebooks/_fresh_playground.ipynb"
+"""A copy of the playground, so the click test gets its own kernel and a fresh Studio."""
+
+
+def test_printed_lab_address_opens_the_playground_with_its_intro(
+    browser: Browser, jupyter: JupyterServer
+) -> None:
+    page = new_page(browser, "light")
+    try:
+        page.goto(jupyter.lab_url)
+        tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+        expect(tab).to_contain_text("00-playground.ipynb")  # the notebook, not the Launcher
+        intro = page.locator(".jp-MarkdownOutput")
+        expect(intro.locator("h1").first).to_contain_text("mediagen_nb playground")
+        expect(intro.locator("p", has_text=INTRO)).to_be_visible()
+        expect(intro.locator("ol li")).to_have_count(3)  # three prompts to try
+        expect(intro).to_contain_text("demo mode", ignore_case=True)
+    finally:
+        page.context.close()
+
+
+def test_printed_voila_address_renders_the_playground_as_an_app(
+    browser: Browser, jupyter: JupyterServer
+) -> None:
+    page = new_page(browser, "light")
+    try:
+        page.goto(jupyter.voila_url)
+        expect(page.locator("p", has_text=INTRO)).to_be_visible()
+        expect(page.locator(".mg-panel[data-mg-ready='1']").first).to_be_visible(timeout=90_000)
+        expect(page.locator(".jp-InputArea-editor, .cm-editor")).to_have_count(0)  # no code
+    finally:
+        page.context.close()
+
+
+def enabled_buttons(panel: Locator) -> list[str]:
+    """A description of each visible, enabled button (its text or aria-label and index)."""
+    described: list[str] = panel.locator("button:visible:enabled").evaluate_all(
+        "els => els.map((b, i) => (b.getAttribute('aria-label') || b.textContent).trim())"
+    )
+    return described
+
+
+def problems(front: Front, panel: Locator) -> list[str]:
+    """What must never be on screen after a click with no input: tracebacks, exception
+    names, uncaught page errors, and error text (``.mg-error``) before the user typed."""
+    found = list(front.errors)
+    found += front.page.locator(
+        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'],"
+        " .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']"
+    ).all_inner_texts()
+    text = panel.inner_text()
+    found += [word for word in ("Traceback", "Error:", "Exception") if word in text]
+    found += [f".mg-error: {t}" for t in panel.locator(".mg-error:visible").all_inner_texts()]
+    return found
+
+
+def test_fresh_studio_survives_a_click_on_every_enabled_button(
+    browser: Browser, jupyter: JupyterServer
+) -> None:
+    shutil.copy(jupyter.root / "notebooks" / "00-playground.ipynb", jupyter.root / FRESH)
+    page = new_page(browser, "light")
+    try:
+        front = Front.open(page, "lab", jupyter, "light", notebook=FRESH)
+        clicked: dict[str, list[str]] = {}
+        for name in PANELS:
+            panel = front.panel(name)
+            assert not problems(front, panel), (name, "before any click", problems(front, panel))
+            clicked[name] = []
+            seen: dict[str, int] = {}
+            for label in enabled_buttons(panel):
+                occurrence = seen.get(label, 0)
+                seen[label] = occurrence + 1
+                panel = front.panel(name)
+                now = enabled_buttons(panel)
+                indexes = [i for i, text in enumerate(now) if text == label]
+                if len(indexes) <= occurrence:
+                    continue  # an earlier click removed or disabled it (e.g. closed a dialog)
+                panel.locator("button:visible:enabled").nth(indexes[occurrence]).click()
+                clicked[name].append(label)
+                page.keyboard.press("Escape")  # close whatever a click opened (lightbox, menu)
+                panel = front.panel(name)
+                assert not problems(front, panel), (name, label, problems(front, panel))
+        print("\nclicked:", {name: len(labels) for name, labels in clicked.items()})
+        for name, labels in clicked.items():
+            print(f"  {name}: {labels}")
+        assert sum(len(labels) for labels in clicked.values()) >= len(PANELS), clicked
+    finally:
+        page.context.close()

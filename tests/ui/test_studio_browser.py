@@ -1,0 +1,191 @@
+"""The Studio in a real browser, in JupyterLab 4, Notebook 7, Voila and marimo.
+
+For each front end one page opens the playground and takes the newcomer's journey (an image
+seen, a video played, a chat reply streamed and stopped, an asset uploaded by file until
+Active, a History row reopened). The same page, now holding result cards, badges, a reply
+and an asset row, is then measured panel by panel in the light and the dark theme:
+axe-core (0 critical, 0 serious) and the computed contrast of every text element (4.5:1, 3:1
+for large text); each panel is photographed in both themes. JupyterLab and Notebook 7
+switch theme live (Settings → Theme), marimo follows ``prefers-color-scheme`` (switched
+with ``emulate_media``), Voila reloads with ``?theme=dark`` (a fresh kernel: its galleries
+are empty, the History of the session's folder is not).
+
+Pages are opened once per front end and kept for the module (each costs a kernel start), so
+the measurements of a front end run only after its journey; a measurement whose journey
+failed still runs, on whatever the page shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from checks import axe_violations, background_luminance, contrast, overflow
+from frontends import (
+    KINDS,
+    PANELS,
+    THEMES,
+    Front,
+    JupyterServer,
+    Kind,
+    MarimoServer,
+    Theme,
+    new_page,
+)
+from journey import (
+    IMAGE_PROMPT,
+    chat_and_stop,
+    generate_image,
+    generate_video,
+    reopen_from_history,
+    upload_asset,
+)
+from playwright.sync_api import Browser, expect
+from screenshots import save_screenshot
+
+pytestmark = pytest.mark.ui
+
+MEASURED: tuple[Kind, ...] = ("lab", "voila", "marimo")
+"""Notebook 7 draws with JupyterLab's own theme and CSS: its journey runs, its numbers are
+JupyterLab's."""
+DARK_BACKGROUND = 0.2
+LIGHT_BACKGROUND = 0.6
+
+
+class Pages:
+    """The module's open pages, one per front end, opened on first use."""
+
+    def __init__(self, browser: Browser, jupyter: JupyterServer, marimo: MarimoServer) -> None:
+        self.browser = browser
+        self.servers = {"marimo": marimo, "lab": jupyter, "notebook": jupyter, "voila": jupyter}
+        self.fronts: dict[Kind, Front] = {}
+        self.themes: dict[Kind, Theme] = {}
+        self.journeyed: set[Kind] = set()
+
+    def get(self, kind: Kind, theme: Theme = "light") -> Front:
+        front = self.fronts.get(kind)
+        if front is None:
+            page = new_page(self.browser, theme)
+            front = Front.open(page, kind, self.servers[kind], theme)
+            self.fronts[kind] = front
+            self.themes[kind] = theme
+        if self.themes[kind] != theme:
+            self._switch(front, kind, theme)
+        return self.fronts[kind]
+
+    def _switch(self, front: Front, kind: Kind, theme: Theme) -> None:
+        page = front.page
+        if kind in {"lab", "notebook"}:
+            page.locator("#jp-MainMenu").get_by_text("Settings", exact=True).click()
+            page.get_by_text("Theme", exact=True).hover()
+            name = "JupyterLab Dark" if theme == "dark" else "JupyterLab Light"
+            page.get_by_text(name, exact=True).click()
+            light = "false" if theme == "dark" else "true"
+            expect(page.locator("body")).to_have_attribute("data-jp-theme-light", light)
+        elif kind == "marimo":
+            page.emulate_media(color_scheme=theme)
+        else:
+            page.context.close()
+            page = new_page(self.browser, theme)
+            self.fronts[kind] = Front.open(page, kind, self.servers[kind], theme)
+        self.themes[kind] = theme
+
+    def close(self) -> None:
+        for front in self.fronts.values():
+            front.page.context.close()
+
+
+@pytest.fixture(scope="module")
+def pages(browser: Browser, jupyter: JupyterServer, marimo: MarimoServer) -> Iterator[Pages]:
+    opened = Pages(browser, jupyter, marimo)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_journey(pages: Pages, kind: Kind, tmp_path: Path) -> None:
+    front = pages.get(kind)
+    generate_image(front)
+    generate_video(front)
+    lengths, kept = chat_and_stop(front)
+    assert len(lengths) >= 3, lengths  # the reply arrived in several renders
+    assert lengths == sorted(lengths), lengths  # and only ever grew
+    assert kept >= lengths[-1] > 0, (lengths, kept)  # Stop kept the partial answer
+    upload_asset(front, tmp_path)
+    assert reopen_from_history(front) == IMAGE_PROMPT
+    assert not front.errors, front.errors  # no uncaught exception in the page
+    pages.journeyed.add(kind)
+
+
+@pytest.mark.parametrize("panel", PANELS)
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("kind", MEASURED)
+def test_panel_accessible_and_readable(
+    pages: Pages,
+    kind: Kind,
+    theme: Theme,
+    panel: str,
+    screenshot_dir: Path,
+    scratch_shots: Path,
+) -> None:
+    front = pages.get(kind, theme)
+    root = front.panel(panel)
+    if panel == "images":  # an error message is text too: empty the touched prompt
+        prompt = root.locator("textarea[name='prompt']")
+        prompt.fill("x")  # touched, even on a page whose prompt was empty already
+        prompt.fill("")
+        prompt.blur()
+        shown_error = root.locator(".mg-error").locator("visible=true").first
+        expect(shown_error).to_be_visible()
+    background = background_luminance(root)
+    if kind == "lab":  # the README's pictures: JupyterLab, every panel, both themes
+        save_screenshot(root, screenshot_dir / f"{panel}-{theme}.png")
+    else:
+        save_screenshot(root, scratch_shots / f"{kind}-{panel}-{theme}.png")
+    violations = axe_violations(root)
+    measured = contrast(root)
+    print(
+        f"\n{kind:6} {theme:5} {panel:8} axe critical+serious={len(violations)}"
+        f" texts={len(measured.measured)} lowest={measured.lowest:.2f}"
+        f" under-minimum={len(measured.failures)}"
+        + ("" if kind in pages.journeyed else " (journey did not complete: fewer cards)")
+    )
+    if theme == "dark":
+        assert background < DARK_BACKGROUND, f"{panel} does not follow the dark theme"
+    else:
+        assert background > LIGHT_BACKGROUND, f"{panel} does not follow the light theme"
+    if panel == "images":
+        error = contrast(shown_error)
+        prompt.fill(IMAGE_PROMPT)  # leave the form as the journey left it
+        prompt.blur()
+        print(f"       error text lowest={error.lowest:.2f}")
+        assert error.measured, "the error message was not measured"
+    assert len(measured.measured) >= 5, measured.measured  # the panel's text was measured
+    assert not violations, violations
+    assert not measured.failures, measured.failures[:12]
+
+
+@pytest.mark.parametrize("panel", PANELS)
+def test_panel_fits_600px(pages: Pages, panel: str, scratch_shots: Path) -> None:
+    """At 600 px nothing sticks out sideways outside a deliberate scroll area and no control
+    is cut off (measured on the JupyterLab page after its journey: cards, rows, a reply)."""
+    front = pages.get("lab", "light")
+    root = front.panel(panel)
+    root.evaluate("el => { el.style.width = '600px'; el.style.maxWidth = '600px'; }")
+    try:
+        front.page.wait_for_timeout(100)  # one layout pass after the width change
+        report = overflow(root)
+        save_screenshot(root, scratch_shots / f"{panel}-600px.png")
+    finally:
+        root.evaluate("el => { el.style.width = ''; el.style.maxWidth = ''; }")
+    print(
+        f"\n{panel:8} width={report['width']:.0f} overflowing={len(report['overflowing'])}"
+        f" cut-off controls={len(report['unreachable'])} root-scroll={report['rootScroll']}"
+    )
+    assert report["width"] <= 601
+    assert report["rootScroll"] <= 1, report
+    assert not report["overflowing"], report["overflowing"][:10]
+    assert not report["unreachable"], report["unreachable"][:10]
