@@ -336,6 +336,7 @@ async def test_stop_keeps_partial_text_recorded_as_incomplete(
     frame = mediagen_nb.history(kind="chat")
     row = frame[frame["task_id"] == turn.turn_id].iloc[0]
     assert (row["status"], row["text"]) == ("incomplete", turn.text)
+    assert row["error"] == "stopped by the user"  # a Stop is not a service error
     assert not panel.busy
     assert not panel.can_send  # the message box is empty again
     assert panel.can_retry

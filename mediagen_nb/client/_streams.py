@@ -86,6 +86,9 @@ class BaseStream(Generic[T]):
         self._on_complete = on_complete
         self._on_incomplete = on_incomplete
         self._finished = False
+        self.close_reason = "closed before the end"
+        """What the history records for an unfinished reply its consumer closed or cancelled;
+        set it first to say why (e.g. "stopped by the user")."""
         self._updates: list[StreamUpdate] = []
         self._emit = False
         """True once ``events()`` runs: only then are updates built and kept."""
@@ -135,7 +138,7 @@ class BaseStream(Generic[T]):
             if self.done and self._on_complete is not None:
                 self._on_complete(self)
             elif not self.done and self._on_incomplete is not None:
-                reason = self.error.reason if self.error is not None else "closed before the end"
+                reason = self.error.reason if self.error is not None else self.close_reason
                 self._on_incomplete(self, reason)
         except Exception:  # callbacks only record; they must never break the stream
             pass

@@ -20,6 +20,8 @@ from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
 T = TypeVar("T")
+STOPPED_REASON = "stopped by the user"
+"""What the history records for a reply the user stopped (not an error of the service)."""
 
 
 class ChatRunner:
@@ -39,6 +41,8 @@ class ChatRunner:
         def _revalidate(self) -> None: ...
 
     _streaming: bool = False
+    _stream: Any = None
+    """The reply's open stream while it streams (so Stop can say why it closes)."""
     _controls_dirty: bool = False
 
     @property
@@ -49,6 +53,8 @@ class ChatRunner:
     def stop(self) -> None:
         """Cancel the streaming reply; its partial text stays in the transcript."""
         if self._task is not None and not self._task.done():
+            if self._stream is not None:
+                self._stream.close_reason = STOPPED_REASON
             self._task.cancel()
 
     def _start(self, settings: ChatSettings, body: dict[str, Any]) -> asyncio.Task[None]:
@@ -72,6 +78,7 @@ class ChatRunner:
         """The reply is over: the buttons follow in the transcript's next (throttled) message,
         so the end of a stream costs no extra comm message."""
         self._streaming = False
+        self._stream = None
         self._controls_dirty = True
 
     def _after(self) -> None:
@@ -113,6 +120,7 @@ class ChatRunner:
                 )
             else:
                 stream = await client.messages.create(**body, stream=True)
+            self._stream = stream
             async for update in stream.events():
                 reply.feed(update)
                 view.stream(reply.text, reply.thinking, reply.tool_calls)
