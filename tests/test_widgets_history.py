@@ -74,6 +74,9 @@ async def test_rows_thumbnails_and_filters(filled: dict[str, Any]) -> None:
         "a red fox",
         "completed",
     )
+    assert image["model_title"] == "Nano Banana"  # the readable title; the API name on hover
+    assert panel.rows[0]["model_title"] == "GPT-5.5"
+    assert panel.rows[1]["model_title"] == "Sora 2 Plus"
     assert image["media"] == "image"
     assert image["thumb"].startswith("data:image/webp;base64,")
     assert len(image["thumb"]) < 8000  # a small thumbnail, not the full image

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from mediagen_nb.catalog import ASSET_LIBRARIES, FAMILIES
+from mediagen_nb.catalog._labels import model_title as media_model_title
+from mediagen_nb.widgets._chat_options import model_title as chat_model_title
 from mediagen_nb.widgets._preview import thumbnail
 
 THUMB_PX = 64
@@ -124,6 +126,7 @@ def front_end_row(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, 
         "kind_label": KIND_LABELS.get(kind, kind),
         "family": text(row.get("family")),
         "model": model,
+        "model_title": (chat_model_title if kind == "chat" else media_model_title)(model),
         "prompt": prompt,
         "status": text(row.get("status")),
         "time": short,
