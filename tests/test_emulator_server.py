@@ -227,32 +227,6 @@ def test_cli_serve_rejects_bad_fault_flags(capsys: pytest.CaptureFixture[str]) -
     assert "error_rate" in capsys.readouterr().err
 
 
-def test_cli_lab_runs_jupyter_on_the_playground_without_the_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
-    (notebooks / "00-playground.ipynb").write_text("{}")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli, "__file__", str(tmp_path / "nowhere" / "pkg" / "cli.py"))
-    monkeypatch.setenv("MEDIAGEN_API_KEY", "secret-marker")
-    calls: list[tuple[list[str], Path, dict[str, str]]] = []
-
-    def fake_call(command: list[str], cwd: Path, env: dict[str, str]) -> int:
-        calls.append((command, cwd, env))
-        return 0
-
-    monkeypatch.setattr(cli.subprocess, "call", fake_call)
-    assert cli.main(["lab", "--no-browser"]) == 0
-    command, cwd, env = calls[0]
-    assert command[1:4] == ["-m", "jupyter", "lab"]
-    assert command[4] == str(Path("notebooks") / "00-playground.ipynb")
-    root = ["--ServerApp.allow_root=True"] if os.geteuid() == 0 else []
-    assert command[5:] == [*root, "--no-browser"]
-    assert cwd == tmp_path
-    assert "MEDIAGEN_API_KEY" not in env
-
-
 def test_cli_lab_without_a_playground_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
