@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 Kind = Literal["lab", "notebook", "voila", "marimo"]
 Theme = Literal["light", "dark"]
@@ -155,7 +156,7 @@ class Front:
         (JupyterLab and Notebook 7 share the menu bar). Running earlier makes JupyterLab
         ask which kernel to start, and Notebook 7 shows "idle" before its kernel exists, so
         the server's own session list is the signal."""
-        self.page.wait_for_selector(".jp-Notebook")
+        self._wait_for_document()
         deadline = time.monotonic() + 60
         while not server.kernel_idle(notebook):
             if time.monotonic() > deadline:
@@ -175,6 +176,16 @@ class Front:
             except AssertionError:
                 if attempt == 1:
                     raise
+
+    def _wait_for_document(self) -> None:
+        """Wait for the notebook document. On a loaded machine Notebook 7 at times never
+        opens it on the first page load (the page stays on its shell, after its own start-up
+        errors, see HOST_NOISE); a person reloads, and so does this, once."""
+        try:
+            self.page.wait_for_selector(".jp-Notebook", timeout=45_000)
+        except PlaywrightTimeoutError:
+            self.page.reload()
+            self.page.wait_for_selector(".jp-Notebook", timeout=90_000)
 
     def dark(self) -> bool:
         """Whether the page itself shows a dark theme (not just the panels)."""
