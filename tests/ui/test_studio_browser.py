@@ -136,6 +136,9 @@ def test_panel_accessible_and_readable(
     if panel == "images":  # an error message is text too: empty the touched prompt
         prompt = root.locator("textarea[name='prompt']")
         prompt.fill("x")  # touched, even on a page whose prompt was empty already
+        # the kernel must see "x" before "": typing is sent after a pause, and "" alone on a
+        # page whose prompt was already empty is no change (seen once on a loaded machine)
+        expect(root.locator("[data-mg-action='generate']")).to_be_enabled()
         prompt.fill("")
         prompt.blur()
         shown_error = root.locator(".mg-error").locator("visible=true").first
