@@ -226,6 +226,7 @@ def start_emulator(
     if in_process or (in_process is None and _platform.demo_in_process()):
         app.state.emulator.tasks.media.inline = True
         origin = in_process_origin()
+        app.state.emulator.public_origin = origin
         return InProcessEmulator(app=app, origin=origin, api_key=key, service_id=service_id)
     return _serve(app, host, port, key, service_id)
 
@@ -267,6 +268,8 @@ def _serve(
         detail = f": {failure[0]!r}" if failure else ""
         raise RuntimeError(f"the emulator could not start on {host}:{port}{detail}")
     bound_port = server.servers[0].sockets[0].getsockname()[1]
+    if host not in ("0.0.0.0", "::", ""):  # a wildcard: the address each connection reached
+        app.state.emulator.public_origin = EmulatorHandle._root(host, bound_port)
     return EmulatorHandle(
         app=app,
         server=server,
