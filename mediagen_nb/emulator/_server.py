@@ -236,13 +236,15 @@ def _serve(
 ) -> EmulatorHandle:
     import uvicorn
 
-    from mediagen_nb.emulator._uvicorn import DroppingH11Protocol
+    from mediagen_nb.emulator._uvicorn import KEEP_ALIVE_S, MAX_HEADER_BYTES, DroppingH11Protocol
 
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         http=DroppingH11Protocol,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         lifespan="off",
         log_level="warning",
         access_log=False,
