@@ -1,4 +1,4 @@
-"""Command line: ``mediagen-nb serve`` (the emulator in the foreground) and ``mediagen-nb lab``.
+"""Command line: ``mediagen-nb serve`` (the emulator), ``classroom`` (a gateway) and ``lab``.
 
 ``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
 accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--api-key`` is
@@ -69,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
         + ",".join(get_args(FaultCategory))
         + " (default: result)",
     )
+    from mediagen_nb.classroom._cli import add_parser as add_classroom
+
+    add_classroom(commands)
     commands.add_parser(
         "lab", help="open JupyterLab on the playground notebook (other options go to jupyter)"
     )
@@ -276,6 +279,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         return _serve(args)
+    if args.command == "classroom":
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        from mediagen_nb.classroom._cli import run as run_classroom
+
+        return run_classroom(args)
     return _lab([a for a in extra if a != "--"])
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +15,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests._checkout import checkout_state  # noqa: E402 - needs the path above
+
+if TYPE_CHECKING:
+    from mediagen_nb.classroom import ClassroomHandle
+    from mediagen_nb.emulator import EmulatorHandle
 
 
 @pytest.fixture(autouse=True)
@@ -62,3 +68,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for line in appeared:
             reporter.write_line(f"  {line}")
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture
+def marker_emulator() -> Iterator[EmulatorHandle]:
+    """An emulator whose key is the marker the classroom tests look for everywhere."""
+    from mediagen_nb.emulator import start_emulator
+    from tests._classroom_helpers import MARKER_KEY, UPSTREAM_SPEED
+
+    with start_emulator(speed=UPSTREAM_SPEED, api_key=MARKER_KEY) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def classroom(tmp_path: Path, marker_emulator: EmulatorHandle) -> Iterator[ClassroomHandle]:
+    """A gateway with three coded students and a class code, in front of the marker emulator."""
+    from mediagen_nb.classroom import start_classroom
+    from tests._classroom_helpers import upstream_of
+
+    with start_classroom(
+        3, class_code=True, upstream=upstream_of(marker_emulator), folder=tmp_path / "class"
+    ) as handle:
+        yield handle

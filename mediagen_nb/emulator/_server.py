@@ -14,12 +14,12 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Self
+from typing import Any, Final, Literal, Self
 
 import h11
 import uvicorn
 from starlette.applications import Starlette
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mediagen_nb import _hooks
@@ -72,6 +72,48 @@ class DroppingH11Protocol(H11Protocol):
         ):
             self.transport.write(self.conn.send(event))
         self.transport.close()
+
+
+def serve_in_thread(
+    app: ASGIApp, host: str, port: int, *, what: str, lifespan: Literal["on", "off"] = "off"
+) -> tuple[uvicorn.Server, threading.Thread, int]:
+    """Serve ``app`` with uvicorn in a daemon thread; return once it accepts connections.
+
+    Returns the server (set ``should_exit`` to stop it), its thread and the bound port.
+    Shared by the emulator and the classroom gateway. Raises RuntimeError naming ``what``
+    when the server cannot start (e.g. the port is taken). ``lifespan="on"`` runs the app's
+    startup and shutdown (the gateway opens its upstream client there).
+    """
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=DroppingH11Protocol,
+        lifespan=lifespan,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            asyncio.run(server.serve())
+        except BaseException as error:  # reported to the starting thread below
+            failure.append(error)
+
+    thread = threading.Thread(target=serve, name=f"mediagen-server-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    if not server.started:
+        server.should_exit = True
+        thread.join(5)
+        detail = f": {failure[0]!r}" if failure else ""
+        raise RuntimeError(f"{what} could not start on {host}:{port}{detail}")
+    return server, thread, server.servers[0].sockets[0].getsockname()[1]
 
 
 class EmulatorHandle:
@@ -185,36 +227,7 @@ def start_emulator(
     key = api_key or f"emu-{secrets.token_urlsafe(24)}"
     app = create_app(api_key=key, speed=speed, faults=faults, seed=seed, state_dir=state_dir)
     app.state.emulator.text_rate = text_rate
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        http=DroppingH11Protocol,
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=2,
-    )
-    server = uvicorn.Server(config)
-    failure: list[BaseException] = []
-
-    def serve() -> None:
-        try:
-            asyncio.run(server.serve())
-        except BaseException as error:  # reported to the starting thread below
-            failure.append(error)
-
-    thread = threading.Thread(target=serve, name=f"mediagen-emulator-{port}", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while not server.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.005)
-    if not server.started:
-        server.should_exit = True
-        thread.join(5)
-        detail = f": {failure[0]!r}" if failure else ""
-        raise RuntimeError(f"the emulator could not start on {host}:{port}{detail}")
-    bound_port = server.servers[0].sockets[0].getsockname()[1]
+    server, thread, bound_port = serve_in_thread(app, host, port, what="the emulator")
     service_id = f"emulator:{state_dir.resolve()}" if state_dir is not None else None
     return EmulatorHandle(
         app=app,
