@@ -10,11 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests._checkout import checkout_state  # noqa: E402 - needs the path above
+from tests._checkout import checkout_state
 
 if TYPE_CHECKING:
     from mediagen_nb.classroom import ClassroomHandle

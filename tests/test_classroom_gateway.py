@@ -21,7 +21,7 @@ async def test_chat_and_streamed_chat(classroom: ClassroomHandle) -> None:
         reply = await client.chat.completions.create(model="gpt-5.4", messages=MESSAGES)
         assert reply.choices[0].message.content
         async with client.chat.completions.stream(model="gpt-5.4", messages=MESSAGES) as stream:
-            text = "".join([event.text async for event in stream.text_stream()])
+            text = "".join([piece async for piece in stream.text_stream])
     assert text
     used = classroom.usage()[0]
     assert used["student"] == "student-01"
@@ -33,7 +33,7 @@ async def test_streamed_messages(classroom: ClassroomHandle) -> None:
         async with client.messages.stream(
             model="claude-haiku-4-5", max_tokens=200, messages=MESSAGES
         ) as stream:
-            text = "".join([event.text async for event in stream.text_stream()])
+            text = "".join([piece async for piece in stream.text_stream])
     assert text
 
 

@@ -39,7 +39,7 @@ from mediagen_nb.classroom._upstream import (
 )
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
-from mediagen_nb.emulator._server import serve_in_thread
+from mediagen_nb.emulator._uvicorn import serve_in_thread
 
 LOGGERS: Final = ("mediagen_nb.classroom", "uvicorn", "uvicorn.error", "uvicorn.access")
 
