@@ -38,10 +38,10 @@ def student(handle: ClassroomHandle, credential: str) -> AsyncClient:
     )
 
 
-async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait (asleep) until ``check()`` is true; AssertionError after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+async def until(check: Callable[[], bool], within: float = 10.0) -> None:
+    """Wait (asleep) until ``check()`` is true; AssertionError after ``within`` seconds."""
+    deadline = time.monotonic() + within
     while not check():
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
+            raise AssertionError(f"condition not met within {within} s")
         await asyncio.sleep(0.02)

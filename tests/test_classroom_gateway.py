@@ -6,7 +6,7 @@ import httpx2
 import pytest
 
 from mediagen_nb.classroom import ClassroomHandle
-from mediagen_nb.client import AssetError, AuthenticationError
+from mediagen_nb.client import AssetError, AuthenticationError, NotFoundError
 from tests._classroom_helpers import student
 
 MESSAGES = [{"role": "user", "content": "Say hello to the class"}]
@@ -29,11 +29,13 @@ async def test_chat_and_streamed_chat(classroom: ClassroomHandle) -> None:
 
 
 async def test_streamed_messages(classroom: ClassroomHandle) -> None:
-    async with student(classroom, first_code(classroom)) as client:
-        async with client.messages.stream(
+    async with (
+        student(classroom, first_code(classroom)) as client,
+        client.messages.stream(
             model="claude-haiku-4-5", max_tokens=200, messages=MESSAGES
-        ) as stream:
-            text = "".join([piece async for piece in stream.text_stream])
+        ) as stream,
+    ):
+        text = "".join([piece async for piece in stream.text_stream])
     assert text
 
 
@@ -79,7 +81,7 @@ async def test_each_student_sees_only_their_own_tasks(classroom: ClassroomHandle
     codes = list(classroom.codes.values())
     async with student(classroom, codes[0]) as alice, student(classroom, codes[1]) as bob:
         task = await alice.images.create("nano-banana", prompt="mine")
-        with pytest.raises(Exception, match="404|no task"):
+        with pytest.raises(NotFoundError, match="no task"):
             await bob.tasks.get(task.id)
         await task.wait(timeout=30)
 
