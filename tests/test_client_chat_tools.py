@@ -27,7 +27,8 @@ from mediagen_nb.types import (
     ToolUseBlock,
     tool_results_turn,
 )
-from tests.client_fakes import BASE, KEY, TEXT, FakeClock
+from tests._clock import FakeClock
+from tests.client_fakes import BASE, KEY, TEXT
 from tests.test_client_assemble import (
     CHAT_BODY,
     MESSAGES_BODY,

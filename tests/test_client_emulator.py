@@ -24,7 +24,7 @@ from mediagen_nb.client import (
     TaskFailedError,
 )
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, create_app, start_emulator
-from tests.client_fakes import FakeClock
+from tests._clock import FakeClock
 
 KEY = "emu-test-key-5150"
 BASE = "http://emu.test/api"

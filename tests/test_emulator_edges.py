@@ -14,7 +14,8 @@ import pytest
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._media import image_pixels, video_pixels
-from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._clock import FakeClock
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
 
 IMG = "https://example.com/ref.png"
 USER_HI = [{"role": "user", "content": "hi"}]
