@@ -9,9 +9,7 @@ from starlette.applications import Starlette
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator import FaultConfig, create_app
-from tests._clock import FakeClock
-
-KEY = "test-key-0123"
+from tests._support import KEY, FakeClock
 
 
 def make_app(

@@ -15,7 +15,7 @@ import pytest
 from mediagen_nb.catalog import family_for_path
 from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.types import Problem, errors_only, validate_request
-from tests._emulator_helpers import KEY
+from tests._support import KEY
 
 BASE = "http://svc.test/api"
 TEXT = "http://svc.test/gateway"

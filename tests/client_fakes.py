@@ -15,7 +15,6 @@ from mediagen_nb._hooks import LedgerEvent
 
 BASE = "http://svc.test/api"
 TEXT = "http://svc.test/gateway"
-KEY = "sk-MARKER-7f3a9c1e"
 
 
 def png_bytes(size: tuple[int, int] = (8, 8)) -> bytes:

@@ -22,8 +22,8 @@ from mediagen_nb.client import (
     Client,
     RequestValidationError,
 )
-from tests._clock import FakeClock
-from tests.client_fakes import BASE, KEY, TEXT, FakeService, MemoryRecorder
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT, FakeService, MemoryRecorder
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -11,8 +11,8 @@ from PIL import Image
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._tasks import DEFAULT_RETENTION_S, MAX_ERROR_PROBLEMS
-from tests._clock import FakeClock
 from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import FakeClock
 
 CREATE_OBJECT = {
     "banana": "nanobanana",

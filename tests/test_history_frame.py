@@ -14,7 +14,7 @@ import mediagen_nb
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.history import Ledger, export, history
 from mediagen_nb.history._frame import COLUMNS
-from tests._clock import FakeClock
+from tests._support import FakeClock
 
 T0 = 1_700_000_000.0
 

@@ -12,7 +12,7 @@ import pytest
 from mediagen_nb._hooks import LedgerEvent, Recorder
 from mediagen_nb.history import Ledger, ledger, unfinished
 from mediagen_nb.history._schema import SCHEMA_VERSION
-from tests._clock import FakeClock
+from tests._support import FakeClock
 
 SERVICE = "http://127.0.0.1:9/api"
 

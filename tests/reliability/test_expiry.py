@@ -23,10 +23,9 @@ from mediagen_nb.client import AsyncClient, Task, TaskFailedError
 from mediagen_nb.emulator import create_app
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import HistoryPanel, Session
-from tests._clock import FakeClock
+from tests._support import KEY, FakeClock
 from tests.reliability._reliability import ORDERS, is_mp4, is_png, report
 
-KEY = "reliability-expiry-key"
 BASE = "http://emulator.test/api"
 TEXT = "http://emulator.test/gateway"
 SPEED = 100.0

@@ -1,10 +1,15 @@
-"""The one fake clock of the test suite: time moves only when a test (or a sleep) says so.
+"""What the whole test suite shares: the service key it uses, and its one fake clock.
 
-It serves as the emulator's Unix clock (``create_app(clock=...)``), the client's monotonic
-clock with its ``sleep`` (which returns at once and advances time), and the ledger's clock.
+The clock moves only when a test (or a sleep) says so. It serves as the emulator's Unix
+clock (``create_app(clock=...)``), the client's monotonic clock with its ``sleep`` (which
+returns at once and advances time), and the ledger's clock.
 """
 
 from __future__ import annotations
+
+KEY = "sk-test-MARKER-7f3a9c1e"
+"""The API key every test service (emulator, fake, gateway) expects; a marker to search for
+in anything that must never show a key."""
 
 START = 1_750_000_000.0
 """Unix seconds: the emulator stamps ``created`` from it."""
