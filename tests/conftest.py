@@ -80,7 +80,11 @@ def run_without(tmp_path: Path) -> BlockedRun:
             text=True,
             timeout=300,
             cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "MEDIAGEN_HOME": str(tmp_path / "home")},
+            env={
+                **os.environ,
+                "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+                "MEDIAGEN_HOME": str(tmp_path / "home"),
+            },
             check=False,
         )
         assert done.returncode == 0, done.stderr[-3000:]
