@@ -8,11 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests._checkout import checkout_state  # noqa: E402 - needs the path above
+from tests._checkout import checkout_state
 
 
 @pytest.fixture(autouse=True)

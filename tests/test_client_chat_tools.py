@@ -14,11 +14,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, FakeClock
 
 from mediagen_nb import APIConnectionError, BadRequestError, RateLimitError, ServerError
 from mediagen_nb.client import AsyncClient, StreamInterruptedError
 from mediagen_nb.types import (
+    CompletionUsage,
     DoneEvent,
     Message,
     ThinkingBlock,
@@ -27,6 +27,7 @@ from mediagen_nb.types import (
     ToolUseBlock,
     tool_results_turn,
 )
+from tests.client_fakes import BASE, KEY, TEXT, FakeClock
 from tests.test_client_assemble import (
     CHAT_BODY,
     MESSAGES_BODY,
@@ -69,7 +70,7 @@ async def test_chat_tool_loop_with_our_client(text_base: str) -> None:
     done = updates[-1]
     assert isinstance(done, DoneEvent)
     assert f"get_weather: “{RESULT}”" in done.final.text
-    assert done.usage is not None
+    assert isinstance(done.usage, CompletionUsage)
     assert done.usage.completion_tokens > 0
     assert {u.type for u in updates[:-1]} == {"text"}
 
@@ -150,8 +151,8 @@ async def test_emulator_recordings_reassemble_like_the_sdks(text_base: str) -> N
     message_bytes = _record(text_base, "/v1/messages", messages_body)
     sdk_message = await _sdk_message(message_bytes)
     async with _ours(message_bytes) as client:
-        stream = await client.messages.create(**MESSAGES_BODY, stream=True)
-        message = await stream.get_final_message()
+        message_stream = await client.messages.create(**MESSAGES_BODY, stream=True)
+        message = await message_stream.get_final_message()
     assert [b.to_param() for b in message.content] == [
         b.model_dump(mode="json", exclude_none=True) for b in sdk_message.content
     ]
@@ -299,7 +300,7 @@ def test_blocking_client_stream_helper(text_base: str) -> None:
 
 
 async def test_turns_record_tool_calls_and_thinking(text_base: str, tmp_path: Any) -> None:
-    from client_fakes import MemoryRecorder
+    from tests.client_fakes import MemoryRecorder
 
     recorder = MemoryRecorder(tmp_path)
     base = text_base.replace("/gateway", "/api")

@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, FakeClock
 
 from mediagen_nb.client import (
     APIConnectionError,
@@ -19,6 +18,7 @@ from mediagen_nb.client import (
     RetryTransport,
     ServerError,
 )
+from tests.client_fakes import BASE, KEY, TEXT, FakeClock
 
 
 def counting(

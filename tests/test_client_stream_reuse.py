@@ -13,10 +13,10 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, MemoryRecorder
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from tests.client_fakes import BASE, KEY, TEXT, MemoryRecorder
 
 MESSAGES = [{"role": "user", "content": "count to five"}]
 

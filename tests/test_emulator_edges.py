@@ -18,7 +18,7 @@ from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, p
 
 IMG = "https://example.com/ref.png"
 USER_HI = [{"role": "user", "content": "hi"}]
-IMAGE_BLOCK = {"type": "image", "source": {"type": "url", "url": IMG}}
+IMAGE_BLOCK: dict[str, Any] = {"type": "image", "source": {"type": "url", "url": IMG}}
 
 
 async def create(c: httpx2.AsyncClient, path: str, body: Any) -> dict[str, Any]:
@@ -65,8 +65,9 @@ def field_named(path: str, error: dict[str, Any]) -> str:
     ``<field>: `` that starts the message (the user reads the field there).
     """
     if path == "/v1/messages":
-        field, sep, _ = error["message"].partition(": ")
-        assert sep, error["message"]
+        message: str = error["message"]
+        field, sep, _ = message.partition(": ")
+        assert sep, message
         return field
     param: str = error["param"]
     assert error["message"].startswith(f"{param}: "), error["message"]

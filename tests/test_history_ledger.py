@@ -364,8 +364,13 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     again = Ledger(tmp_path)
     again.record(task("status", status="processing"))
-    assert again.flush() == 1
-    assert again.items() == []
+    assert again.flush() == 1  # never written into a file of a newer schema
+    assert [row["status"] for row in again.items()] == ["processing"]  # kept in memory
+    assert again.problem is not None
+    assert "newer" in again.problem
+    check = sqlite3.connect(tmp_path / "history.sqlite3")
+    assert check.execute("SELECT count(*) FROM events").fetchone()[0] == 1
+    check.close()
 
 
 def test_version_1_file_is_migrated_in_place(tmp_path: Path) -> None:

@@ -181,7 +181,8 @@ async def test_reference_video_length_is_reported_by_the_task_naming_the_field()
         task = await c.videos.create(
             "starvideos_o3", family="starvideos", prompt="a comet", referenceVideos=[long_clip]
         )
-        assert task.status == "queued"
+        created_status: str = task.status
+        assert created_status == "queued"
         with pytest.raises(TaskFailedError) as info:
             await task.wait()
     assert task.status == "failed"

@@ -144,7 +144,7 @@ async def test_the_client_uploads_the_emulators_own_url_and_refuses_a_neighbour(
 
 # --- 8. NaN and Infinity: refused in any numeric field, on every path ------------------------
 
-NON_FINITE = {
+NON_FINITE: dict[str, tuple[str, dict[str, Any], str]] = {
     "chat temperature": (
         CHAT,
         {"model": "gpt-5.4", "messages": USER_HI, "temperature": NAN},

@@ -289,7 +289,7 @@ async def test_streamed_text_is_exact_and_comm_messages_are_batched(
             sent.append(loop.time())
         original(key, **kwargs)
 
-    panel.send_state = counting  # type: ignore[method-assign]
+    panel.send_state = counting
     panel.send(QUESTION)
     assert panel.busy
     assert (panel.can_stop, panel.can_send) == (True, False)

@@ -11,7 +11,8 @@ Decisions (the spec leaves them open):
   it is outside 3-10 s); otherwise the family default
   (sora 4, seedance 5, starvideos 3, others the low end of their range, veo 8).
 * vidu ``totalTokens`` = 1,000 per second of video (viduq3-pro: 2,000).
-* Media are rendered on the first download, in a worker thread, and kept in an LRU cache of
+* Media are rendered on the first download, in a worker thread (inline on the loop where
+  there is none: ``MediaCache.inline``), and kept in an LRU cache of
   at most ``MAX_MEDIA_BYTES``; an evicted file is rendered again (the same picture) when
   asked for. Nothing is written to disk.
 """
@@ -26,6 +27,7 @@ from typing import Any, Final, Literal
 
 from starlette.concurrency import run_in_threadpool
 
+from mediagen_nb._platform import is_browser
 from mediagen_nb.catalog import Family
 from mediagen_nb.catalog._params import STARVIDEOS_VIDEO_SECONDS
 from mediagen_nb.emulator._conventions import media_seconds, prompt_text
@@ -162,6 +164,8 @@ class MediaCache:
 
     def __init__(self, max_bytes: int = MAX_MEDIA_BYTES) -> None:
         self.max_bytes = max_bytes
+        self.inline = is_browser()
+        """Render on the event loop itself (the browser, in-process emulators: no thread)."""
         self.renders = 0
         """How many files were rendered (evicted files count again)."""
         self._items: OrderedDict[str, bytes] = OrderedDict()
@@ -191,7 +195,7 @@ class MediaCache:
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._pending[key] = future
         try:
-            data = await run_in_threadpool(render, spec)
+            data = render(spec) if self.inline else await run_in_threadpool(render, spec)
         except Exception as error:
             future.set_exception(error)
             future.exception()  # mark retrieved: waiters (if any) re-raise it themselves

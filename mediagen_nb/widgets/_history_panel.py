@@ -25,6 +25,7 @@ browser, which saves it through its own download.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -136,6 +137,7 @@ class HistoryPanel(WidgetPanel):
         self._callbacks: list[ReopenCallback] = []
         self._thumbs = Thumbnails()
         self._refreshing = False
+        self._problem_shown: str | None = None
         self.on_action("refresh", lambda _m: self.refresh())
         self.on_action("prev", lambda _m: self.prev_page())
         self.on_action("next", lambda _m: self.next_page())
@@ -189,12 +191,23 @@ class HistoryPanel(WidgetPanel):
         finally:
             self._refreshing = False
 
-    def _refresh(self) -> pd.DataFrame:
-        from mediagen_nb.history import history
+    def _history(self, **filters: Any) -> pd.DataFrame:
+        """``history()`` of this panel's folder; a fallback's warning becomes the notice."""
+        from mediagen_nb.history import HistoryUnavailableWarning, history
 
-        everything = history(home=self.home)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HistoryUnavailableWarning)
+            frame = history(home=self.home, **filters)
+        problem = frame.attrs.get("problem")
+        if isinstance(problem, str) and problem != self._problem_shown:
+            self._problem_shown = problem
+            self.show_error(problem)
+        return frame
+
+    def _refresh(self) -> pd.DataFrame:
+        everything = self._history()
         scoped = self._scoped(everything)
-        frame = self._scoped(history(home=self.home, **self.filters()))
+        frame = self._scoped(self._history(**self.filters()))
         self.frame = frame
         pages = max(1, math.ceil(len(frame) / self.page_size))
         page = min(max(self.page, 0), pages - 1)
@@ -265,9 +278,7 @@ class HistoryPanel(WidgetPanel):
         return resolve_home(self.home) / EXPORT_DIR / f"history-{stamp}{suffix}"
 
     def _matching(self) -> pd.DataFrame:
-        from mediagen_nb.history import history
-
-        return self._scoped(history(home=self.home, **self.filters()))
+        return self._scoped(self._history(**self.filters()))
 
     def export(self, path: str | Path | None = None) -> Path:
         """Write the rows matching the filters (every page) to ``path`` (default: see

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _reliability import order, report, scale
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import (
@@ -31,6 +30,7 @@ from mediagen_nb.client import (
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import ImagePanel, Session
+from tests.reliability._reliability import order, report, scale
 
 KEY = "reliability-create-faults-key"
 CREATES = scale("creates", 200)

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from _reliability import ORDERS, is_mp4, is_png, report
 
 from mediagen_nb.client import AsyncClient, Task, TaskFailedError
 from mediagen_nb.emulator import create_app
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import HistoryPanel, Session
+from tests.reliability._reliability import ORDERS, is_mp4, is_png, report
 
 KEY = "reliability-expiry-key"
 BASE = "http://emulator.test/api"

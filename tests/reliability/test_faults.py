@@ -24,11 +24,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from _reliability import order, report, scale
 
 from mediagen_nb.client import AsyncClient, Task, TaskFailedError
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
 from mediagen_nb.history import Ledger
+from tests.reliability._reliability import order, report, scale
 
 KEY = "reliability-faults-key-0001"
 TASKS = scale("tasks", 500)

@@ -29,9 +29,9 @@ from typing import Any
 
 import httpx2
 import pytest
-from _reliability import ROOT, report
 
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from tests.reliability._reliability import ROOT, report
 
 KEY = "reliability-hostile-key-31337"
 AUTH = {"Authorization": f"Bearer {KEY}"}

@@ -26,7 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _reliability import (
+
+from mediagen_nb.client import AsyncClient
+from mediagen_nb.history import Ledger, resume, unfinished
+from tests.reliability._reliability import (
     HERE,
     ServedEmulator,
     child_env,
@@ -36,9 +39,6 @@ from _reliability import (
     scale,
     serve_emulator,
 )
-
-from mediagen_nb.client import AsyncClient
-from mediagen_nb.history import Ledger, resume, unfinished
 
 KEY = "reliability-kernel-death-key"
 TASKS = scale("kernel_tasks", 22)

@@ -21,9 +21,9 @@ import logging
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _reliability import child_env, report
 
 from mediagen_nb.client import AsyncClient, AuthenticationError, MediagenError
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
@@ -38,6 +38,7 @@ from mediagen_nb.widgets import (
     Studio,
     VideoPanel,
 )
+from tests.reliability._reliability import child_env, report
 
 CORE = "Q7m2X9vL4kP8"
 MARKER = f"mgk-LEAKMARKER-{CORE}-live"
@@ -205,7 +206,7 @@ async def _panel_session(emulator: EmulatorHandle, csv_path: Path) -> list[str]:
             api_key=WRONG, base_url=emulator.base_url, text_base_url=emulator.text_base_url
         )
     )
-    panels = [image, video, chat, studio, assets, wrong]
+    panels: list[Any] = [image, video, chat, studio, assets, wrong]
     try:
         for job in (image.generate(), video.generate(), chat.send("hello there")):
             assert job is not None

@@ -14,13 +14,13 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from _reliability import report
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
 from mediagen_nb.emulator._faults import FaultInjector
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import ChatPanel, Session
+from tests.reliability._reliability import report
 
 KEY = "reliability-stream-cut-key"
 QUESTION = "Explain in detail how tides work, with a list of the main causes"

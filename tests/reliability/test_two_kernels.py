@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from _reliability import HERE, child_env, is_mp4, is_png, report, scale
 
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from mediagen_nb.history import Ledger
+from tests.reliability._reliability import HERE, child_env, is_mp4, is_png, report, scale
 
 KEY = "reliability-two-kernels-key"
 TASKS = scale("kernel_tasks", 22)
