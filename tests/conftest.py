@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import textwrap
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -58,3 +61,33 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for line in appeared:
             reporter.write_line(f"  {line}")
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+BlockedRun = Callable[[Sequence[str], str], str]
+
+
+@pytest.fixture
+def run_without(tmp_path: Path) -> BlockedRun:
+    """Run Python ``code`` in a fresh interpreter where ``modules`` cannot be imported (as in
+    the browser, where Pillow, av, pandas and uvicorn do not exist); return its stdout."""
+
+    def run(modules: Sequence[str], code: str) -> str:
+        block = "".join(f"sys.modules[{name!r}] = None\n" for name in modules)
+        script = f"import sys\n{block}{textwrap.dedent(code)}"
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+            env={
+                **os.environ,
+                "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+                "MEDIAGEN_HOME": str(tmp_path / "home"),
+            },
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
+
+    return run

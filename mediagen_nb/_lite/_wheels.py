@@ -158,9 +158,7 @@ def download(requirements: list[str], cache: Path) -> list[Path]:
     return [folder / name for name in names]
 
 
-def closure(
-    wheels: list[Wheel], roots: list[str]
-) -> tuple[dict[NormalizedName, Wheel], dict[str, str]]:
+def closure(wheels: list[Wheel], roots: list[str]) -> tuple[dict[str, Wheel], dict[str, str]]:
     """The wheels ``roots`` need in the browser, by name (extras of requirements included),
     and the requirements no given wheel has (each with who needs it): pip resolved on this
     machine's markers, so a dependency only the browser needs (``sys_platform ==
@@ -168,7 +166,7 @@ def closure(
     ``NOT_IN_THE_KERNEL`` are left out on purpose.
     """
     by_name = {w.name: w for w in wheels}
-    chosen: dict[NormalizedName, Wheel] = {}
+    chosen: dict[str, Wheel] = {}
     missing: dict[str, str] = {}
     seen: set[tuple[NormalizedName, frozenset[str]]] = set()
     todo = [(Requirement(r), "the site") for r in roots]
@@ -199,7 +197,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def lock_entries(chosen: dict[NormalizedName, Wheel]) -> dict[str, dict[str, Any]]:
+def lock_entries(chosen: dict[str, Wheel]) -> dict[str, dict[str, Any]]:
     """``pyodide-lock.json`` entries for the chosen wheels (files beside the lockfile)."""
     entries: dict[str, dict[str, Any]] = {}
     for name, wheel in sorted(chosen.items()):
