@@ -16,7 +16,8 @@ import pytest
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
-from tests.client_fakes import BASE, KEY, TEXT, MemoryRecorder
+from tests._support import KEY
+from tests.client_fakes import BASE, TEXT, MemoryRecorder
 
 MESSAGES = [{"role": "user", "content": "count to five"}]
 

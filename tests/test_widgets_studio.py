@@ -18,8 +18,8 @@ from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from mediagen_nb.widgets import Studio
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
+from tests._support import KEY
 
-KEY = "sk-studio-secret-4f9a1c"
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -30,9 +30,9 @@ from mediagen_nb.client import (
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import ImagePanel, Session
+from tests._support import KEY
 from tests.reliability._reliability import order, report, scale
 
-KEY = "reliability-create-faults-key"
 CREATES = scale("creates", 200)
 PANEL_CREATES = scale("panel_creates", 30)
 FAULTS = FaultConfig(

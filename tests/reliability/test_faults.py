@@ -28,9 +28,9 @@ import pytest
 from mediagen_nb.client import AsyncClient, Task, TaskFailedError
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
 from mediagen_nb.history import Ledger
+from tests._support import KEY
 from tests.reliability._reliability import order, report, scale
 
-KEY = "reliability-faults-key-0001"
 TASKS = scale("tasks", 500)
 SPEED = float(scale("speed", 300))
 CONCURRENCY = scale("concurrency", 64)

@@ -20,9 +20,9 @@ from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
 from mediagen_nb.emulator._faults import FaultInjector
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import ChatPanel, Session
+from tests._support import KEY
 from tests.reliability._reliability import report
 
-KEY = "reliability-stream-cut-key"
 QUESTION = "Explain in detail how tides work, with a list of the main causes"
 MODELS = {"chat-completions": "gpt-5.4", "messages": "claude-sonnet-4-6"}
 

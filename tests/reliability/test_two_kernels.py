@@ -26,9 +26,9 @@ import pytest
 
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from mediagen_nb.history import Ledger
+from tests._support import KEY
 from tests.reliability._reliability import HERE, child_env, is_mp4, is_png, report, scale
 
-KEY = "reliability-two-kernels-key"
 TASKS = scale("kernel_tasks", 22)
 CHATS = scale("kernel_chats", 4)
 RUN_LIMIT_S = 180.0
