@@ -3,10 +3,6 @@
 // module renders the traits `values`, `problems`, `hint`, `can_submit`, `demo`,
 // `hosting_note`, `rows`, `status_text`, `busy`, and sends {"action": ...} messages.
 
-const MG_ASSET_LIBRARIES = [
-  { value: "seedance2", label: "Seedance 2.0", types: ["Image", "Video", "Audio", "Document"] },
-  { value: "sd2", label: "SD2 Manxue", types: ["Image", "Video", "Audio"] },
-];
 const MG_ASSET_MAX_FILE = 8 * 1024 * 1024; // one comm message; Jupyter drops websocket messages above 10 MiB
 const MG_ASSET_ACCEPT = "image/*,video/*,audio/*,application/pdf";
 
@@ -49,7 +45,8 @@ function render({ model, el }) {
   let file = null;
   let fileError = "";
   let sending = false;
-  const values = () => ({ library: "seedance2", asset_type: "Image", name: "", url: "", ...(model.get("values") || {}) });
+  const libraries = model.get("libraries"); // [{value, label, types, names}] from the catalog
+  const values = () => ({ library: libraries[0].value, asset_type: "Image", name: "", url: "", ...(model.get("values") || {}) });
   const setValues = (changes) => {
     model.set("values", { ...values(), ...changes });
     model.save_changes();
@@ -59,10 +56,10 @@ function render({ model, el }) {
   const library = mgSegmented({
     name: "library",
     label: "Library",
-    options: MG_ASSET_LIBRARIES.map(({ value, label }) => ({ value, label })),
+    options: libraries.map(({ value, label }) => ({ value, label })),
     value: values().library,
     onChange: (v) => {
-      const lib = MG_ASSET_LIBRARIES.find((l) => l.value === v);
+      const lib = libraries.find((l) => l.value === v);
       const type = lib.types.includes(values().asset_type) ? values().asset_type : lib.types[0];
       setValues({ library: v, asset_type: type });
     },
@@ -167,7 +164,7 @@ function render({ model, el }) {
   function syncForm() {
     const v = values();
     const demo = Boolean(model.get("demo"));
-    const lib = MG_ASSET_LIBRARIES.find((l) => l.value === v.library) || MG_ASSET_LIBRARIES[0];
+    const lib = libraries.find((l) => l.value === v.library) || libraries[0];
     library.mgSet(v.library);
     if (typeSelect.dataset.lib !== lib.value) {
       mgReplace(typeSelect, lib.types.map((t) => mgEl("option", { value: t, text: t })));
@@ -186,7 +183,7 @@ function render({ model, el }) {
     }
     if (urlInput.value !== v.url && root.getRootNode().activeElement !== urlInput) urlInput.value = v.url;
     if (nameInput.value !== v.name && root.getRootNode().activeElement !== nameInput) nameInput.value = v.name;
-    nameRow.hidden = v.library !== "seedance2";
+    nameRow.hidden = !lib.names;
     fileInput.disabled = !demo;
     fileRow.mgSetHelp(demo ? "Demo mode: the built-in service hosts the file (up to 8 MB)." : model.get("hosting_note"));
     const clear = () => { file = null; fileInput.value = ""; sync(); fileInput.focus(); };
