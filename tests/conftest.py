@@ -8,11 +8,16 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from tests._checkout import checkout_state
+
+if TYPE_CHECKING:
+    from mediagen_nb.classroom import ClassroomHandle
+    from mediagen_nb.emulator import EmulatorHandle
 
 
 @pytest.fixture(autouse=True)
@@ -104,3 +109,25 @@ def run_without(tmp_path: Path) -> BlockedRun:
         return done.stdout
 
     return run
+
+
+@pytest.fixture
+def marker_emulator() -> Iterator[EmulatorHandle]:
+    """An emulator whose key is the marker the classroom tests look for everywhere."""
+    from mediagen_nb.emulator import start_emulator
+    from tests._classroom_helpers import MARKER_KEY, UPSTREAM_SPEED
+
+    with start_emulator(speed=UPSTREAM_SPEED, api_key=MARKER_KEY) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def classroom(tmp_path: Path, marker_emulator: EmulatorHandle) -> Iterator[ClassroomHandle]:
+    """A gateway with three coded students and a class code, in front of the marker emulator."""
+    from mediagen_nb.classroom import start_classroom
+    from tests._classroom_helpers import upstream_of
+
+    with start_classroom(
+        3, class_code=True, upstream=upstream_of(marker_emulator), folder=tmp_path / "class"
+    ) as handle:
+        yield handle
