@@ -9,8 +9,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from _chat_recordings import CHAT_TOOL_CALLS, MESSAGES_THINKING_TOOL_USE, named, sse
-from _snippets import run_snippet, unfinished
 
 import mediagen_nb
 from mediagen_nb.client import AsyncClient
@@ -22,6 +20,8 @@ from mediagen_nb.widgets._chat_options import TOOLS_EXAMPLE
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._transcript import ChatTurn, ToolCall
+from tests._chat_recordings import CHAT_TOOL_CALLS, MESSAGES_THINKING_TOOL_USE, named, sse
+from tests._snippets import run_snippet, unfinished
 
 CHAT_ANSWER = sse(
     {

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import ast
 import json
+from typing import Any
 
 import pytest
-from _snippets import run_snippet, unfinished
 
 import mediagen_nb
-from mediagen_nb.catalog import Family, families
+from mediagen_nb.catalog import Family, Kind, families
 from mediagen_nb.catalog._params import IMAGE2_MAX_REFS, STARVIDEOS_MODE_FIELDS
 from mediagen_nb.emulator import start_emulator
 from mediagen_nb.widgets._codegen import code_for
@@ -20,6 +20,7 @@ from mediagen_nb.widgets._form_spec import controls_for, form_spec
 from mediagen_nb.widgets._form_state import shown
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session
+from tests._snippets import run_snippet, unfinished
 
 REFS = ["first_image", "last_image", "referenceImages", "referenceVideos", "referenceAudios"]
 
@@ -43,7 +44,7 @@ def errors_of(panel: ImagePanel | VideoPanel, key: str) -> list[str]:
     return [p["message"] for p in panel.problems if p["key"] == key and p["error"]]
 
 
-def control(family_id: str, key: str) -> dict:
+def control(family_id: str, key: str) -> dict[str, Any]:
     spec = next(
         f
         for f in form_spec("image")["families"] + form_spec("video")["families"]
@@ -57,8 +58,8 @@ def control(family_id: str, key: str) -> dict:
 
 def test_spec_lists_every_family_with_readable_distinct_model_titles() -> None:
     for kind in ("image", "video"):
-        spec = form_spec(kind)  # type: ignore[arg-type]
-        assert [f["id"] for f in spec["families"]] == [f.id for f in families(kind)]  # type: ignore[arg-type]
+        spec = form_spec(kind)
+        assert [f["id"] for f in spec["families"]] == [f.id for f in families(kind)]
         for fam in spec["families"]:
             titles = [m["label"] for m in fam["models"]]
             assert len(set(titles)) == len(titles)
@@ -130,7 +131,9 @@ def test_reference_limits_are_the_validators_numbers(session: Session) -> None:
     ("model", "resolutions"),
     [("nano-banana", ["", "1k"]), ("nano-banana-pro", ["", "1k", "2k", "4k"])],
 )
-def test_banana_fields_and_resolutions(session: Session, model: str, resolutions: list) -> None:
+def test_banana_fields_and_resolutions(
+    session: Session, model: str, resolutions: list[str]
+) -> None:
     panel = ImagePanel(session=session, model=model)
     assert visible(panel) == ["prompt", "resolution", "size", "image_urls"]
     assert panel.offered["resolution"] == resolutions
@@ -237,7 +240,9 @@ def test_starvideos_modes_show_their_fields(session: Session, mode: str) -> None
         ("image_video", ["referenceImages", "referenceVideos"]),
     ],
 )
-def test_starvideos_mode_requires_its_inputs(session: Session, mode: str, needed: list) -> None:
+def test_starvideos_mode_requires_its_inputs(
+    session: Session, mode: str, needed: list[str]
+) -> None:
     panel = VideoPanel(session=session, model="starvideos_o3")
     panel.set(prompt="a fox", mode=mode)
     assert not panel.valid
@@ -383,7 +388,7 @@ def test_family_switch_from_the_front_end_carries_too(session: Session) -> None:
     ],
 )
 def test_load_then_body_round_trips(
-    session: Session, kind: str, body: dict, family: str | None
+    session: Session, kind: str, body: dict[str, Any], family: str | None
 ) -> None:
     panel = (ImagePanel if kind == "image" else VideoPanel)(session=session)
     panel.load(body, family)
@@ -492,8 +497,9 @@ def test_unfinished_comments_are_found() -> None:
 
 
 def test_family_titles_differ_from_their_models_titles() -> None:
-    for kind in ("image", "video"):
-        for fam in form_spec(kind)["families"]:  # type: ignore[arg-type]
+    kinds: list[Kind] = ["image", "video"]
+    for kind in kinds:
+        for fam in form_spec(kind)["families"]:
             assert fam["title"] not in [m["label"] for m in fam["models"]], fam["title"]
     titles = [f["title"] for f in form_spec("image")["families"]]
     assert titles == ["Gemini image (Nano Banana)", "OpenAI image (GPT Image 2)"]

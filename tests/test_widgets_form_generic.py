@@ -222,6 +222,7 @@ async def test_content_array_family_end_to_end(session: Session) -> None:
     job = panel.generate()
     assert job is not None
     card = await job
+    assert card is not None
     assert (card.status, card.body) == ("completed", body)
     ledger = mediagen_nb.history()
     assert ledger[ledger["task_id"] == card.task_id]["request"].iloc[-1] == body
@@ -293,7 +294,9 @@ async def test_mode_family_end_to_end(session: Session, mode: str, filled: dict[
     assert panel.valid, panel.problems
     job = panel.generate()
     assert job is not None
-    assert (await job).status == "completed"
+    card = await job
+    assert card is not None
+    assert card.status == "completed"
     again = VideoPanel(session=session)
     again.load(body, "nova")
     assert again.values["mode"] == mode

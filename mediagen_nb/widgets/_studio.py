@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -77,8 +78,28 @@ class Studio(Panel):
         self.children = [self.banner, self.tabs, self.error_area]
         self._assets_listed = False
         self.tabs.observe(self.guard(self._tab_changed), names="selected_index")
+        self._watch_history()
         if resume:
             self.resume()
+
+    def _watch_history(self) -> None:
+        """Show in the bar when the history cannot use its file (now or later)."""
+        from mediagen_nb.history import ledger
+
+        store = ledger()
+        bar = weakref.ref(self.banner)
+
+        def show(problem: str) -> None:
+            banner = bar()
+            if banner is None:
+                store.on_problem(show, remove=True)
+            else:
+                banner.show_error(problem)
+
+        store.on_problem(show)
+        problem = store.check()
+        if problem is not None:
+            show(problem)
 
     # --- connection -------------------------------------------------------------------------
 
