@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from tests._checkout import checkout_state
 
 if TYPE_CHECKING:
@@ -25,6 +26,18 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEDIAGEN_HOME", str(tmp_path / "mediagen_home"))
     for name in ("MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def emulator(request: pytest.FixtureRequest) -> Iterator[EmulatorHandle]:
+    """A loopback emulator for one test, stopped after it.
+
+    Its settings are the ``start_emulator`` arguments of the closest ``emulator`` mark, e.g.
+    ``pytestmark = pytest.mark.emulator(speed=60.0, api_key=KEY, seed=11)`` in a module.
+    """
+    mark = request.node.get_closest_marker("emulator")
+    with start_emulator(**(mark.kwargs if mark is not None else {})) as handle:
+        yield handle
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mediagen_nb.client import AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.widgets import Studio
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
 from tests._support import KEY
@@ -23,11 +23,7 @@ from tests._support import KEY
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=60.0, api_key=KEY, seed=11)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=60.0, api_key=KEY, seed=11)
 
 
 def _client(handle: EmulatorHandle) -> AsyncClient:
