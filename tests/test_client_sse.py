@@ -8,7 +8,6 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, MemoryRecorder
 
 from mediagen_nb.client import (
     AsyncClient,
@@ -19,6 +18,8 @@ from mediagen_nb.client import (
     StreamInterruptedError,
     aiter_sse,
 )
+from tests._support import KEY
+from tests.client_fakes import BASE, TEXT, MemoryRecorder
 
 
 def parse(chunks: Iterable[bytes]) -> tuple[list[ServerSentEvent], SSEDecoder]:

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from starlette.applications import Starlette
 
 from mediagen_nb.client import APIError, AsyncClient
 from mediagen_nb.emulator import create_app
 from mediagen_nb.emulator._uploads import MAX_UPLOAD_BYTES, UploadStore, safe_name
+from tests._support import KEY
 
-KEY = "test-key"
 BASE = "http://emulator.test/api"
 
 
-def _client(app: object) -> httpx2.AsyncClient:
+def _client(app: Starlette) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url=BASE)
 
 

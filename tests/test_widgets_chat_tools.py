@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from _chat_recordings import CHAT_TOOL_CALLS, MESSAGES_THINKING_TOOL_USE, named, sse
 
 import mediagen_nb
 from mediagen_nb.client import AsyncClient
@@ -21,6 +20,7 @@ from mediagen_nb.widgets._chat_options import TOOLS_EXAMPLE
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._transcript import ChatTurn, ToolCall
+from tests._chat_recordings import CHAT_TOOL_CALLS, MESSAGES_THINKING_TOOL_USE, named, sse
 
 CHAT_ANSWER = sse(
     {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def errors_of(panel: ImagePanel | VideoPanel, key: str) -> list[str]:
     return [p["message"] for p in panel.problems if p["key"] == key and p["error"]]
 
 
-def control(family_id: str, key: str) -> dict:
+def control(family_id: str, key: str) -> dict[str, Any]:
     spec = next(
         f
         for f in form_spec("image")["families"] + form_spec("video")["families"]
@@ -54,8 +55,8 @@ def control(family_id: str, key: str) -> dict:
 
 def test_spec_lists_every_family_with_readable_distinct_model_titles() -> None:
     for kind in ("image", "video"):
-        spec = form_spec(kind)  # type: ignore[arg-type]
-        assert [f["id"] for f in spec["families"]] == [f.id for f in families(kind)]  # type: ignore[arg-type]
+        spec = form_spec(kind)
+        assert [f["id"] for f in spec["families"]] == [f.id for f in families(kind)]
         for fam in spec["families"]:
             titles = [m["label"] for m in fam["models"]]
             assert len(set(titles)) == len(titles)
@@ -127,7 +128,9 @@ def test_reference_limits_are_the_validators_numbers(session: Session) -> None:
     ("model", "resolutions"),
     [("nano-banana", ["", "1k"]), ("nano-banana-pro", ["", "1k", "2k", "4k"])],
 )
-def test_banana_fields_and_resolutions(session: Session, model: str, resolutions: list) -> None:
+def test_banana_fields_and_resolutions(
+    session: Session, model: str, resolutions: list[str]
+) -> None:
     panel = ImagePanel(session=session, model=model)
     assert visible(panel) == ["prompt", "resolution", "size", "image_urls"]
     assert panel.offered["resolution"] == resolutions
@@ -234,7 +237,9 @@ def test_starvideos_modes_show_their_fields(session: Session, mode: str) -> None
         ("image_video", ["referenceImages", "referenceVideos"]),
     ],
 )
-def test_starvideos_mode_requires_its_inputs(session: Session, mode: str, needed: list) -> None:
+def test_starvideos_mode_requires_its_inputs(
+    session: Session, mode: str, needed: list[str]
+) -> None:
     panel = VideoPanel(session=session, model="starvideos_o3")
     panel.set(prompt="a fox", mode=mode)
     assert not panel.valid
@@ -380,7 +385,7 @@ def test_family_switch_from_the_front_end_carries_too(session: Session) -> None:
     ],
 )
 def test_load_then_body_round_trips(
-    session: Session, kind: str, body: dict, family: str | None
+    session: Session, kind: str, body: dict[str, Any], family: str | None
 ) -> None:
     panel = (ImagePanel if kind == "image" else VideoPanel)(session=session)
     panel.load(body, family)

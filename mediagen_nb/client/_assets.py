@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 import httpx2
 
+from mediagen_nb import _hooks
 from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, asset_uri
 from mediagen_nb.types import AssetEnvelope, AssetInfo
 
@@ -246,7 +247,11 @@ class Assets:
         size = 0
         try:
             async with (
-                httpx2.AsyncClient(timeout=timeout, follow_redirects=True) as http,
+                httpx2.AsyncClient(
+                    transport=_hooks.local_transport(url),  # an in-process emulator's file
+                    timeout=timeout,
+                    follow_redirects=True,
+                ) as http,
                 http.stream("GET", url, headers=headers) as response,
             ):
                 response.raise_for_status()

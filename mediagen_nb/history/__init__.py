@@ -14,6 +14,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
 from mediagen_nb.history._resume import EXPIRED_ERROR, PendingTask, resume, unfinished
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPIRED_ERROR",
+    "HistoryUnavailableWarning",
     "Ledger",
     "PendingTask",
     "export",

@@ -15,10 +15,12 @@ whose missing value is NaN), so ``row.error is None`` works in callers.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
 
 if TYPE_CHECKING:
@@ -70,15 +72,22 @@ def history(
     ``kind``, ``status`` and ``model`` match exactly (a string or several); ``text`` is a
     case-insensitive substring of prompt, answer, error, id or model. ``home`` reads another
     history folder than ``$MEDIAGEN_HOME``.
+
+    When the history file cannot be used, the rows come from the in-memory fallback (this
+    session's at least), a ``HistoryUnavailableWarning`` says what happened and where, and
+    ``frame.attrs["problem"]`` holds the same sentence.
     """
     import pandas as pd
 
     source = _ledger_for(home)
     try:
         rows = source.items(kind=kind, status=status, model=model, text=text)
+        problem = source.problem
     finally:
         if home is not None:
             source.close()
+    if problem is not None:
+        warnings.warn(HistoryUnavailableWarning(problem), stacklevel=2)
     records = [{c: row.get(_RENAMED.get(c, c)) for c in COLUMNS} for row in rows]
     frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
     for column in _TIME_COLUMNS:
@@ -89,6 +98,8 @@ def history(
     for column in COLUMNS:
         if column not in _TIME_COLUMNS and column not in {"elapsed", "polls"}:
             frame[column] = frame[column].astype(object)
+    if problem is not None:
+        frame.attrs["problem"] = problem
     return frame
 
 

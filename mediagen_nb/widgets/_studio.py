@@ -38,6 +38,7 @@ import asyncio
 import html
 import os
 import sys
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import anywidget
@@ -118,10 +119,30 @@ class Studio(WidgetPanel):
         self.on_action("connect", self._connect_action)
         self.on_action("demo", self._demo_action)
         self.observe(self.guard(self._on_tab_selected), names="tab")
+        self._watch_history()
         if not (_widgets_can_open_later() if lazy is None else lazy):
             self._build_all()
         if resume:
             self.resume()
+
+    def _watch_history(self) -> None:
+        """Show in the Studio's notice when the history cannot use its file (now or later)."""
+        from mediagen_nb.history import ledger
+
+        store = ledger()
+        studio = weakref.ref(self)
+
+        def show(problem: str) -> None:
+            alive = studio()
+            if alive is None:
+                store.on_problem(show, remove=True)
+            else:
+                alive.show_error(problem)
+
+        store.on_problem(show)
+        problem = store.check()
+        if problem is not None:
+            show(problem)
 
     # --- connection -------------------------------------------------------------------------
 

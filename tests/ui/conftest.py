@@ -31,10 +31,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from frontends import JupyterServer, MarimoServer
 from playwright.sync_api import Browser, expect, sync_playwright
 
 from mediagen_nb.cli import free_port
+from tests.ui.frontends import JupyterServer, MarimoServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("MEDIAGEN_CHROMIUM", "/usr/bin/chromium"))

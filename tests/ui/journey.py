@@ -11,10 +11,11 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from checks import axe_violations
-from frontends import Front
 from PIL import Image
 from playwright.sync_api import Locator, expect
+
+from tests.ui.checks import axe_violations
+from tests.ui.frontends import Front
 
 IMAGE_PROMPT = "a red fox curled up in fresh snow, morning light"
 VIDEO_PROMPT = "a paper boat drifting down a rainy street"

@@ -10,8 +10,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from frontends import PANELS, Front, JupyterServer, new_page
 from playwright.sync_api import Browser, Locator, expect
+
+from tests.ui.frontends import PANELS, Front, JupyterServer, new_page
 
 pytestmark = pytest.mark.ui
 

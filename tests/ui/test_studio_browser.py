@@ -21,8 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from checks import axe_violations, background_luminance, contrast, overflow
-from frontends import (
+from playwright.sync_api import Browser, expect
+
+from tests.ui.checks import axe_violations, background_luminance, contrast, overflow
+from tests.ui.frontends import (
     KINDS,
     PANELS,
     THEMES,
@@ -33,7 +35,7 @@ from frontends import (
     Theme,
     new_page,
 )
-from journey import (
+from tests.ui.journey import (
     IMAGE_PROMPT,
     chat_and_stop,
     generate_image,
@@ -41,8 +43,7 @@ from journey import (
     reopen_from_history,
     upload_asset,
 )
-from playwright.sync_api import Browser, expect
-from screenshots import save_screenshot
+from tests.ui.screenshots import save_screenshot
 
 pytestmark = pytest.mark.ui
 
@@ -58,7 +59,12 @@ class Pages:
 
     def __init__(self, browser: Browser, jupyter: JupyterServer, marimo: MarimoServer) -> None:
         self.browser = browser
-        self.servers = {"marimo": marimo, "lab": jupyter, "notebook": jupyter, "voila": jupyter}
+        self.servers: dict[Kind, JupyterServer | MarimoServer] = {
+            "marimo": marimo,
+            "lab": jupyter,
+            "notebook": jupyter,
+            "voila": jupyter,
+        }
         self.fronts: dict[Kind, Front] = {}
         self.themes: dict[Kind, Theme] = {}
         self.journeyed: set[Kind] = set()

@@ -1,0 +1,65 @@
+"""What this Python can do: threads, sockets, optional packages. Stdlib only.
+
+The package runs on CPython and in the browser (Pyodide, ``sys.platform == "emscripten"``),
+where ``threading.Thread.start`` fails ("can't start new thread"), no socket can be served,
+and Pillow, av, pandas and uvicorn are absent. Callers ask here instead of testing the
+platform themselves, so one place decides (and tests can pretend to be the browser with
+``MEDIAGEN_DEMO=in-process`` or by blocking an import).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import sys
+import threading
+from typing import Final
+
+DEMO_ENV: Final = "MEDIAGEN_DEMO"
+"""``MEDIAGEN_DEMO=in-process``: demo mode runs the emulator inside the kernel, no socket."""
+IN_PROCESS: Final = "in-process"
+
+
+def is_browser() -> bool:
+    """True in Pyodide / JupyterLite (WebAssembly in a browser tab)."""
+    return sys.platform == "emscripten"
+
+
+@functools.cache
+def can_start_threads() -> bool:
+    """Whether a thread can be started here (tried once: starts and joins a no-op thread)."""
+    if is_browser():
+        return False
+    try:
+        probe = threading.Thread(target=lambda: None, name="mediagen-probe", daemon=True)
+        probe.start()
+    except RuntimeError:
+        return False
+    probe.join()
+    return True
+
+
+def has_module(name: str) -> bool:
+    """Whether ``name`` can be imported (a ``sys.modules[name] = None`` block counts as no)."""
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def demo_in_process() -> bool:
+    """Whether demo mode should run the emulator in-process (no thread, no socket).
+
+    Yes in the browser, where a server thread cannot start, when ``MEDIAGEN_DEMO`` says
+    ``in-process``, and where uvicorn is not installed; otherwise the emulator is served on
+    127.0.0.1 in a thread (other programs, a browser tab, ``curl`` can reach it).
+    """
+    wanted = os.environ.get(DEMO_ENV, "").strip().lower()
+    if wanted == IN_PROCESS:
+        return True
+    if wanted not in ("", "server"):
+        raise ValueError(f"{DEMO_ENV} must be 'in-process' or 'server', got {wanted!r}")
+    return not can_start_threads() or not has_module("uvicorn")
