@@ -47,6 +47,7 @@ def test_top_level_names_are_pinned_and_sorted() -> None:
             "history_records",
             "import_history",
             "resume",
+            "start_classroom",
             "start_emulator",
             "validate_request",
         ]

@@ -20,8 +20,7 @@ from mediagen_nb.widgets._base import Panel, Throttle
 from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
-
-KEY = "test-key-0123456789"
+from tests._support import KEY
 
 
 def emulator_client(speed: float) -> AsyncClient:
@@ -241,7 +240,7 @@ async def test_invalid_form_sends_nothing() -> None:
     assert job is not None
     await panel.join()
     assert len(calls) == 1  # the server error reached the panel's notice, not only the log
-    assert panel.errors[-1].startswith("GPT Image 2 request: ")
+    assert panel.errors[-1].startswith("OpenAI image (GPT Image 2) request: ")
     assert panel.notice == panel.errors[-1]
     panel.handle_action({"action": "dismiss"})
     assert panel.notice == ""

@@ -36,7 +36,13 @@ from mediagen_nb._home import resolve_home
 from mediagen_nb.catalog import family as family_of
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
-from mediagen_nb.widgets._history_rows import Thumbnails, front_end_row, preview
+from mediagen_nb.widgets._history_rows import (
+    Thumbnails,
+    front_end_row,
+    model_label,
+    preview,
+    status_label,
+)
 from mediagen_nb.widgets._session import Session
 
 if TYPE_CHECKING:
@@ -60,6 +66,27 @@ DEFAULT_FILTERS: dict[str, str] = {
     "model": "",
     "text": "",
 }
+
+
+def filter_options(records: list[Record]) -> dict[str, list[dict[str, str]]]:
+    """The ``status`` and ``model`` filter options of the rows, sorted by label."""
+    statuses = {str(r["status"]) for r in records if r["status"]}
+    models: dict[str, str] = {}
+    for kind, model in ((r["kind"], r["model"]) for r in records):
+        if isinstance(model, str) and model:
+            models.setdefault(model, model_label(str(kind), model))
+
+    def option(value: str, label: str) -> dict[str, str]:
+        return {"value": value, "label": label, "title": value}
+
+    return {
+        "status": sorted((option(s, status_label(s)) for s in statuses), key=_by_label),
+        "model": sorted((option(m, t) for m, t in models.items()), key=_by_label),
+    }
+
+
+def _by_label(option: dict[str, str]) -> tuple[str, str]:
+    return option["label"].casefold(), option["value"]
 
 
 class HistoryPanel(WidgetPanel):
@@ -87,9 +114,14 @@ class HistoryPanel(WidgetPanel):
     """Rows in the whole history."""
     rows: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     """The current page, newest first, as the front end renders it."""
-    options: traitlets.Dict[str, list[str]] = traitlets.Dict({}).tag(sync=True)
-    """Values the ``status`` and ``model`` filters offer (present in the chosen scope)."""
+    options: traitlets.Dict[str, list[dict[str, str]]] = traitlets.Dict({}).tag(sync=True)
+    """What the ``status`` and ``model`` filters offer (present in the chosen scope), as
+    ``{"value", "label", "title"}``: labels in the rows' words (badge, model title), the
+    ledger value (API name) as value and tooltip."""
     export_note = traitlets.Unicode("").tag(sync=True)
+    """What the last export or download did (how many rows, and where they went)."""
+    export_dir = traitlets.Unicode("").tag(sync=True)
+    """The folder ``export()`` writes to (``$MEDIAGEN_HOME/exports``), for the button's tooltip."""
     can_reopen = traitlets.Bool(False).tag(sync=True)
     """Whether a reopen callback is registered (rows are clickable only then)."""
 
@@ -103,6 +135,7 @@ class HistoryPanel(WidgetPanel):
         super().__init__(session=session)
         self.home = home
         self.page_size = page_size
+        self.export_dir = str(self.export_path().parent)
         self.records: list[Record] | None = None
         """The rows matching the filters, newest first (every page), as dicts."""
         self._callbacks: list[ReopenCallback] = []
@@ -191,10 +224,7 @@ class HistoryPanel(WidgetPanel):
         page = min(max(self.page, 0), pages - 1)
         shown = records[page * self.page_size : (page + 1) * self.page_size]
         with self.hold_sync():
-            self.options = {
-                "status": sorted({str(r["status"]) for r in scoped if r["status"]}),
-                "model": sorted({str(r["model"]) for r in scoped if r["model"]}),
-            }
+            self.options = filter_options(scoped)
             self.everything = len(everything)
             self.total = len(records)
             self.pages = pages
