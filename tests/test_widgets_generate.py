@@ -241,7 +241,7 @@ async def test_invalid_form_sends_nothing() -> None:
     assert job is not None
     await panel.join()
     assert len(calls) == 1  # the server error reached the panel's notice, not only the log
-    assert panel.errors[-1].startswith("GPT Image 2 request: ")
+    assert panel.errors[-1].startswith("OpenAI image (GPT Image 2) request: ")
     assert panel.notice == panel.errors[-1]
     panel.handle_action({"action": "dismiss"})
     assert panel.notice == ""
