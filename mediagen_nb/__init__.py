@@ -45,7 +45,10 @@ _EXPORTS: dict[str, str] = {
     "TaskFailedError": "mediagen_nb.client",
     "TaskTimeoutError": "mediagen_nb.client",
     "VideoPanel": "mediagen_nb.widgets",
+    "export_history": "mediagen_nb.history",
     "history": "mediagen_nb.history",
+    "history_records": "mediagen_nb.history",
+    "import_history": "mediagen_nb.history",
     "resume": "mediagen_nb._defaults",
     "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
@@ -82,7 +85,10 @@ __all__ = [
     "TaskFailedError",
     "TaskTimeoutError",
     "VideoPanel",
+    "export_history",
     "history",
+    "history_records",
+    "import_history",
     "resume",
     "start_classroom",
     "start_emulator",
@@ -116,7 +122,7 @@ if TYPE_CHECKING:
         TaskTimeoutError,
     )
     from mediagen_nb.emulator import start_emulator
-    from mediagen_nb.history import history
+    from mediagen_nb.history import export_history, history, history_records, import_history
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

@@ -136,7 +136,10 @@ class Result:
             if note:
                 self.note = note + (f" ({local_path})" if local_path else "")
         else:
-            self.thumbnail, self.thumbnail_mime = thumbnail(data)
+            try:
+                self.thumbnail, self.thumbnail_mime = thumbnail(data)
+            except ValueError as exc:  # no Pillow here and an image it cannot shrink
+                self.note = str(exc) + (f" ({local_path})" if local_path else "")
 
     def media_json(self) -> dict[str, Any]:
         """The ``media`` trait entry: preview bytes and their MIME type."""
