@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mediagen_nb.catalog import FAMILIES, model_title
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._codegen import code_for
+from mediagen_nb.widgets._form_body import from_body
 from mediagen_nb.widgets._form_spec import controls_for
-from mediagen_nb.widgets._form_state import from_body
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
