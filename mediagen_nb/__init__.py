@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "VideoPanel": "mediagen_nb.widgets",
     "history": "mediagen_nb.history",
     "resume": "mediagen_nb._defaults",
+    "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
     "validate_request": "mediagen_nb.types",
 }
@@ -83,12 +84,14 @@ __all__ = [
     "VideoPanel",
     "history",
     "resume",
+    "start_classroom",
     "start_emulator",
     "validate_request",
 ]
 
 if TYPE_CHECKING:
     from mediagen_nb._defaults import resume
+    from mediagen_nb.classroom import start_classroom
     from mediagen_nb.client import (
         APIConnectionError,
         APIError,

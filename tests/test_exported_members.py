@@ -44,6 +44,7 @@ def test_top_level_names_are_pinned_and_sorted() -> None:
             "VideoPanel",
             "history",
             "resume",
+            "start_classroom",
             "start_emulator",
             "validate_request",
         ]

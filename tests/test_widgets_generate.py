@@ -20,8 +20,7 @@ from mediagen_nb.widgets._base import Panel, Throttle
 from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
-
-KEY = "test-key-0123456789"
+from tests._support import KEY
 
 
 def emulator_client(speed: float) -> AsyncClient:

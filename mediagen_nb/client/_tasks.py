@@ -380,8 +380,13 @@ class Task:
 
     async def image(self) -> Image:
         """The result as a PIL image (image tasks; PIL is imported only here)."""
-        from PIL import Image as PILImage
-
+        try:
+            from PIL import Image as PILImage
+        except ImportError as exc:  # the browser: Pillow cannot be installed there
+            raise ImportError(
+                "task.image() needs Pillow (pip install pillow); "
+                "await task.read_bytes() gives the file's bytes without it"
+            ) from exc
         data = await self.read_bytes()
         picture = PILImage.open(BytesIO(data))
         picture.load()

@@ -37,7 +37,13 @@ from mediagen_nb._home import resolve_home
 from mediagen_nb.catalog import family as family_of
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
-from mediagen_nb.widgets._history_rows import Thumbnails, front_end_row, preview
+from mediagen_nb.widgets._history_rows import (
+    Thumbnails,
+    front_end_row,
+    model_label,
+    preview,
+    status_label,
+)
 from mediagen_nb.widgets._session import Session
 
 if TYPE_CHECKING:
@@ -57,6 +63,27 @@ DEFAULT_FILTERS: dict[str, str] = {
     "model": "",
     "text": "",
 }
+
+
+def filter_options(frame: pd.DataFrame) -> dict[str, list[dict[str, str]]]:
+    """The ``status`` and ``model`` filter options of ``frame``'s rows, sorted by label."""
+    statuses = {str(v) for v in frame["status"].dropna() if str(v)}
+    models: dict[str, str] = {}
+    for kind, model in zip(frame["kind"], frame["model"], strict=True):
+        if isinstance(model, str) and model:
+            models.setdefault(model, model_label(str(kind), model))
+
+    def option(value: str, label: str) -> dict[str, str]:
+        return {"value": value, "label": label, "title": value}
+
+    return {
+        "status": sorted((option(s, status_label(s)) for s in statuses), key=_by_label),
+        "model": sorted((option(m, t) for m, t in models.items()), key=_by_label),
+    }
+
+
+def _by_label(option: dict[str, str]) -> tuple[str, str]:
+    return option["label"].casefold(), option["value"]
 
 
 class HistoryPanel(WidgetPanel):
@@ -83,9 +110,14 @@ class HistoryPanel(WidgetPanel):
     """Rows in the whole history."""
     rows: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     """The current page, newest first, as the front end renders it."""
-    options: traitlets.Dict[str, list[str]] = traitlets.Dict({}).tag(sync=True)
-    """Values the ``status`` and ``model`` filters offer (present in the chosen scope)."""
+    options: traitlets.Dict[str, list[dict[str, str]]] = traitlets.Dict({}).tag(sync=True)
+    """What the ``status`` and ``model`` filters offer (present in the chosen scope), as
+    ``{"value", "label", "title"}``: labels in the rows' words (badge, model title), the
+    ledger value (API name) as value and tooltip."""
     export_note = traitlets.Unicode("").tag(sync=True)
+    """What the last export or download did (how many rows, and where they went)."""
+    export_dir = traitlets.Unicode("").tag(sync=True)
+    """The folder ``export()`` writes to (``$MEDIAGEN_HOME/exports``), for the button's tooltip."""
     can_reopen = traitlets.Bool(False).tag(sync=True)
     """Whether a reopen callback is registered (rows are clickable only then)."""
 
@@ -99,6 +131,7 @@ class HistoryPanel(WidgetPanel):
         super().__init__(session=session)
         self.home = home
         self.page_size = page_size
+        self.export_dir = str(self.export_path().parent)
         self.frame: pd.DataFrame | None = None
         """The rows matching the filters, newest first (every page)."""
         self._callbacks: list[ReopenCallback] = []
@@ -180,10 +213,7 @@ class HistoryPanel(WidgetPanel):
         page = min(max(self.page, 0), pages - 1)
         shown = frame.iloc[page * self.page_size : (page + 1) * self.page_size]
         with self.hold_sync():
-            self.options = {
-                "status": sorted({str(v) for v in scoped["status"].dropna() if str(v)}),
-                "model": sorted({str(v) for v in scoped["model"].dropna() if str(v)}),
-            }
+            self.options = filter_options(scoped)
             self.everything = len(everything)
             self.total = len(frame)
             self.pages = pages

@@ -24,6 +24,32 @@ from mediagen_nb.widgets._preview import thumbnail
 
 THUMB_PX = 64
 KIND_LABELS = {"task": "Task", "chat": "Chat", "asset": "Asset"}
+STATUS_LABELS = {
+    "queued": "Queued",
+    "processing": "Working",
+    "completed": "Done",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+    "unconfirmed": "Unconfirmed",
+    "started": "Writing",
+    "incomplete": "Stopped",
+    "submitted": "Submitted",
+    "Processing": "In review",
+    "Active": "Active",
+    "Failed": "Failed",
+    "deleted": "Deleted",
+}
+"""The words of the status badges (as the panels' cards say them), shared by the filter."""
+
+
+def status_label(status: str) -> str:
+    """The badge word of a ledger status ("completed" -> "Done")."""
+    return STATUS_LABELS.get(status, status.capitalize())
+
+
+def model_label(kind: str, model: str) -> str:
+    """A model's readable title as the row shows it (chat and media models differ)."""
+    return (chat_model_title if kind == "chat" else media_model_title)(model)
 
 
 def missing(value: Any) -> bool:
@@ -126,9 +152,10 @@ def front_end_row(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, 
         "kind_label": KIND_LABELS.get(kind, kind),
         "family": text(row.get("family")),
         "model": model,
-        "model_title": (chat_model_title if kind == "chat" else media_model_title)(model),
+        "model_title": model_label(kind, model),
         "prompt": prompt,
         "status": text(row.get("status")),
+        "status_label": status_label(text(row.get("status"))),
         "time": short,
         "time_full": full,
         "elapsed": "" if missing(elapsed) else f"{float(elapsed):.1f} s",

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from mediagen_nb.client import AsyncClient, AuthenticationError, MediagenError
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.history import export, history, ledger
 from mediagen_nb.types import RequestValidationError
 from mediagen_nb.widgets import (
@@ -91,11 +91,10 @@ def debug_logs() -> Iterator[_Capture]:
         logging.getLogger(name).setLevel(level)
 
 
-@pytest.fixture
-def emulator(fast_render: object) -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=300.0, api_key=MARKER, seed=8)
-    yield handle
-    handle.stop()
+pytestmark = [
+    pytest.mark.usefixtures("fast_render"),
+    pytest.mark.emulator(speed=300.0, api_key=MARKER, seed=8),
+]
 
 
 def _leaks(where: str, text: str | bytes) -> list[str]:

@@ -5,9 +5,12 @@ function render({ model, el }) {
   const root = mgPanel(el, "studio");
   const chip = mgChip("", "accent");
   const resume = mgEl("p", { class: "mg-bar__resume mg-muted", role: "status" });
-  const key = mgEl("input", { type: "password", name: "api-key", autocomplete: "off", placeholder: "kept in this kernel's memory only, never saved" });
-  const base = mgEl("input", { type: "text", name: "base-url", placeholder: model.get("base_url_hint") || "https://…/api" });
-  const text = mgEl("input", { type: "text", name: "text-base-url", placeholder: model.get("text_url_hint") || "https://…/gateway" });
+  const keyHint = "kept in this kernel's memory only, never saved";
+  const key = mgEl("input", { type: "password", name: "api-key", autocomplete: "off", placeholder: keyHint });
+  const baseHint = model.get("base_url_hint") || "https://…/api";
+  const base = mgEl("input", { type: "text", name: "base-url", placeholder: baseHint });
+  const textHint = model.get("text_url_hint") || "https://…/gateway";
+  const text = mgEl("input", { type: "text", name: "text-base-url", placeholder: textHint });
   const connect = mgButton({
     label: "Connect",
     kind: "primary",
@@ -21,16 +24,37 @@ function render({ model, el }) {
   });
   key.addEventListener("input", () => { connect.disabled = !key.value.trim(); });
   key.addEventListener("keydown", (e) => { if (e.key === "Enter" && !connect.disabled) connect.click(); });
-  const demo = mgButton({ label: "Back to demo mode", kind: "secondary", action: "demo", onClick: () => model.send({ action: "demo" }) });
+  const toDemo = () => model.send({ action: "demo" });
+  const demo = mgButton({ label: "Back to demo mode", kind: "secondary", action: "demo", onClick: toDemo });
   const form = mgEl("div", { class: "mg-form" },
-    mgField({ id: `mg-key-${Math.random().toString(36).slice(2, 8)}`, label: "API key", help: "Sent once to this kernel; not stored in the notebook.", apiName: "MEDIAGEN_API_KEY", control: key, required: true }),
-    mgField({ id: `mg-base-${Math.random().toString(36).slice(2, 8)}`, label: "Base URL", help: "Media endpoints; empty: MEDIAGEN_BASE_URL.", apiName: "MEDIAGEN_BASE_URL", control: base }),
-    mgField({ id: `mg-text-${Math.random().toString(36).slice(2, 8)}`, label: "Text URL", help: "Chat endpoints; empty: MEDIAGEN_TEXT_BASE_URL.", apiName: "MEDIAGEN_TEXT_BASE_URL", control: text }));
+    mgField({
+      id: mgId("mg-key"),
+      label: "API key",
+      help: "Sent once to this kernel; not stored in the notebook.",
+      apiName: "MEDIAGEN_API_KEY",
+      control: key,
+      required: true,
+    }),
+    mgField({
+      id: mgId("mg-base"),
+      label: "Base URL",
+      help: "Media endpoints; empty: MEDIAGEN_BASE_URL.",
+      apiName: "MEDIAGEN_BASE_URL",
+      control: base,
+    }),
+    mgField({
+      id: mgId("mg-text"),
+      label: "Text URL",
+      help: "Chat endpoints; empty: MEDIAGEN_TEXT_BASE_URL.",
+      apiName: "MEDIAGEN_TEXT_BASE_URL",
+      control: text,
+    }));
   const details = mgEl("details", { class: "mg-bar__connect" },
     mgEl("summary", { text: "Connect to the real service" }),
     form,
     mgEl("div", { class: "mg-row mg-bar__actions" }, connect, demo));
-  root.append(mgEl("div", { class: "mg-bar" }, mgEl("span", { class: "mg-bar__name", text: "mediagen" }), chip), mgNotice(model), details, resume);
+  const bar = mgEl("div", { class: "mg-bar" }, mgEl("span", { class: "mg-bar__name", text: "mediagen" }), chip);
+  root.append(bar, mgNotice(model), details, resume);
 
   function sync() {
     const isDemo = model.get("demo");
@@ -42,10 +66,12 @@ function render({ model, el }) {
     resume.hidden = !model.get("resume_text");
   }
   const names = ["change:mode", "change:demo", "change:resume_text"];
-  names.forEach((n) => model.on(n, sync));
+  for (const n of names) model.on(n, sync);
   sync();
   root.dataset.mgReady = "1";
-  return () => names.forEach((n) => model.off(n, sync));
+  return () => {
+    for (const n of names) model.off(n, sync);
+  };
 }
 
 export default { render };
