@@ -50,7 +50,6 @@ def test_the_kit_has_its_components() -> None:
 
 
 NOT_USED_YET = {
-    "mgTabs": "the Studio's own tab list (issue 19: the Studio as one anywidget)",
     "mgStatusLine": "the image and video panels' Save notice (issue 19, being split)",
     "mgCodeBox": "Copy as code of the image, video and chat panels (issue 19, being split)",
 }

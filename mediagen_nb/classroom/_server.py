@@ -203,6 +203,11 @@ class ClassroomHandle:
         return {**self._gw.counters, "upstream_polls": polls}
 
     @property
+    def media_dir(self) -> Path:
+        """Where the gateway keeps each result it fetched."""
+        return self._gw.media_dir
+
+    @property
     def upstream(self) -> Upstream:
         """The upstream (its key is never shown)."""
         return self._gw.upstream

@@ -30,7 +30,16 @@ from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.emulator._errors import dumps, error_response
 
 STATIC: Final = Path(__file__).parent / "static"
-STATIC_FILES: Final = {"wall.js": "text/javascript", "wall.css": "text/css"}
+KIT: Final = Path(__file__).parent.parent / "widgets" / "static"
+"""The widgets' hand-written kit: the wall reads its files (it imports no widget code)."""
+STATIC_FILES: Final = {
+    "wall.js": (
+        "text/javascript",
+        (KIT / "kit.js", KIT / "kit_table.js", KIT / "classroom_parts.js", STATIC / "wall.js"),
+    ),
+    "wall.css": ("text/css", (KIT / "kit.css", KIT / "classroom.css", STATIC / "wall.css")),
+}
+"""Each file the page loads, composed of the kit's files and the wall's own (no build)."""
 NO_STORE: Final = {"cache-control": "no-store"}
 MAX_CONTROL_BYTES: Final = 4096
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -109,7 +118,9 @@ class Wall:
         name = request.path_params["name"]
         if name not in STATIC_FILES:
             return error_response(404, f"no file {name} on the wall")
-        return FileResponse(STATIC / name, media_type=STATIC_FILES[name], headers=NO_STORE)
+        media_type, parts = STATIC_FILES[name]
+        body = "\n".join(f"/* --- {p.name} --- */\n{p.read_text(encoding='utf-8')}" for p in parts)
+        return Response(body, media_type=media_type, headers=NO_STORE)
 
     async def feed(self, request: Request) -> Response:
         """Public feed (204 when ``since`` is the current version)."""

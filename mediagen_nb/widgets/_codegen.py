@@ -13,6 +13,14 @@ from typing import Any
 from mediagen_nb.catalog import Kind, family_for_model
 
 INDENT = "    "
+CLIENT_LINES = (
+    "from mediagen_nb import AsyncClient",
+    "",
+    "# AsyncClient() reads MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL from",
+    "# the environment. Without a key it starts the built-in emulator (demo mode).",
+    "client = AsyncClient()",
+)
+"""The opening of every snippet: the client, and where its settings come from."""
 
 
 def py_literal(value: Any, depth: int = 1) -> str:
@@ -49,9 +57,7 @@ def code_for(kind: Kind, body: dict[str, Any], family: str | None = None) -> str
     """The ``client.images.create(...)`` / ``client.videos.create(...)`` call for ``body``."""
     model = str(body.get("model", ""))
     lines = [
-        "from mediagen_nb import AsyncClient",
-        "",
-        "client = AsyncClient()  # MEDIAGEN_API_KEY etc. from the environment; demo mode without",
+        *CLIENT_LINES,
         f"task = await client.{kind}s.create(",
         f"{INDENT}model={py_literal(model)},",
     ]
@@ -69,7 +75,7 @@ def code_for(kind: Kind, body: dict[str, Any], family: str | None = None) -> str
         lines.append(f"{INDENT}**{py_literal(odd)},")
     lines += [
         ")",
-        "await task.wait()  # polls at the family's pace; raises TaskFailedError on failure",
+        "await task.wait()  # Polls at the family's pace; a failed task raises TaskFailedError.",
         "data = await task.read_bytes()",
     ]
     return "\n".join(lines)

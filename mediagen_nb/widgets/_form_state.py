@@ -5,9 +5,10 @@ and ``extra`` (a JSON object of more parameters, which override the fields). ``t
 builds the request; ``from_body`` fills values from a past request (History "open");
 ``check`` runs ``types.validate_request`` and names each problem the way the user sees the
 field ("Reference images: item 2 must be an http(s) URL"); ``offered`` narrows each option
-list to the options that yield no problem (2K/4K only on the pro banana models);
-``carry`` moves the prompt, ratio/orientation and references to another family where the
-target control means the same.
+list to the options that yield no problem (2K/4K only on some models); ``carry`` moves the
+prompt, ratio/orientation and references to another family where the target control means
+the same. How a control maps to the body is the catalog's declaration (``Control.send``):
+nothing here knows a family by its id.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mediagen_nb.catalog import ORIENTATIONS, family
+from mediagen_nb.catalog import VALUE, best_option, family
 from mediagen_nb.types import errors_only, validate_request
-from mediagen_nb.widgets._form_spec import MODE_REQUIRED, Control, controls_for
+from mediagen_nb.widgets._form_spec import Control, controls_for
 
 EXTRA_KEY = "extra"
 _INDEX = re.compile(r"^([A-Za-z_]+)\[(\d+)\](.*)$")
@@ -96,163 +97,190 @@ def parse_extra(values: dict[str, Any]) -> tuple[dict[str, Any], list[FormProble
     return value, []
 
 
-def to_body(family_id: str, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The request body, and for Seedance the control key of each ``content`` item."""
-    body: dict[str, Any] = {"model": str(values.get("model") or "").strip()}
-    content_keys: list[str] = []
-    controls = [c for c in controls_for(family_id) if shown(c, values)]
-    if family_id == "seedance":
-        content: list[dict[str, Any]] = [{"type": "text", "text": values.get("prompt") or ""}]
-        content_keys.append("prompt")
-        for c in controls:
-            if c.key == "reference_images":
-                urls, role = _lines(values.get(c.key)), "reference_image"
-            elif c.key in ("first_frame", "last_frame"):
-                urls, role = [str(values.get(c.key) or "").strip()], c.key
-            else:
+def _sendable(c: Control, value: Any) -> Any:
+    """The body value of a field control; None when it is not sent."""
+    if c.type == "checkbox":
+        return bool(value)
+    if c.type == "refs" or c.as_list:
+        return _lines(value) or None
+    if c.type == "number":
+        return _number(value) if str(value if value is not None else "").strip() else None
+    if c.type == "text":
+        return str(value or "")
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        if any(isinstance(o["value"], int) and not isinstance(o["value"], bool) for o in c.options):
+            return _number(value)
+        return value.strip() if c.type in ("ref", "size") else value
+    return value
+
+
+def _item_values(c: Control, value: Any) -> list[str]:
+    """The values an item control adds to its array: one per line, or always one."""
+    if c.type == "refs":
+        return _lines(value)
+    return [str(value or "").strip() if c.type != "text" else str(value or "")]
+
+
+def _fill(template: Any, value: str) -> Any:
+    """An item template with ``VALUE`` replaced by ``value``."""
+    if template == VALUE:
+        return value
+    if isinstance(template, dict):
+        return {k: _fill(v, value) for k, v in template.items()}
+    return template
+
+
+def _match(template: Any, item: Any, optional: tuple[str, ...] = ()) -> tuple[bool, Any]:
+    """Whether ``item`` fits ``template`` (keys in ``optional`` may be missing), and its value."""
+    if template == VALUE:
+        return True, item
+    if not isinstance(template, dict):
+        return template == item, None
+    if not isinstance(item, dict):
+        return False, None
+    found: Any = None
+    for key, expected in template.items():
+        if key not in item:
+            if key in optional:
                 continue
-            for url in urls:
-                content.append({"type": "image_url", "image_url": {"url": url}, "role": role})
-                content_keys.append(c.key)
-        body["content"] = content
-    for c in controls:
+            return False, None
+        ok, value = _match(expected, item[key])
+        if not ok:
+            return False, None
+        found = value if value is not None else found
+    return True, found
+
+
+def to_body(family_id: str, values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The request body, and the control key of each array item, in the body's order."""
+    body: dict[str, Any] = {"model": str(values.get("model") or "").strip()}
+    item_keys: list[str] = []
+    for c in controls_for(family_id):
+        if not shown(c, values) or c.send == "selector":
+            continue
         value = values.get(c.key)
-        if family_id == "seedance" and c.key in ("prompt", *content_keys):
-            continue
-        if c.key == "orientation":
-            if value in ORIENTATIONS:
-                body["size"] = ORIENTATIONS[value]["size"]
-        elif c.key == "length":
-            if value not in ("", None):
-                body["duration"] = _number(value)
-        elif c.key == "reference":
-            if _lines(value):
-                body["input_reference"] = _lines(value)
-        elif c.key in ("mode", "scenario"):
-            continue
-        elif c.type == "checkbox":
-            body[c.api] = bool(value)
-        elif c.type == "refs":
-            if _lines(value):
-                body[c.api] = _lines(value)
-        elif c.type == "number":
-            if str(value if value is not None else "").strip():
-                body[c.api] = _number(value)
-        elif c.type == "text":
-            body[c.api] = str(value or "")
-        elif isinstance(value, str):
-            if value.strip():
-                body[c.api] = value.strip() if c.type in ("ref", "size") else value
-        elif value is not None:
-            body[c.api] = value
+        if c.send == "item":
+            for one in _item_values(c, value):
+                body.setdefault(c.to, []).append(_fill(c.item, one))
+                item_keys.append(c.key)
+        elif c.send == "choice":
+            row = c.table.get(value)
+            if row is not None:
+                body[c.to] = row[c.to]
+        else:
+            sent = _sendable(c, value)
+            if sent is not None:
+                body[c.to] = sent
     body.update(parse_extra(values)[0])
-    return body, content_keys
+    return body, item_keys
+
+
+def _read_items(c: Control, body: dict[str, Any], values: dict[str, Any], used: set[str]) -> bool:
+    """Fill an item control from the body's array; True when it got a value."""
+    items = body.get(c.to)
+    if c.to in body:
+        used.add(c.to)
+    if not isinstance(items, list):
+        return False
+    siblings = [s for s in controls_for(str(values["family"])) if s.send == "item" and s.to == c.to]
+    found = []
+    for item in items:
+        owner = next((s for s in siblings if _match(s.item, item, s.item_optional)[0]), None)
+        if owner is not None and owner.key == c.key:
+            found.append(str(_match(c.item, item, c.item_optional)[1] or ""))
+    if not found:
+        return False
+    values[c.key] = found if c.type == "refs" else found[0]
+    return True
+
+
+def _read_choice(c: Control, body: dict[str, Any], values: dict[str, Any], used: set[str]) -> bool:
+    """Fill a choice control from whichever of its fields the body holds."""
+    got = False
+    for name in c.fields:
+        for option, row in c.table.items():
+            if name in body and name in row and body[name] == row[name]:
+                values[c.key] = option
+                used.add(name)
+                got = True
+    return got
+
+
+def _read_field(c: Control, body: dict[str, Any], values: dict[str, Any], used: set[str]) -> bool:
+    """Fill a field control from its body field or an alternative name of it."""
+    got = False
+    for name in c.fields:
+        if name not in body or (c.as_list and not body[name]):
+            continue
+        value = body[name]
+        if c.type == "refs":
+            value = _lines(value)
+        elif c.as_list:
+            refs = _lines(value)
+            value = refs[0] if len(refs) == 1 else refs
+        values[c.key] = value
+        used.add(name)
+        got = True
+    return got
+
+
+_READERS = {"item": _read_items, "choice": _read_choice, "field": _read_field}
 
 
 def from_body(family_id: str, body: dict[str, Any], model: str | None = None) -> dict[str, Any]:
     """Values that describe a past request body (unknown keys go to "more parameters").
 
     An option the body does not send is "not set" (not the form's default), so the body
-    comes back as it was.
+    comes back as it was; a selector takes the option that explains what the body fills.
     """
     values = defaults(family_id)
-    for c in controls_for(family_id):
+    controls = controls_for(family_id)
+    for c in controls:
         if c.options and any(o["value"] == "" for o in c.options):
             values[c.key] = ""
     values["model"] = str(body.get("model", model or ""))
     used = {"model"}
-    controls = controls_for(family_id)
-    if family_id == "seedance":
-        items = [i for i in body.get("content") or [] if isinstance(i, dict)]
-        texts = [str(i.get("text", "")) for i in items if i.get("type") == "text"]
-        values["prompt"] = texts[0] if texts else ""
-        by_role: dict[str, list[str]] = {}
-        for item in items:
-            if item.get("type") == "image_url":
-                image = item.get("image_url")
-                url = str(image.get("url", "")) if isinstance(image, dict) else ""
-                by_role.setdefault(str(item.get("role") or "first_frame"), []).append(url)
-        if "reference_image" in by_role:
-            values["scenario"] = "reference_images"
-            values["reference_images"] = by_role["reference_image"]
-        elif "last_frame" in by_role:
-            values["scenario"] = "first_last_frame"
-        elif "first_frame" in by_role:
-            values["scenario"] = "first_frame"
-        values["first_frame"] = (by_role.get("first_frame") or [""])[0]
-        values["last_frame"] = (by_role.get("last_frame") or [""])[0]
-        used.add("content")
+    filled = set()
     for c in controls:
-        if family_id == "seedance" and c.key in SEEDANCE_CONTENT_KEYS:
-            continue
-        if c.key == "orientation":
-            for name in ("size", "aspect_ratio"):
-                for orientation, api in ORIENTATIONS.items():
-                    if body.get(name) == api[name]:
-                        values["orientation"] = orientation
-                        used.add(name)
-        elif c.key == "length":
-            for name in ("duration", "seconds"):
-                if name in body:
-                    values["length"] = body[name]
-                    used.add(name)
-        elif c.key == "reference":
-            for name in ("input_reference", "image_urls"):
-                if body.get(name):
-                    refs = _lines(body[name])
-                    values["reference"] = refs[0] if len(refs) == 1 else refs
-                    used.add(name)
-        elif c.key in ("mode", "scenario"):
-            continue
-        elif c.api in body:
-            value = body[c.api]
-            values[c.key] = _lines(value) if c.type == "refs" else value
-            used.add(c.api)
-    if family_id == "starvideos":
-        values["mode"] = _starvideos_mode(body)
+        reader = _READERS.get(c.send)
+        if reader is not None and reader(c, body, values, used):
+            filled.add(c.key)
+    for selector in (c for c in controls if c.send == "selector"):
+        values[selector.key] = best_option(selector, filled)  # type: ignore[arg-type]
     rest = {k: v for k, v in body.items() if k not in used}
     values[EXTRA_KEY] = json.dumps(rest, indent=1) if rest else ""
     return values
 
 
-SEEDANCE_CONTENT_KEYS = ("prompt", "scenario", "first_frame", "last_frame", "reference_images")
-
-
-def _starvideos_mode(body: dict[str, Any]) -> str:
-    has = {k for k, v in body.items() if v not in (None, [], "")}
-    if "referenceVideos" in has:
-        return "image_video" if "referenceImages" in has else "video_reference"
-    if "first_image" in has or "last_image" in has:
-        return "first_last_frame"
-    return "image_reference" if "referenceImages" in has else "text"
-
-
-def _owner(family_id: str, field_path: str, content_keys: list[str]) -> tuple[str, str]:
+def _owner(family_id: str, field_path: str, item_keys: list[str]) -> tuple[str, str]:
     """(control key, rule prefix) of a problem's JSON path."""
     match = _INDEX.match(field_path)
     top = match.group(1) if match else field_path.split(".", maxsplit=1)[0]
-    if family_id == "seedance" and top == "content":
-        if match is None:
-            return "scenario", ""
-        index = int(match.group(2))
-        key = content_keys[index] if index < len(content_keys) else "scenario"
-        if key == "reference_images":
-            return key, f"image {content_keys[:index].count(key) + 1} "
-        return key, ""
-    for c in controls_for(family_id):
-        apis = {c.api, c.key}
-        if c.key == "orientation":
-            apis |= {"size", "aspect_ratio"}
-        elif c.key == "length":
-            apis |= {"duration", "seconds"}
-        elif c.key == "reference":
-            apis |= {"input_reference", "image_urls"}
-        if top in apis:
+    controls = controls_for(family_id)
+    items = [c for c in controls if c.send == "item" and c.to == top]
+    if items:
+        index = int(match.group(2)) if match else len(item_keys)
+        key = item_keys[index] if index < len(item_keys) else _array_owner(controls, items)
+        refs = next((c for c in items if c.key == key and c.type == "refs"), None)
+        return key, "" if refs is None else f"item {item_keys[:index].count(key) + 1} "
+    for c in controls:
+        if top in (c.key, *c.fields):
             prefix = f"item {int(match.group(2)) + 1} " if match and c.type == "refs" else ""
             return c.key, prefix
     if top == "model":
         return "model", ""
     return EXTRA_KEY, ""
+
+
+def _array_owner(controls: tuple[Control, ...], items: list[Control]) -> str:
+    """Who answers for a whole array: the selector that shows its items, else its first."""
+    keys = {c.key for c in items}
+    for c in controls:
+        if c.send == "selector" and any(keys & set(shown) for shown in c.shows.values()):
+            return c.key
+    return items[0].key
 
 
 def label_of(family_id: str, key: str) -> str:
@@ -267,10 +295,10 @@ def label_of(family_id: str, key: str) -> str:
 def check(family_id: str, values: dict[str, Any]) -> list[FormProblem]:
     """Every problem of the form's request, errors first, in the user's words."""
     fam = family(family_id)
-    body, content_keys = to_body(family_id, values)
+    body, item_keys = to_body(family_id, values)
     extras, out = parse_extra(values)
     for p in validate_request(fam.create_path, body):
-        key, prefix = _owner(family_id, p.field, content_keys)
+        key, prefix = _owner(family_id, p.field, item_keys)
         if p.field.split("[")[0].split(".")[0] in extras:
             key = EXTRA_KEY
         label = label_of(family_id, key)
@@ -282,16 +310,14 @@ def check(family_id: str, values: dict[str, Any]) -> list[FormProblem]:
         else:
             rule = prefix + p.rule
         out.append(FormProblem(key, f"{label}: {rule}", p.is_error, empty, label))
-    if family_id == "starvideos":
-        mode = str(values.get("mode") or "text")
-        for name in MODE_REQUIRED.get(mode, ()):
-            if body.get(name) in (None, "", []):
-                label = label_of(family_id, name)
-                out.append(FormProblem(name, f"{label}: is required", True, True, label))
-    scenario = values.get("scenario") == "reference_images"
-    if family_id == "seedance" and scenario and not _lines(values.get("reference_images")):
-        label = label_of(family_id, "reference_images")
-        out.append(FormProblem("reference_images", f"{label}: is required", True, True, label))
+    out += _unfilled(family_id, values, {p.key for p in out if p.error})
+    for c in controls_for(family_id):
+        if c.send != "selector" or not shown(c, values):
+            continue
+        for key in c.needs.get(values.get(c.key) or c.default, ()):
+            if not _lines(values.get(key)):
+                label = label_of(family_id, key)
+                out.append(FormProblem(key, f"{label}: is required", True, True, label))
     seen: set[str] = set()
     unique: list[FormProblem] = []
     for problem in sorted(out, key=lambda item: not item.error):
@@ -299,6 +325,21 @@ def check(family_id: str, values: dict[str, Any]) -> list[FormProblem]:
             seen.add(problem.message)
             unique.append(problem)
     return unique
+
+
+def _unfilled(family_id: str, values: dict[str, Any], flagged: set[str]) -> list[FormProblem]:
+    """Required controls left empty that the validator did not already flag (a body field
+    the request model does not know, e.g. the prompt inside an array of a new family)."""
+    out = []
+    for c in controls_for(family_id):
+        if (
+            c.required
+            and c.key not in flagged
+            and shown(c, values)
+            and not _lines(values.get(c.key))
+        ):
+            out.append(FormProblem(c.key, f"{c.label}: must not be empty", True, True, c.label))
+    return out
 
 
 def hint(problems: list[FormProblem]) -> str:
@@ -321,7 +362,7 @@ def offered(family_id: str, values: dict[str, Any]) -> dict[str, list[Any]]:
     path = family(family_id).create_path
     out: dict[str, list[Any]] = {}
     for c in controls_for(family_id):
-        if not c.options or c.key in ("mode", "scenario", "orientation") or not shown(c, values):
+        if not c.options or c.send != "field" or not shown(c, values):
             continue
         base_values = {**values, c.key: ""}
         base_body = to_body(family_id, base_values)[0]
@@ -393,9 +434,10 @@ def carry(
 
 
 def _ratio_value(source: Control, value: Any, target: Control) -> Any:
-    """An aspect ratio in the target's terms (orientation <-> 9:16 / 16:9), None if none."""
-    if source.key == "orientation":
-        value = ORIENTATIONS.get(str(value), {}).get("ratio")
-    if target.key == "orientation":
-        return next((k for k, v in ORIENTATIONS.items() if v["ratio"] == value), None)
+    """A value in the target's terms, None if it has none: a choice stands for the entry of
+    its table named after what it carries (orientation "landscape" <-> ratio "16:9")."""
+    if source.table:
+        value = source.table.get(value, {}).get(source.carry)
+    if target.table:
+        return next((k for k, v in target.table.items() if v.get(target.carry) == value), None)
     return value if any(o["value"] == value for o in target.options) else None

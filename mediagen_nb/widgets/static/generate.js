@@ -148,6 +148,9 @@ function render({ model, el }) {
           commit(key, [...lines, uri]);
         });
       }
+    } else if ((control.type === "select" || control.type === "segmented") && options.length === 1) {
+      // one allowed value (a model with one resolution): plain text, nothing to choose
+      input = mgEl("output", { class: "mg-gen__fixed", name: key, text: options[0].label });
     } else if (control.type === "select") {
       input = mgSelect({ name: key, options, value: v, onChange: (val) => commit(key, options.find((o) => String(o.value) === val)?.value ?? val) });
       sync = (val) => { input.value = val == null ? "" : String(val); };
