@@ -54,11 +54,15 @@ def type_into(front: Front, selector: str, panel_name: str, text: str) -> None:
 
 
 def generate_image(front: Front) -> float:
-    """Images: type a prompt, Generate, and see the picture (decoded, non-empty).
+    """Images: type a prompt, Generate, and see the picture (decoded, non-empty). The first
+    model has one resolution: it reads as plain text, with nothing to toggle.
 
     Returns the seconds from the click to the decoded picture: a figure for ``bench/``
     (printed, never asserted)."""
     panel = front.panel("images")
+    resolution = panel.locator(".mg-field", has=front.page.get_by_text("Resolution", exact=True))
+    expect(resolution).to_contain_text("1K")
+    expect(resolution.locator("button, input, select")).to_have_count(0)
     type_into(front, "textarea[name='prompt']", "images", IMAGE_PROMPT)
     generate = panel.locator("[data-mg-action='generate']")
     expect(generate).to_be_enabled()
