@@ -36,6 +36,7 @@ SCRIPTS: tuple[tuple[str, str], ...] = (
     ("import", "8. import mediagen_nb.client vs import httpx2 (<= 2.5x)"),
     ("notebook_size", "9. executed playground + 20 images, saved (<= 1 MB)"),
     ("result_endpoint", "10. emulator GET /v1/result rps vs bare Starlette (>= 0.6x)"),
+    ("classroom", "11. classroom gateway: upstream polls/polite, added p99s (worse of 3 <= 1)"),
 )
 
 

@@ -199,8 +199,7 @@ class ClassroomHandle:
     @property
     def counters(self) -> dict[str, int]:
         """Requests the gateway handled, by kind, and upstream polls in all."""
-        polls = sum(t.upstream_polls for t in list(self.state.tasks.values()))
-        return {**self._gw.counters, "upstream_polls": polls}
+        return self._gw.stats()
 
     @property
     def media_dir(self) -> Path:
@@ -338,7 +337,7 @@ def start_classroom(
     state.set_rules(rules)
     gw = Gateway(state, up, folder / "media")
     gw.media_dir.mkdir(parents=True, exist_ok=True)
-    wall = Wall(state, gw.media_dir, token)
+    wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)
     if not is_loopback(host):
         warnings.warn(

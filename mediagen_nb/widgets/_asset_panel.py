@@ -25,6 +25,7 @@ from typing import Any
 
 import traitlets
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED
 from mediagen_nb.types import RequestValidationError, errors_only
 from mediagen_nb.widgets._asset_form import (
@@ -277,7 +278,7 @@ class AssetPanel(WidgetPanel):
             async with self._fetching:
                 assets = self.session.client.assets
                 data = await assets.fetch_media(url, max_bytes=MAX_THUMB_SOURCE)
-            thumb = await asyncio.to_thread(thumb_data_url, data)
+            thumb = await off_loop(thumb_data_url, data)
         except (MediagenError, ValueError, OSError):
             return
         row = self._rows.get(asset_id)
