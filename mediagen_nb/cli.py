@@ -1,4 +1,6 @@
-"""Command line: ``mediagen-nb serve`` (the emulator in the foreground) and ``mediagen-nb lab``.
+"""Command line: ``mediagen-nb serve`` (the emulator in the foreground), ``mediagen-nb lab``
+and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb._lite``);
+``mediagen-nb classroom`` runs a classroom gateway (``mediagen_nb.classroom._cli``).
 
 ``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
 accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--api-key`` is
@@ -69,10 +71,47 @@ def _parser() -> argparse.ArgumentParser:
         + ",".join(get_args(FaultCategory))
         + " (default: result)",
     )
+    from mediagen_nb.classroom._cli import add_parser as add_classroom
+
+    add_classroom(commands)
     commands.add_parser(
         "lab", help="open JupyterLab on the playground notebook (other options go to jupyter)"
     )
+    lite = commands.add_parser("lite", help="the in-browser playground (JupyterLite + Pyodide)")
+    lite_commands = lite.add_subparsers(dest="lite_command", required=True)
+    build = lite_commands.add_parser(
+        "build", help="build the static site: Pyodide and every wheel served from the folder"
+    )
+    build.add_argument("--output", required=True, type=Path, help="folder to build into")
+    build.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="where downloads are kept for offline rebuilds "
+        "(default $MEDIAGEN_LITE_CACHE or ~/.cache/mediagen_nb/lite)",
+    )
     return parser
+
+
+def _lite_build(args: argparse.Namespace) -> int:
+    try:
+        from mediagen_nb._lite import build_site
+    except ImportError as error:  # packaging / jupyterlite missing
+        print(f"mediagen-nb lite build: {error}; pip install -e '.[lite]'", file=sys.stderr)
+        return 2
+    try:
+        site = build_site(args.output, cache=args.cache_dir)
+    except RuntimeError as error:
+        print(f"mediagen-nb lite build: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"Built {site.output} ({site.files} files, {site.bytes / 1e6:.1f} MB, "
+        f"{len(site.wheels)} wheels). Serve the folder with any static web server, e.g.\n"
+        f"  python -m http.server --bind 127.0.0.1 --directory {site.output} 8000\n"
+        "and open http://127.0.0.1:8000/ (a file:// address cannot run it).",
+        flush=True,
+    )
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -276,6 +315,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         return _serve(args)
+    if args.command == "classroom":
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        from mediagen_nb.classroom._cli import run as run_classroom
+
+        return run_classroom(args)
+    if args.command == "lite":
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return _lite_build(args)
     return _lab([a for a in extra if a != "--"])
 
 

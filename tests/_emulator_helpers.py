@@ -9,22 +9,7 @@ from starlette.applications import Starlette
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator import FaultConfig, create_app
-
-KEY = "test-key-0123"
-START = 1_750_000_000.0
-
-
-class FakeClock:
-    """An emulator clock that moves only when a test says so."""
-
-    def __init__(self, start: float = START) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
+from tests._support import KEY, FakeClock
 
 
 def make_app(

@@ -27,7 +27,8 @@ from mediagen_nb.types import (
     ToolUseBlock,
     tool_results_turn,
 )
-from tests.client_fakes import BASE, KEY, TEXT, FakeClock
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT
 from tests.test_client_assemble import (
     CHAT_BODY,
     MESSAGES_BODY,
@@ -39,8 +40,6 @@ from tests.test_client_assemble import (
 from tests.test_emulator_chat_sdk import AN_TOOLS, ASK, OA_TOOLS, RESULT
 from tests.test_emulator_text import _app, _serve
 
-EMU_KEY = "test-key"
-
 
 @pytest.fixture(scope="module")
 def text_base() -> Iterator[str]:
@@ -49,7 +48,7 @@ def text_base() -> Iterator[str]:
 
 
 def _client(text_base: str) -> AsyncClient:
-    return AsyncClient(EMU_KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None)
+    return AsyncClient(KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None)
 
 
 async def test_chat_tool_loop_with_our_client(text_base: str) -> None:
@@ -117,7 +116,7 @@ def _record(text_base: str, path: str, body: dict[str, Any]) -> bytes:
         "POST",
         text_base + path,
         json={**body, "stream": True},
-        headers={"Authorization": f"Bearer {EMU_KEY}"},
+        headers={"Authorization": f"Bearer {KEY}"},
         timeout=10,
     ) as response:
         return response.read()
@@ -283,7 +282,7 @@ async def test_a_stream_is_retried_while_opening_but_never_after_text_arrived() 
 def test_blocking_client_stream_helper(text_base: str) -> None:
     from mediagen_nb import Client
 
-    with Client(EMU_KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None) as client:
+    with Client(KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None) as client:
         with client.messages.stream(
             model="claude-sonnet-4-6",
             max_tokens=2000,
@@ -304,7 +303,7 @@ async def test_turns_record_tool_calls_and_thinking(text_base: str, tmp_path: An
 
     recorder = MemoryRecorder(tmp_path)
     base = text_base.replace("/gateway", "/api")
-    async with AsyncClient(EMU_KEY, base, text_base, recorder=recorder) as client:
+    async with AsyncClient(KEY, base, text_base, recorder=recorder) as client:
         await client.chat.completions.create(model="gpt-5.4", messages=ASK, tools=OA_TOOLS)
         stream = await client.messages.create(
             model="claude-sonnet-4-6",

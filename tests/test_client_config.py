@@ -21,7 +21,8 @@ from mediagen_nb.client import (
     redact,
 )
 from mediagen_nb.client._config import resolve_settings
-from tests.client_fakes import BASE, KEY, TEXT, FakeClock, FakeService, MemoryRecorder
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT, FakeService, MemoryRecorder
 
 
 def test_secret_never_shows_its_value() -> None:

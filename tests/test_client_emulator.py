@@ -24,9 +24,8 @@ from mediagen_nb.client import (
     TaskFailedError,
 )
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, create_app, start_emulator
-from tests.client_fakes import FakeClock
+from tests._support import KEY, FakeClock
 
-KEY = "emu-test-key-5150"
 BASE = "http://emu.test/api"
 TEXT = "http://emu.test/gateway"
 MESSAGES = [{"role": "user", "content": "Say something about lighthouses."}]

@@ -22,7 +22,8 @@ from mediagen_nb.client import (
     Client,
     RequestValidationError,
 )
-from tests.client_fakes import BASE, KEY, TEXT, FakeClock, FakeService, MemoryRecorder
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT, FakeService, MemoryRecorder
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -18,7 +18,8 @@ from mediagen_nb.client import (
     RetryTransport,
     ServerError,
 )
-from tests.client_fakes import BASE, KEY, TEXT, FakeClock
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT
 
 
 def counting(

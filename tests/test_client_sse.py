@@ -18,7 +18,8 @@ from mediagen_nb.client import (
     StreamInterruptedError,
     aiter_sse,
 )
-from tests.client_fakes import BASE, KEY, TEXT, MemoryRecorder
+from tests._support import KEY
+from tests.client_fakes import BASE, TEXT, MemoryRecorder
 
 
 def parse(chunks: Iterable[bytes]) -> tuple[list[ServerSentEvent], SSEDecoder]:

@@ -18,7 +18,8 @@ from mediagen_nb.client import (
     TaskTimeoutError,
     normalize_status,
 )
-from tests.client_fakes import BASE, KEY, MP4_BYTES, TEXT, FakeClock, FakeService, MemoryRecorder
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, MP4_BYTES, TEXT, FakeService, MemoryRecorder
 
 SEEDANCE: dict[str, Any] = {"content": [{"type": "text", "text": "a boat at dawn"}]}
 

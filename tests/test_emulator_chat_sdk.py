@@ -20,7 +20,8 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolC
 from pydantic import BaseModel, Field
 
 from mediagen_nb.emulator._faults import FaultConfig
-from tests.test_emulator_text import KEY, _app, _serve
+from tests._support import KEY
+from tests.test_emulator_text import _app, _serve
 
 WEATHER = {
     "type": "object",

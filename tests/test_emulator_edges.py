@@ -14,7 +14,8 @@ import pytest
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._media import image_pixels, video_pixels
-from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import KEY, FakeClock
 
 IMG = "https://example.com/ref.png"
 USER_HI = [{"role": "user", "content": "hi"}]
@@ -363,7 +364,7 @@ async def test_loopback_emulator_accepts_its_own_origin_and_refuses_another_port
     async with httpx2.AsyncClient(
         transport=httpx2.ASGITransport(app=app),
         base_url="http://127.0.0.1:8765/api",
-        headers={"Authorization": "Bearer test-key-0123"},
+        headers={"Authorization": f"Bearer {KEY}"},
     ) as c:
         own = {"assetType": "Image", "url": "http://127.0.0.1:8765/api/files/upload-1.png"}
         other = {"assetType": "Image", "url": "http://127.0.0.1:8766/files/upload-1.png"}

@@ -10,7 +10,8 @@ import httpx2
 import pytest
 
 from mediagen_nb.emulator import MAX_BODY_BYTES
-from tests._emulator_helpers import KEY, VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import KEY, FakeClock
 
 SPEED = "x-mediagen-emulator-speed"
 JSON = {"content-type": "application/json"}

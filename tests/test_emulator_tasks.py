@@ -11,7 +11,8 @@ from PIL import Image
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._tasks import DEFAULT_RETENTION_S, MAX_ERROR_PROBLEMS
-from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import FakeClock
 
 CREATE_OBJECT = {
     "banana": "nanobanana",
@@ -51,7 +52,7 @@ async def test_every_create_path_accepts_a_valid_body_and_completes(family_id: s
         created = await create(c, family_id)
         assert created["status"] == ("processing" if fam.kind == "image" else "queued")
         assert created["model"] == VALID_BODIES[family_id]["model"]
-        assert created["created"] == int(clock.t)
+        assert created["created"] == int(clock.now)
         if family_id in CREATE_OBJECT:
             assert created["object"] == CREATE_OBJECT[family_id]
         if family_id == "banana":

@@ -29,8 +29,8 @@ from mediagen_nb.emulator._textgen import (
     MESSAGE_OVERHEAD,
     count_tokens,
 )
+from tests._support import KEY
 
-KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 QUESTION = "How do volcanoes form and why do some erupt explosively?"
 

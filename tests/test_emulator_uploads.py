@@ -13,8 +13,8 @@ from starlette.applications import Starlette
 from mediagen_nb.client import APIError, AsyncClient
 from mediagen_nb.emulator import create_app
 from mediagen_nb.emulator._uploads import MAX_UPLOAD_BYTES, UploadStore, safe_name
+from tests._support import KEY
 
-KEY = "test-key"
 PNG_BYTES = b"\x89PNG\r\n\x1a\n fake rest"
 BASE = "http://emulator.test/api"
 

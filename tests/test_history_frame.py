@@ -14,21 +14,14 @@ import mediagen_nb
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.history import Ledger, export, history
 from mediagen_nb.history._frame import COLUMNS
+from tests._support import FakeClock
 
 T0 = 1_700_000_000.0
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    clock = Clock()
+    clock = FakeClock(T0)
     store = Ledger(tmp_path, clock=clock)
     store.record(
         LedgerEvent(

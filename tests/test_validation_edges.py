@@ -16,7 +16,8 @@ import pytest
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import AsyncClient, TaskFailedError
 from mediagen_nb.types import parse_size, validate_request
-from tests._emulator_helpers import KEY, FakeClock, make_app
+from tests._emulator_helpers import make_app
+from tests._support import KEY, FakeClock
 from tests._validation_helpers import (
     SEEDANCE,
     NoNetwork,

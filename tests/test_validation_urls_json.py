@@ -19,7 +19,8 @@ from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.client._http import encode_json
 from mediagen_nb.types import validate_request
 from mediagen_nb.types._urls import not_public_reason, origin, origins
-from tests._emulator_helpers import KEY, FakeClock, make_app
+from tests._emulator_helpers import make_app
+from tests._support import KEY, FakeClock
 from tests._validation_helpers import (
     CHAT,
     IMG,

@@ -8,7 +8,7 @@ import asyncio
 import base64
 import io
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from PIL import Image
 
 import mediagen_nb
 from mediagen_nb.client import AssetBatch, AssetError, AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.types import RequestValidationError
 from mediagen_nb.widgets._asset_form import NEEDS_PUBLIC_URL, REVIEW_FAILED
 from mediagen_nb.widgets._asset_panel import AssetPanel
@@ -25,11 +25,7 @@ from mediagen_nb.widgets._session import DEMO_TEXT, Session
 IMAGE = "https://example.com/people/alice.png"
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=60.0, seed=3)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=60.0, seed=3)
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import Family, TaskStatus
 from mediagen_nb.types import TaskResult
 
@@ -352,7 +353,7 @@ class Task:
         cached = self.local_path or self._ctx.recorder.cached_media(self.id)
         if cached is not None:
             try:
-                self._bytes = await asyncio.to_thread(Path(cached).read_bytes)
+                self._bytes = await off_loop(Path(cached).read_bytes)
                 return self._bytes
             except OSError as exc:
                 logger.warning("cached media %s unreadable (%s); downloading", cached, exc)
@@ -376,12 +377,17 @@ class Task:
             target.write_bytes(data)
             return target
 
-        return await asyncio.to_thread(write)
+        return await off_loop(write)
 
     async def image(self) -> Image:
         """The result as a PIL image (image tasks; PIL is imported only here)."""
-        from PIL import Image as PILImage
-
+        try:
+            from PIL import Image as PILImage
+        except ImportError as exc:  # the browser: Pillow cannot be installed there
+            raise ImportError(
+                "task.image() needs Pillow (pip install pillow); "
+                "await task.read_bytes() gives the file's bytes without it"
+            ) from exc
         data = await self.read_bytes()
         picture = PILImage.open(BytesIO(data))
         picture.load()

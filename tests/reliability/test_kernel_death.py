@@ -29,6 +29,7 @@ import pytest
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.history import Ledger, resume, unfinished
+from tests._support import KEY
 from tests.reliability._reliability import (
     HERE,
     ServedEmulator,
@@ -40,7 +41,6 @@ from tests.reliability._reliability import (
     serve_emulator,
 )
 
-KEY = "reliability-kernel-death-key"
 TASKS = scale("kernel_tasks", 22)
 SPEED = 40.0
 """Videos take 3-12 s here (polled every 0.75 s); images finish in about a second."""

@@ -3,9 +3,9 @@
 One Jupyter server (started exactly as ``mediagen-nb lab`` starts it) serves JupyterLab 4
 (``/lab/tree/...``), Notebook 7 (``/notebooks/...``) and Voila (its server extension,
 ``/voila/render/...``); marimo runs ``notebooks/playground_marimo.py`` with ``marimo run``.
-Every page opens the playground, where the Studio shows the panels as tabs (an ipywidgets
-``Tab`` in Jupyter, ``mo.ui.tabs`` in marimo); ``Front.panel(name)`` clicks the tab and
-returns the panel root the contract names: ``.mg-panel.mg-panel--<name>[data-mg-ready="1"]``.
+Every page opens the playground, where the Studio (one anywidget, the same in every front end)
+shows the panels in its own tab list; ``Front.panel(name)`` clicks the tab and returns the
+panel root the contract names: ``.mg-panel.mg-panel--<name>[data-mg-ready="1"]``.
 
 Themes: JupyterLab and Notebook 7 read the theme from the server's user settings
 (``JUPYTERLAB_SETTINGS_DIR``), written before the page loads; Voila takes ``?theme=dark``;
@@ -29,7 +29,8 @@ from typing import Literal
 from playwright.sync_api import Browser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-Kind = Literal["lab", "notebook", "voila", "marimo"]
+Kind = Literal["lab", "notebook", "voila", "marimo", "lite"]
+"""``lite``: the static in-browser site of ``mediagen-nb lite build`` (``tests/ui/lite.py``)."""
 Theme = Literal["light", "dark"]
 KINDS: tuple[Kind, ...] = ("lab", "notebook", "voila", "marimo")
 THEMES: tuple[Theme, ...] = ("light", "dark")
@@ -189,7 +190,7 @@ class Front:
 
     def dark(self) -> bool:
         """Whether the page itself shows a dark theme (not just the panels)."""
-        if self.kind in {"lab", "notebook", "voila"}:
+        if self.kind in {"lab", "notebook", "voila", "lite"}:
             light = self.page.locator("body").get_attribute("data-jp-theme-light")
             return light == "false"
         return bool(self.page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches"))

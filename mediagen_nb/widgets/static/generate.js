@@ -148,6 +148,9 @@ function render({ model, el }) {
           commit(key, [...lines, uri]);
         });
       }
+    } else if ((control.type === "select" || control.type === "segmented") && options.length === 1) {
+      // one allowed value (a model with one resolution): plain text, nothing to choose
+      input = mgEl("output", { class: "mg-gen__fixed", name: key, text: options[0].label });
     } else if (control.type === "select") {
       input = mgSelect({ name: key, options, value: v, onChange: (val) => commit(key, options.find((o) => String(o.value) === val)?.value ?? val) });
       sync = (val) => { input.value = val == null ? "" : String(val); };
@@ -197,7 +200,7 @@ function render({ model, el }) {
       value: fam.id,
       onChange: (id) => model.send({ action: "family", family: id }),
     });
-    const famRow = mgField({ id: `${model.get("panel_name")}-family`, label: kind === "image" ? "Image model family" : "Video model family", help: fam.description, apiName: "endpoint " + fam.id, control: famSelect });
+    const famRow = mgField({ id: `${model.get("panel_name")}-family`, label: kind === "image" ? "Image model family" : "Video model family", help: fam.description, apiName: `endpoint ${fam.id}`, control: famSelect });
     let modelInput;
     let modelHelp = "";
     if (fam.free_model) {
@@ -317,7 +320,7 @@ function render({ model, el }) {
     parts.note = mgEl("p", { class: "mg-card__note mg-muted" });
     parts.save = mgButton({ label: "Save", kind: "secondary", action: "save", onClick: () => save(r.id) });
     parts.rerun = mgButton({ label: "Run again", kind: "secondary", action: "rerun", onClick: () => model.send({ action: "rerun", id: r.id }) });
-    parts.copy = mgCopy(() => (model.get("results").find((x) => x.id === r.id) || {}).code || "", "Copy as code");
+    parts.copy = mgCopy(() => model.get("results").find((x) => x.id === r.id)?.code || "", "Copy as code");
     parts.actions = mgEl("div", { class: "mg-card__actions" }, parts.save, parts.rerun, parts.copy);
     const card = mgEl("article", { class: "mg-card", role: "listitem", "data-id": r.id },
       parts.head, parts.status, parts.progress, parts.media, parts.prompt, parts.error, parts.note, parts.actions);
