@@ -290,11 +290,11 @@ class AssetPanel(WidgetPanel):
         return self.spawn(self._refresh(), name="asset refresh")
 
     async def _refresh(self) -> None:
-        from mediagen_nb.history import history
+        from mediagen_nb.history import history_records  # the rows without pandas (browser)
 
         client = self.session.client
         service = str(client.service_id or client.base_url or "").rstrip("/")
-        records = history(kind="asset").to_dict("records")
+        records = history_records(kind="asset", warn=False)
         for row in rows_from_history(records, service):
             if row.asset_id in self._rows:
                 continue
