@@ -296,6 +296,7 @@ def _chat(gw: Gateway, path: str, protocol: TextProtocol) -> Endpoint:
                 url=gw.upstream.text_base_url + path,
                 raw=await request.body(),
                 on_done=done,
+                protocol=protocol,
             )
         except httpx2.HTTPError:
             gw.state.ledger.log(student.name, "chat_lost", path, model=str(model))

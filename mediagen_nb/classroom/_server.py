@@ -315,19 +315,19 @@ def start_classroom(
     folder = Path(folder) if folder is not None else resolve_home() / "classroom"
     ledger = SqliteClassLedger(folder)
     snap = ledger.load()
-    people = _roster(snap.students, students, roster)
+    try:
+        people = _roster(snap.students, students, roster)
+        rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
+        up = resolve_upstream(upstream, folder, speed=speed)
+    except Exception:
+        ledger.close()
+        raise
     code = snap.settings.get("class_code")
     if isinstance(class_code, str) and class_code:
         code = class_code
     elif class_code and not code:
         code = new_class_code()
     token = snap.settings.get("teacher_token") or new_teacher_token()
-    rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
-    try:
-        up = resolve_upstream(upstream, folder, speed=speed)
-    except Exception:
-        ledger.close()
-        raise
     state = ClassState(ledger, Roster(people, class_code=code), rules)
     state.load(snap.tasks, snap.chat_tokens)
     for student in people:
