@@ -244,14 +244,18 @@ class Task:
                 case "cancelled":
                     raise TaskCancelledError(self.id, local=False)
                 case "queued" | "processing":
-                    if not await self._poll_once(deadline, limit, status):
-                        continue
-                    if on_update is not None:
-                        outcome = on_update(self)
-                        if inspect.isawaitable(outcome):
-                            await outcome
+                    if await self._poll_once(deadline, limit, status):
+                        await self._notify(on_update)
                 case _:
                     assert_never(status)
+
+    async def _notify(self, on_update: OnUpdate | None) -> None:
+        """Run ``on_update(self)``, awaiting it when it is a coroutine function."""
+        if on_update is None:
+            return
+        outcome = on_update(self)
+        if inspect.isawaitable(outcome):
+            await outcome
 
     async def _poll_once(self, deadline: float, limit: float, status: TaskStatus) -> bool:
         """Sleep one interval (less near the deadline) and refresh; False if nothing new."""

@@ -4,7 +4,8 @@
 A visitor lands on the Studio, already running in JupyterLite's REPL (Python in the tab,
 demo mode in-process), and with nothing but the Studio's own controls: sees a picture, plays
 a video, streams a chat reply and stops it, uploads a file to Active, and finds all of it in
-the History tab. Zero requests leave 127.0.0.1. The visit measures the figures that
+the History tab. Zero requests leave 127.0.0.1. Connected to a loopback service that sends
+no CORS headers, the Studio says the browser refused it (CORS). The visit measures the figures that
 ``python -m bench`` prints (``bench/_lite_figures.py``): the site's size, what the visitor
 downloaded, the cold load to a ready Studio, Generate to a picture. The landing page in the
 dark theme is photographed too.
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.ui.frontends import Front
 from tests.ui.journey import (
     CHAT_MESSAGE,
     IMAGE_PROMPT,
@@ -66,7 +68,7 @@ def test_the_studio_runs_in_the_browser_from_a_static_folder(
             expect(rows.filter(has_text=text).first).to_be_visible()
         expect(rows.filter(has_text="Asset").first).to_be_visible()
         save_screenshot(front.panel("images"), screenshot_dir / "lite-images-light.png")
-        visit.page.screenshot(path=screenshot_dir / "lite-landing-light.png")
+        save_screenshot(visit.page.locator("body"), screenshot_dir / "lite-landing-light.png")
         assert visit.blocked == [], visit.blocked  # nothing asked of any other host
         assert not front.errors, front.errors
         assert not front.tracebacks(), front.tracebacks()
@@ -77,7 +79,28 @@ def test_the_studio_runs_in_the_browser_from_a_static_folder(
             cold_load_s=visit.ready_s,
             generate_s=generate_s,
         )
+        with serve(tmp_path) as (service, _):  # a loopback "service" that sends no CORS headers
+            message = connect_without_cors(front, service.rstrip("/"))
+        assert f"the service at {service.rstrip('/')} does not allow requests" in message
+        assert "(CORS)" in message
         visit.page.context.close()
+
+
+def connect_without_cors(front: Front, service: str) -> str:
+    """Connect the Studio to ``service`` with a key, Generate a picture, and return what the
+    Images panel says (the browser refuses the request: the service allows no other origin)."""
+    bar = front.page.locator(".mg-bar__connect")
+    bar.locator("summary").click()
+    bar.locator("input[name='api-key']").fill("a-key-for-the-test")
+    bar.locator("input[name='base-url']").fill(f"{service}/api")
+    bar.locator("input[name='text-base-url']").fill(f"{service}/gateway")
+    bar.locator("[data-mg-action='connect']").click()
+    expect(front.page.locator(".mg-chip[data-mode='connected']").first).to_be_visible()
+    panel = front.panel("images")
+    panel.locator("[data-mg-action='generate']").click()
+    said = panel.get_by_text("(CORS)").first
+    expect(said).to_be_visible()
+    return said.inner_text()
 
 
 def test_the_landing_page_follows_the_dark_theme(
@@ -88,6 +111,6 @@ def test_the_landing_page_follows_the_dark_theme(
         assert visit.front.dark()
         assert visit.page.evaluate("document.documentElement.dataset.theme") == "dark"
         save_screenshot(visit.front.panel("chat"), screenshot_dir / "lite-chat-dark.png")
-        visit.page.screenshot(path=screenshot_dir / "lite-landing-dark.png")
+        save_screenshot(visit.page.locator("body"), screenshot_dir / "lite-landing-dark.png")
         assert visit.blocked == [], visit.blocked
         visit.page.context.close()
