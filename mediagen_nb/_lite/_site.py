@@ -11,9 +11,10 @@ host.
 notebooks in JupyterLite's JupyterLab, and JupyterLite's REPL app filling the rest, told by
 its URL to run ``import mediagen_nb as mg; mg.Studio()`` at once with the code hidden, so a
 visitor lands on a Studio that is starting (then running), as Voila shows a notebook as an
-app. Voici (Voila's static counterpart) is not used: its 0.10 release needs jupyterlite-core
-< 0.8, whose Pyodide kernel predates the Pyodide (Python 3.14) that pydantic-core's
-browser wheel is built for.
+app. Voici (Voila's static counterpart) is not used: voici-core 0.10 needs jupyterlite-core
+< 0.8, whose Pyodide kernel (0.7.2) runs Pyodide 0.29 (Python 3.13), not the Pyodide 314
+(Python 3.14, ABI 2026_0) that pydantic-core's browser wheel on PyPI is built for; voici 0.10
+also pulls in the xeus kernel, whose environments come from conda channels.
 
 Downloads (the Pyodide tarball, wheels) are cached in ``cache`` (``default_cache()``), so
 a rebuild needs no network. Each build runs JupyterLite in a fresh temporary folder (an
