@@ -122,20 +122,35 @@ class DroppingH11Protocol(H11Protocol):
 
 
 def serve_in_thread(
-    app: ASGIApp, host: str, port: int, *, what: str, lifespan: Literal["on", "off"] = "off"
+    app: ASGIApp,
+    host: str,
+    port: int,
+    *,
+    what: str,
+    lifespan: Literal["on", "off"] = "off",
+    max_connections: int = MAX_CONNECTIONS,
 ) -> tuple[uvicorn.Server, threading.Thread, int]:
     """Serve ``app`` with uvicorn in a daemon thread; return once it accepts connections.
 
     Returns the server (set ``should_exit`` to stop it), its thread and the bound port.
     Shared by the emulator and the classroom gateway. Raises RuntimeError naming ``what``
     when the server cannot start (e.g. the port is taken). ``lifespan="on"`` runs the app's
-    startup and shutdown (the gateway opens its upstream client there).
+    startup and shutdown (the gateway opens its upstream client there). ``max_connections``
+    replaces ``MAX_CONNECTIONS`` (a class of 300 kernels keeps more connections open).
     """
+    protocol = DroppingH11Protocol
+    if max_connections != MAX_CONNECTIONS:
+
+        class Protocol(DroppingH11Protocol):
+            pass
+
+        Protocol.max_connections = max_connections
+        protocol = Protocol
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
-        http=DroppingH11Protocol,
+        http=protocol,
         timeout_keep_alive=KEEP_ALIVE_S,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         lifespan=lifespan,
