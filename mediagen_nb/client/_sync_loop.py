@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
+from mediagen_nb._platform import can_start_threads
 from mediagen_nb.types import ChatCompletion, Message
 
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
@@ -25,6 +26,11 @@ class LoopRunner:
     """An event loop running forever in a daemon thread."""
 
     def __init__(self) -> None:
+        if not can_start_threads():
+            raise RuntimeError(
+                "the blocking mediagen_nb.Client runs its loop in a thread, and this Python "
+                "cannot start one (a browser kernel): use mediagen_nb.AsyncClient with await"
+            )
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self.loop.run_forever, name="mediagen-nb-client", daemon=True
