@@ -69,6 +69,18 @@ def generate_image(front: Front) -> None:
     )
     assert image.evaluate("img => img.naturalWidth") > 0
     see_larger(front, image)
+    save_picture(front, card)
+
+
+def save_picture(front: Front, card: Locator) -> str:
+    """Save on the picture's card: the browser downloads the file and the panel says so, under
+    the name it was saved as. Returns that name."""
+    with front.page.expect_download() as download:
+        card.locator("[data-mg-action='save']").click()
+    name = download.value.suggested_filename
+    note = front.panel("images").locator(".mg-status-line[role='status']")
+    expect(note).to_contain_text(f"downloaded by your browser as {name}")
+    return name
 
 
 def see_larger(front: Front, image: Locator) -> list[dict[str, Any]]:
