@@ -36,7 +36,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mediagen_nb.emulator import create_app
-from mediagen_nb.emulator._server import DroppingH11Protocol
+from mediagen_nb.emulator._uvicorn import DroppingH11Protocol
 
 API_KEY = "bench-key-not-secret"
 

@@ -53,13 +53,16 @@ def has_module(name: str) -> bool:
 def demo_in_process() -> bool:
     """Whether demo mode should run the emulator in-process (no thread, no socket).
 
-    Yes in the browser, where a server thread cannot start, when ``MEDIAGEN_DEMO`` says
-    ``in-process``, and where uvicorn is not installed; otherwise the emulator is served on
-    127.0.0.1 in a thread (other programs, a browser tab, ``curl`` can reach it).
+    Yes when ``MEDIAGEN_DEMO`` says ``in-process``; no when it says ``server``; else yes in
+    the browser, where a server thread cannot start, and where uvicorn is not installed.
+    Otherwise the emulator is served on 127.0.0.1 in a thread (other programs, a browser
+    tab, ``curl`` can reach it).
     """
     wanted = os.environ.get(DEMO_ENV, "").strip().lower()
     if wanted == IN_PROCESS:
         return True
-    if wanted not in ("", "server"):
+    if wanted == "server":
+        return False
+    if wanted:
         raise ValueError(f"{DEMO_ENV} must be 'in-process' or 'server', got {wanted!r}")
     return not can_start_threads() or not has_module("uvicorn")

@@ -1,5 +1,6 @@
 """Command line: ``mediagen-nb serve`` (the emulator in the foreground), ``mediagen-nb lab``
-and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb._lite``).
+and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb._lite``);
+``mediagen-nb classroom`` runs a classroom gateway (``mediagen_nb.classroom._cli``).
 
 ``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
 accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--api-key`` is
@@ -70,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         + ",".join(get_args(FaultCategory))
         + " (default: result)",
     )
+    from mediagen_nb.classroom._cli import add_parser as add_classroom
+
+    add_classroom(commands)
     commands.add_parser(
         "lab", help="open JupyterLab on the playground notebook (other options go to jupyter)"
     )
@@ -311,6 +315,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         return _serve(args)
+    if args.command == "classroom":
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        from mediagen_nb.classroom._cli import run as run_classroom
+
+        return run_classroom(args)
     if args.command == "lite":
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -6,12 +6,18 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from tests._checkout import checkout_state
+
+if TYPE_CHECKING:
+    from mediagen_nb.classroom import ClassroomHandle
+    from mediagen_nb.emulator import EmulatorHandle
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +26,18 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEDIAGEN_HOME", str(tmp_path / "mediagen_home"))
     for name in ("MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def emulator(request: pytest.FixtureRequest) -> Iterator[EmulatorHandle]:
+    """A loopback emulator for one test, stopped after it.
+
+    Its settings are the ``start_emulator`` arguments of the closest ``emulator`` mark, e.g.
+    ``pytestmark = pytest.mark.emulator(speed=60.0, api_key=KEY, seed=11)`` in a module.
+    """
+    mark = request.node.get_closest_marker("emulator")
+    with start_emulator(**(mark.kwargs if mark is not None else {})) as handle:
+        yield handle
 
 
 @pytest.fixture
@@ -91,3 +109,25 @@ def run_without(tmp_path: Path) -> BlockedRun:
         return done.stdout
 
     return run
+
+
+@pytest.fixture
+def marker_emulator() -> Iterator[EmulatorHandle]:
+    """An emulator whose key is the marker the classroom tests look for everywhere."""
+    from mediagen_nb.emulator import start_emulator
+    from tests._classroom_helpers import MARKER_KEY, UPSTREAM_SPEED
+
+    with start_emulator(speed=UPSTREAM_SPEED, api_key=MARKER_KEY) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def classroom(tmp_path: Path, marker_emulator: EmulatorHandle) -> Iterator[ClassroomHandle]:
+    """A gateway with three coded students and a class code, in front of the marker emulator."""
+    from mediagen_nb.classroom import start_classroom
+    from tests._classroom_helpers import upstream_of
+
+    with start_classroom(
+        3, class_code=True, upstream=upstream_of(marker_emulator), folder=tmp_path / "class"
+    ) as handle:
+        yield handle

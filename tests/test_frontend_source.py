@@ -51,18 +51,12 @@ def test_the_kit_has_its_components() -> None:
     assert "mgCard" not in names  # the old card nobody used is gone
 
 
-NOT_USED_YET = {
-    "mgTabs": "the Studio's own tab list (issue 19: the Studio as one anywidget)",
-}
-
-
 def test_every_kit_function_is_used() -> None:
     source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(STATIC.glob("*.js")))
     unused = [
         name
         for name in kit_functions()
         if len(re.findall(rf"\b{name}\b", source)) < 2  # its definition and at least one use
-        and name not in NOT_USED_YET
     ]
     assert unused == []
 

@@ -182,7 +182,7 @@ def test_read_only_file_keeps_old_and_new_rows(tmp_path: Path) -> None:
         home.chmod(0o755)
 
 
-def test_history_panel_and_studio_bar_show_the_problem() -> None:
+def test_history_panel_and_studio_show_the_problem() -> None:
     home = Path(os.environ["MEDIAGEN_HOME"])
     corrupt(home / "history.sqlite3")
     ledger().record(turn("seen"))
@@ -192,7 +192,7 @@ def test_history_panel_and_studio_bar_show_the_problem() -> None:
     assert panel.frame is not None
     assert list(panel.frame["task_id"]) == ["seen"]
     studio = Studio(session=Session(), resume=False)
-    assert "history.sqlite3" in studio.banner.notice
+    assert "history.sqlite3" in studio.notice
 
 
 def test_full_backlog_moves_to_memory_with_a_word(

@@ -11,13 +11,16 @@ from typing import Any
 
 import pytest
 
-from mediagen_nb.catalog import Family, families
+import mediagen_nb
+from mediagen_nb.catalog import Family, Kind, families
 from mediagen_nb.catalog._params import IMAGE2_MAX_REFS, STARVIDEOS_MODE_FIELDS
+from mediagen_nb.emulator import start_emulator
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._form_spec import controls_for, form_spec
 from mediagen_nb.widgets._form_state import shown
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session
+from tests._snippets import run_snippet, unfinished
 
 REFS = ["first_image", "last_image", "referenceImages", "referenceVideos", "referenceAudios"]
 
@@ -458,3 +461,64 @@ def test_copy_as_code_names_the_family_for_unnamed_models() -> None:
     code = code_for("video", {"model": "veo-3", "prompt": "x", "generate_audio": True}, "veo")
     assert 'family="veo"' in code
     assert "generate_audio=True" in code
+
+
+@pytest.mark.parametrize(
+    ("kind", "model", "prompt"),
+    [("image", "nano-banana-pro", "a red fox"), ("video", "neutralSora2Plus", "a harbour")],
+)
+async def test_copy_as_code_runs_against_the_emulator_with_whole_sentences(
+    kind: str, model: str, prompt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = (ImagePanel if kind == "image" else VideoPanel)(
+        session=Session(mode_text="test"), model=model
+    )
+    panel.set(prompt=prompt)
+    assert unfinished(panel.code) == []
+    assert "demo mode" in panel.code  # says what happens without a key
+    with start_emulator(speed=5000.0, api_key="code-key") as handle:
+        monkeypatch.setenv("MEDIAGEN_API_KEY", "code-key")
+        monkeypatch.setenv("MEDIAGEN_BASE_URL", handle.base_url)
+        monkeypatch.setenv("MEDIAGEN_TEXT_BASE_URL", handle.text_base_url)
+        data, task, client = await run_snippet(panel.code, "data, task, client")
+        await client.aclose()
+    assert task.status == "completed"
+    assert len(data) > 0
+    assert mediagen_nb.history().iloc[-1]["request"] == panel.body()
+
+
+def test_unfinished_comments_are_found() -> None:
+    code = "client = AsyncClient()  # MEDIAGEN_API_KEY etc. from the environment; demo mode without"
+    assert unfinished(code) == ["MEDIAGEN_API_KEY etc. from the environment; demo mode without"]
+    assert unfinished("# Reads the key.\n# It is never printed.\nx = 1  # One.") == []
+
+
+# --- images: words and one-value choices --------------------------------------------------------
+
+
+def test_family_titles_differ_from_their_models_titles() -> None:
+    kinds: list[Kind] = ["image", "video"]
+    for kind in kinds:
+        for fam in form_spec(kind)["families"]:
+            assert fam["title"] not in [m["label"] for m in fam["models"]], fam["title"]
+    titles = [f["title"] for f in form_spec("image")["families"]]
+    assert titles == ["Gemini image (Nano Banana)", "OpenAI image (GPT Image 2)"]
+
+
+def test_prompt_help_speaks_of_pictures_for_images_and_motion_for_videos() -> None:
+    for fam in form_spec("image")["families"]:
+        assert "motion" not in control(fam["id"], "prompt")["help"]
+    assert "camera" in control("sora", "prompt")["help"]
+
+
+def test_a_model_with_one_resolution_offers_no_choice_but_sends_it(session: Session) -> None:
+    """The front end draws a choice with one offered option as plain text (no toggle)."""
+    for model in ("nano-banana", "gpt-image-2-r"):
+        panel = ImagePanel(session=session, model=model)
+        options = [
+            o["value"]
+            for o in control(panel.family.id, "resolution")["options"]
+            if o["value"] in panel.offered["resolution"] and not o.get("rare")
+        ]
+        assert options == ["1k"]
+        assert panel.body()["resolution"] == "1k"

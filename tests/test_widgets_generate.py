@@ -11,12 +11,13 @@ from io import BytesIO
 from typing import Any
 
 import httpx2
+import ipywidgets as widgets
 import pytest
 from PIL import Image
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import create_app
-from mediagen_nb.widgets._base import Panel, Throttle
+from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
@@ -248,7 +249,7 @@ async def test_invalid_form_sends_nothing() -> None:
     assert job is not None
     await panel.join()
     assert len(calls) == 1  # the server error reached the panel's notice, not only the log
-    assert panel.errors[-1].startswith("GPT Image 2 request: ")
+    assert panel.errors[-1].startswith("OpenAI image (GPT Image 2) request: ")
     assert panel.notice == panel.errors[-1]
     panel.handle_action({"action": "dismiss"})
     assert panel.notice == ""
@@ -276,7 +277,7 @@ async def test_text_fallback_is_readable(fast: Session) -> None:
 
 
 async def test_throttle_coalesces_updates() -> None:
-    panel = Panel(session=Session(mode_text="test"))
+    panel = widgets.Label()  # any widget: the throttle batches inside its hold_sync()
     applied: list[int] = []
     throttle = Throttle(panel, lambda: applied.append(1), rate=4.0)
     for _ in range(50):

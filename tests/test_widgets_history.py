@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-from collections.abc import AsyncIterator, Hashable, Iterator
+from collections.abc import AsyncIterator, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +17,13 @@ import pytest
 from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.client import AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._history_rows import short_id
 from mediagen_nb.widgets._session import Session
 
-
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=60.0, seed=5)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=60.0, seed=5)
 
 
 @pytest.fixture

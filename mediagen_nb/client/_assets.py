@@ -21,7 +21,13 @@ from urllib.parse import urlencode
 import httpx2
 
 from mediagen_nb import _hooks
-from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, asset_uri
+from mediagen_nb.catalog import (
+    ASSET_ACTIVE,
+    ASSET_FAILED,
+    ASSET_LIBRARIES,
+    asset_uri,
+    library_for_id,
+)
 from mediagen_nb.types import AssetEnvelope, AssetInfo
 
 from ._context import DELETED, ClientContext
@@ -168,7 +174,30 @@ class Assets:
         known = self._ctx.asset_library.get(asset_id)
         if known is not None:
             return known
-        return "seedance2" if asset_id.startswith("asset-") else "sd2"
+        return library_for_id(asset_id).id
+
+    async def submit(self, library: str, body: dict[str, Any]) -> AssetBatch:
+        """Send one upload body in ``library``'s shape (``AssetLibrary.url_lists``): a batch
+        library answers with items and failed items; a one-URL library with one item, and a
+        refusal raises :class:`AssetError` as :meth:`upload` does."""
+        lib = ASSET_LIBRARIES[library]
+        if lib.url_lists:
+            return await self.sd2_upload(
+                image_urls=body.get("imageUrls") or (),
+                video_urls=body.get("videoUrls") or (),
+                audio_urls=body.get("audioUrls") or (),
+            )
+        info = await self.upload(str(body["url"]), str(body["assetType"]), name=body.get("name"))
+        return AssetBatch(items=[info])
+
+    async def status_of(self, library: str, asset_ids: Sequence[str]) -> AssetBatch:
+        """Review status of assets of one library: one batch request where the library has a
+        status endpoint, else one request per asset."""
+        if not asset_ids:
+            return AssetBatch(items=[])
+        if ASSET_LIBRARIES[library].status_path is not None:
+            return await self.sd2_status(asset_ids)
+        return AssetBatch(items=[await self.get(asset_id) for asset_id in asset_ids])
 
     async def wait_active(
         self,

@@ -8,10 +8,8 @@ client falls back to when no API key is configured (``fallback_endpoint`` is wha
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import threading
-import time
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, Self
@@ -35,7 +33,6 @@ if TYPE_CHECKING:
 
 DEFAULT_SPEED: Final = 30.0
 """Speed of ``start_emulator`` and the default emulator: a 2-minute video takes 4 s."""
-STARTUP_TIMEOUT_S: Final = 15.0
 DEMO_TEXT_RATE: Final = 30.0
 """Tokens per second the default (demo) emulator streams chat replies at: a human reading
 pace, so a reply can be watched and stopped. Change it with ``handle.text_rate``."""
@@ -233,40 +230,9 @@ def start_emulator(
 def _serve(
     app: Starlette, host: str, port: int, key: str, service_id: str | None
 ) -> EmulatorHandle:
-    import uvicorn
+    from mediagen_nb.emulator._uvicorn import serve_in_thread
 
-    from mediagen_nb.emulator._uvicorn import DroppingH11Protocol
-
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        http=DroppingH11Protocol,
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=2,
-    )
-    server = uvicorn.Server(config)
-    failure: list[BaseException] = []
-
-    def serve() -> None:
-        try:
-            asyncio.run(server.serve())
-        except BaseException as error:  # reported to the starting thread below
-            failure.append(error)
-
-    thread = threading.Thread(target=serve, name=f"mediagen-emulator-{port}", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while not server.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.005)
-    if not server.started:
-        server.should_exit = True
-        thread.join(5)
-        detail = f": {failure[0]!r}" if failure else ""
-        raise RuntimeError(f"the emulator could not start on {host}:{port}{detail}")
-    bound_port = server.servers[0].sockets[0].getsockname()[1]
+    server, thread, bound_port = serve_in_thread(app, host, port, what="the emulator")
     return EmulatorHandle(
         app=app,
         server=server,

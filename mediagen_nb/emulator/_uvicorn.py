@@ -1,15 +1,22 @@
-"""uvicorn's h11 protocol for the emulator (imported only where a socket server starts)."""
+"""uvicorn for the emulator and the classroom gateway (imported only where a socket server
+starts): the h11 protocol the emulator needs, and ``serve_in_thread``."""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import threading
+import time
+from typing import Any, Final, Literal
 
 import h11
-from starlette.types import Receive, Scope, Send
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mediagen_nb.emulator._errors import error_body
 from mediagen_nb.emulator._faults import TRANSPORT_KEY
+
+STARTUP_TIMEOUT_S: Final = 15.0
 
 
 class DroppingH11Protocol(H11Protocol):
@@ -47,3 +54,45 @@ class DroppingH11Protocol(H11Protocol):
         ):
             self.transport.write(self.conn.send(event))
         self.transport.close()
+
+
+def serve_in_thread(
+    app: ASGIApp, host: str, port: int, *, what: str, lifespan: Literal["on", "off"] = "off"
+) -> tuple[uvicorn.Server, threading.Thread, int]:
+    """Serve ``app`` with uvicorn in a daemon thread; return once it accepts connections.
+
+    Returns the server (set ``should_exit`` to stop it), its thread and the bound port.
+    Shared by the emulator and the classroom gateway. Raises RuntimeError naming ``what``
+    when the server cannot start (e.g. the port is taken). ``lifespan="on"`` runs the app's
+    startup and shutdown (the gateway opens its upstream client there).
+    """
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=DroppingH11Protocol,
+        lifespan=lifespan,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            asyncio.run(server.serve())
+        except BaseException as error:  # reported to the starting thread below
+            failure.append(error)
+
+    thread = threading.Thread(target=serve, name=f"mediagen-server-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    if not server.started:
+        server.should_exit = True
+        thread.join(5)
+        detail = f": {failure[0]!r}" if failure else ""
+        raise RuntimeError(f"{what} could not start on {host}:{port}{detail}")
+    return server, thread, server.servers[0].sockets[0].getsockname()[1]

@@ -21,6 +21,14 @@ class HistoryUnavailableWarning(UserWarning):
     """The history file could not be used; this session's history is kept in memory only."""
 
 
+BROWSER_NOTICE = (
+    "History is kept in memory in this browser tab and is lost when the page is reloaded; "
+    "use Export to keep it: mediagen_nb.export_history('/drive/history.json') saves it, "
+    "mediagen_nb.import_history('/drive/history.json') brings it back."
+)
+"""The notice of a browser kernel's ledger (``Ledger.keep_in_memory``)."""
+
+
 def describe(db_path: Path, exc: BaseException | str) -> str:
     """One sentence for the user: what went wrong with which file, and what follows."""
     why = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"

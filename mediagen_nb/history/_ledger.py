@@ -44,7 +44,8 @@ from typing import Any, TypeVar, cast
 
 from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import EventKind, LedgerEvent
-from mediagen_nb.history._fallback import close_quietly, describe, open_memory
+from mediagen_nb._platform import is_browser
+from mediagen_nb.history._fallback import BROWSER_NOTICE, close_quietly, describe, open_memory
 from mediagen_nb.history._media import find_media, media_path, write_atomic
 from mediagen_nb.history._rows import Prepared, decode, prepare, write
 from mediagen_nb.history._schema import migrate
@@ -121,6 +122,7 @@ class Ledger:
         self._backlog: deque[_Pending] = deque()
         self._memory: sqlite3.Connection | None = None
         self._next_file_try = 0.0
+        self._memory_only = False
         self._on_problem: list[ProblemCallback] = []
         self.problem: str | None = None
         """What keeps the history from its file, and where (None while all is well)."""
@@ -224,6 +226,14 @@ class Ledger:
             except Exception:
                 log.exception("history: a problem callback failed")
 
+    def keep_in_memory(self, reason: str) -> None:
+        """Use the in-memory database for good (the browser: a file there does not outlive
+        the tab, or SQLite cannot use it); ``reason`` becomes the notice. Never tries the file
+        again; ``mediagen_nb.export_history`` / ``import_history`` carry it across."""
+        with self._lock:
+            self._memory_only = True
+        self.use_memory(reason)
+
     def _fall_back(self, exc: BaseException) -> None:
         self.close()
         self.use_memory(describe(self.db_path, exc))
@@ -252,7 +262,7 @@ class Ledger:
             return len(self._backlog)
 
     def _flush_locked(self, *, to_file: bool) -> None:
-        if to_file:
+        if to_file and not self._memory_only:
             self._flush_to_file()
         if len(self._backlog) >= _BACKLOG_MAX and self._memory is None:
             self.use_memory(
@@ -260,6 +270,8 @@ class Ledger:
             )
         if self._memory is not None:
             self._mirror()
+            if self._memory_only:
+                self._backlog.clear()  # in memory for good: nothing waits for the file
             while len(self._backlog) > _BACKLOG_MAX:
                 self._backlog.popleft()  # in memory already; the file never gets it
                 log.warning("history: an event kept only in memory (file unusable)")
@@ -395,6 +407,26 @@ class Ledger:
             row["data"] = json.loads(row["data"])
         return rows
 
+    def restore(self, events: Iterable[tuple[LedgerEvent, float, str]]) -> int:
+        """Write ``(event, ts, origin)`` triples the ledger does not hold yet (same time,
+        kind, action, key and origin); return how many were added (see ``_backup``)."""
+        with self._lock:
+            self._flush_locked(to_file=not self._memory_only)
+            if self._memory is None:
+                self._read("SELECT 1 FROM events LIMIT 1")  # opens the file, or falls back
+            conn = self._reader()
+            have = {
+                (row[0], row[1], row[2], row[3], row[4])
+                for row in conn.execute("SELECT ts, kind, action, key, origin FROM events")
+            }
+            added = 0
+            for event, ts, origin in sorted(events, key=lambda item: item[1]):
+                if (ts, event.kind, event.action, event.key, origin) in have:
+                    continue
+                write(conn, prepare(event), ts, origin)
+                added += 1
+            return added
+
 
 _LIVE: weakref.WeakSet[Ledger] = weakref.WeakSet()
 
@@ -428,4 +460,6 @@ def ledger() -> Ledger:
         current = _default
         if current is None or current.home != home or current._pid != os.getpid():
             current = _default = Ledger(home)
+            if is_browser():  # a file in the tab's file system is gone after a reload
+                current.keep_in_memory(BROWSER_NOTICE)
         return current

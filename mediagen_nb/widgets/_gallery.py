@@ -17,9 +17,11 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mediagen_nb.catalog import model_title
+from mediagen_nb.catalog import FAMILIES, model_title
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._codegen import code_for
+from mediagen_nb.widgets._form_body import from_body
+from mediagen_nb.widgets._form_spec import controls_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
@@ -30,15 +32,14 @@ FOLLOW_S = 0.25
 T = TypeVar("T")
 
 
-def prompt_of(body: dict[str, Any]) -> str:
-    """The prompt of a request body (Seedance keeps it in ``content``)."""
-    prompt = body.get("prompt")
-    if isinstance(prompt, str):
-        return prompt
-    for item in body.get("content") or []:
-        if isinstance(item, dict) and item.get("type") == "text":
-            return str(item.get("text", ""))
-    return ""
+def prompt_of(body: dict[str, Any], family_id: str) -> str:
+    """The prompt of a request body, wherever the family's form puts it."""
+    if family_id not in FAMILIES:  # a family no longer in the catalog: the plain field
+        prompt = body.get("prompt")
+        return prompt if isinstance(prompt, str) else ""
+    values = from_body(family_id, body)
+    keys = [c.key for c in controls_for(family_id) if c.carry == "prompt"]
+    return str(values.get(keys[0]) or "") if keys else ""
 
 
 @dataclass
@@ -72,7 +73,7 @@ class Result:
 
     @property
     def prompt(self) -> str:
-        return prompt_of(self.body)
+        return prompt_of(self.body, self.family)
 
     @property
     def title(self) -> str:
@@ -135,7 +136,10 @@ class Result:
             if note:
                 self.note = note + (f" ({local_path})" if local_path else "")
         else:
-            self.thumbnail, self.thumbnail_mime = thumbnail(data)
+            try:
+                self.thumbnail, self.thumbnail_mime = thumbnail(data)
+            except ValueError as exc:  # no Pillow here and an image it cannot shrink
+                self.note = str(exc) + (f" ({local_path})" if local_path else "")
 
     def media_json(self) -> dict[str, Any]:
         """The ``media`` trait entry: preview bytes and their MIME type."""

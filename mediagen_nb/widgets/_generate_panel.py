@@ -324,7 +324,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
 
 
 class ImagePanel(GeneratePanel):
-    """Image generation: banana and image2 families."""
+    """Image generation: the catalog's image families."""
 
     kind: Kind = "image"
 

@@ -25,7 +25,6 @@ browser, which saves it through its own download.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,6 +50,10 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
+    from mediagen_nb.history._records import HistoryRecords
+
+Record = dict[str, Any]
+
 ReopenCallback = Callable[[str, str | None, dict[str, Any]], None]
 """``callback(kind, family, body)``: kind ``image``, ``video`` or ``chat``."""
 
@@ -65,11 +68,11 @@ DEFAULT_FILTERS: dict[str, str] = {
 }
 
 
-def filter_options(frame: pd.DataFrame) -> dict[str, list[dict[str, str]]]:
-    """The ``status`` and ``model`` filter options of ``frame``'s rows, sorted by label."""
-    statuses = {str(v) for v in frame["status"].dropna() if str(v)}
+def filter_options(records: list[Record]) -> dict[str, list[dict[str, str]]]:
+    """The ``status`` and ``model`` filter options of the rows, sorted by label."""
+    statuses = {str(r["status"]) for r in records if r["status"]}
     models: dict[str, str] = {}
-    for kind, model in zip(frame["kind"], frame["model"], strict=True):
+    for kind, model in ((r["kind"], r["model"]) for r in records):
         if isinstance(model, str) and model:
             models.setdefault(model, model_label(str(kind), model))
 
@@ -90,8 +93,9 @@ class HistoryPanel(WidgetPanel):
     """Every task, chat turn and asset of the history: a page at a time, filterable,
     reopenable in its panel, exportable.
 
-    Programmatic use: ``values`` (filters), ``next_page()`` / ``prev_page()``, ``frame`` (the
-    rows matching the filters), ``reopen(task_id)``, ``export()``, ``download()``.
+    Programmatic use: ``values`` (filters), ``next_page()`` / ``prev_page()``, ``records``
+    (the rows matching the filters, as dicts; ``frame``: the same as a DataFrame),
+    ``reopen(task_id)``, ``export()``, ``download()``.
     """
 
     title = "History"
@@ -132,8 +136,8 @@ class HistoryPanel(WidgetPanel):
         self.home = home
         self.page_size = page_size
         self.export_dir = str(self.export_path().parent)
-        self.frame: pd.DataFrame | None = None
-        """The rows matching the filters, newest first (every page)."""
+        self.records: list[Record] | None = None
+        """The rows matching the filters, newest first (every page), as dicts."""
         self._callbacks: list[ReopenCallback] = []
         self._thumbs = Thumbnails()
         self._refreshing = False
@@ -169,9 +173,18 @@ class HistoryPanel(WidgetPanel):
             self.page = 0
             self.refresh()
 
-    def _scoped(self, frame: pd.DataFrame) -> pd.DataFrame:
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        """The rows matching the filters as a DataFrame (needs pandas; ``records`` does not)."""
+        if self.records is None:
+            return None
+        from mediagen_nb.history._frame import to_frame
+
+        return to_frame(self.records)
+
+    def _scoped(self, records: list[Record]) -> list[Record]:
         if {**DEFAULT_FILTERS, **self.values}["scope"] != "session":
-            return frame
+            return records
         from mediagen_nb.history import Ledger, ledger
 
         source = ledger() if self.home is None else Ledger(self.home)
@@ -180,10 +193,9 @@ class HistoryPanel(WidgetPanel):
         finally:
             if self.home is not None:
                 source.close()
-        mine = [(k, t) in keys for k, t in zip(frame["kind"], frame["task_id"], strict=True)]
-        return frame[mine] if len(frame) else frame
+        return [r for r in records if (r["kind"], r["task_id"]) in keys]
 
-    def refresh(self) -> pd.DataFrame:
+    def refresh(self) -> list[Record]:
         """Read the history with the current filters and show the current page."""
         self._refreshing = True
         try:
@@ -191,36 +203,35 @@ class HistoryPanel(WidgetPanel):
         finally:
             self._refreshing = False
 
-    def _history(self, **filters: Any) -> pd.DataFrame:
-        """``history()`` of this panel's folder; a fallback's warning becomes the notice."""
-        from mediagen_nb.history import HistoryUnavailableWarning, history
+    def _history(self, **filters: Any) -> HistoryRecords:
+        """The history records of this panel's folder; the history's notice (a fallback, or
+        a browser tab keeping it in memory) becomes the panel's notice."""
+        from mediagen_nb.history._records import history_records
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", HistoryUnavailableWarning)
-            frame = history(home=self.home, **filters)
-        problem = frame.attrs.get("problem")
+        records = history_records(home=self.home, warn=False, **filters)
+        problem = records.problem
         if isinstance(problem, str) and problem != self._problem_shown:
             self._problem_shown = problem
             self.show_error(problem)
-        return frame
+        return records
 
-    def _refresh(self) -> pd.DataFrame:
+    def _refresh(self) -> list[Record]:
         everything = self._history()
         scoped = self._scoped(everything)
-        frame = self._scoped(self._history(**self.filters()))
-        self.frame = frame
-        pages = max(1, math.ceil(len(frame) / self.page_size))
+        records = self._scoped(self._history(**self.filters()))
+        self.records = records
+        pages = max(1, math.ceil(len(records) / self.page_size))
         page = min(max(self.page, 0), pages - 1)
-        shown = frame.iloc[page * self.page_size : (page + 1) * self.page_size]
+        shown = records[page * self.page_size : (page + 1) * self.page_size]
         with self.hold_sync():
             self.options = filter_options(scoped)
             self.everything = len(everything)
-            self.total = len(frame)
+            self.total = len(records)
             self.pages = pages
             self.page = page
             self.can_reopen = bool(self._callbacks)
-            self.rows = [front_end_row(r, self._thumbs) for r in shown.to_dict("records")]
-        return frame
+            self.rows = [front_end_row(r, self._thumbs) for r in shown]
+        return records
 
     def next_page(self) -> None:
         """Show the next (older) page."""
@@ -253,12 +264,12 @@ class HistoryPanel(WidgetPanel):
 
     def reopen(self, task_id: str) -> tuple[str, str | None, dict[str, Any]]:
         """Hand the request of row ``task_id`` to the ``on_reopen`` callbacks; returns it."""
-        if self.frame is None or not task_id:
+        if self.records is None or not task_id:
             raise ValueError("choose a row first")
-        match = self.frame[self.frame["task_id"] == task_id]
-        if match.empty:
+        match = [r for r in self.records if r["task_id"] == task_id]
+        if not match:
             raise ValueError(f"no row {task_id!r} in the table (check the filters)")
-        row = match.iloc[0]
+        row = match[0]
         body = row["request"]
         if row["kind"] not in ("task", "chat") or not isinstance(body, dict):
             raise ValueError(f"row {task_id!r} has no request to reopen")
@@ -277,7 +288,7 @@ class HistoryPanel(WidgetPanel):
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         return resolve_home(self.home) / EXPORT_DIR / f"history-{stamp}{suffix}"
 
-    def _matching(self) -> pd.DataFrame:
+    def _matching(self) -> list[Record]:
         return self._scoped(self._history(**self.filters()))
 
     def export(self, path: str | Path | None = None) -> Path:
@@ -285,9 +296,9 @@ class HistoryPanel(WidgetPanel):
         ``export_path``); CSV or Parquet by suffix. Returns the file written."""
         from mediagen_nb.history import export
 
-        frame = self._matching()
-        target = export(self.export_path() if path is None else path, frame)
-        self.export_note = f"Wrote {len(frame)} rows to {target}"
+        records = self._matching()
+        target = export(self.export_path() if path is None else path, records)
+        self.export_note = f"Wrote {len(records)} rows to {target}"
         return target
 
     def download(self) -> tuple[str, bytes]:
@@ -296,12 +307,12 @@ class HistoryPanel(WidgetPanel):
 
         from mediagen_nb.history import export
 
-        frame = self._matching()
+        records = self._matching()
         name = self.export_path().name
         with tempfile.TemporaryDirectory() as folder:
-            data = export(Path(folder) / name, frame).read_bytes()
+            data = export(Path(folder) / name, records).read_bytes()
         self.send({"event": "download", "name": name, "mime": "text/csv"}, buffers=[data])
-        self.export_note = f"Sent {len(frame)} rows to the browser as {name}"
+        self.export_note = f"Sent {len(records)} rows to the browser as {name}"
         return name, data
 
     def text_summary(self) -> str:

@@ -3,9 +3,9 @@
 One Jupyter server (started exactly as ``mediagen-nb lab`` starts it) serves JupyterLab 4
 (``/lab/tree/...``), Notebook 7 (``/notebooks/...``) and Voila (its server extension,
 ``/voila/render/...``); marimo runs ``notebooks/playground_marimo.py`` with ``marimo run``.
-Every page opens the playground, where the Studio shows the panels as tabs (an ipywidgets
-``Tab`` in Jupyter, ``mo.ui.tabs`` in marimo); ``Front.panel(name)`` clicks the tab and
-returns the panel root the contract names: ``.mg-panel.mg-panel--<name>[data-mg-ready="1"]``.
+Every page opens the playground, where the Studio (one anywidget, the same in every front end)
+shows the panels in its own tab list; ``Front.panel(name)`` clicks the tab and returns the
+panel root the contract names: ``.mg-panel.mg-panel--<name>[data-mg-ready="1"]``.
 
 Themes: JupyterLab and Notebook 7 read the theme from the server's user settings
 (``JUPYTERLAB_SETTINGS_DIR``), written before the page loads; Voila takes ``?theme=dark``;

@@ -53,8 +53,12 @@ def type_into(front: Front, selector: str, panel_name: str, text: str) -> None:
 
 
 def generate_image(front: Front) -> None:
-    """Images: type a prompt, Generate, and see the picture (decoded, non-empty)."""
+    """Images: type a prompt, Generate, and see the picture (decoded, non-empty). The first
+    model has one resolution: it reads as plain text, with nothing to toggle."""
     panel = front.panel("images")
+    resolution = panel.locator(".mg-field", has=front.page.get_by_text("Resolution", exact=True))
+    expect(resolution).to_contain_text("1K")
+    expect(resolution.locator("button, input, select")).to_have_count(0)
     type_into(front, "textarea[name='prompt']", "images", IMAGE_PROMPT)
     generate = panel.locator("[data-mg-action='generate']")
     expect(generate).to_be_enabled()

@@ -200,6 +200,36 @@ def test_panel_fits_600px(pages: Pages, panel: str, scratch_shots: Path) -> None
     assert not report["unreachable"], report["unreachable"][:10]
 
 
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("kind", MEASURED)
+def test_studio_tab_list_readable_and_keyboard(pages: Pages, kind: Kind, theme: Theme) -> None:
+    """The Studio's own tab list: every title (active and inactive) at least 4.5:1, axe
+    clean, and the keys of a WAI-ARIA tab list (arrows wrap, Home, End) move focus and
+    selection together."""
+    front = pages.get(kind, theme)
+    front.panel("images")
+    tablist = front.page.get_by_role("tablist", name="Studio panels")
+    tabs = tablist.get_by_role("tab")
+    expect(tabs).to_have_text(["Chat", "Images", "Videos", "Assets", "History"])
+    measured = contrast(tablist)
+    print(f"\n{kind:6} {theme:5} tab titles lowest={measured.lowest:.2f}")
+    assert len(measured.measured) == 5, measured.measured  # every title, active or not
+    assert not measured.failures, measured.failures
+    assert not axe_violations(tablist)
+    selected = tablist.locator("[role=tab][aria-selected=true]")
+    steps = [("ArrowRight", "Videos"), ("End", "History"), ("ArrowRight", "Chat")]
+    steps += [("ArrowLeft", "History"), ("Home", "Chat"), ("ArrowRight", "Images")]
+    selected.focus()
+    for key, title in steps:
+        front.page.keyboard.press(key)
+        expect(selected).to_have_text(title)
+        expect(selected).to_be_focused()
+        expect(selected).to_have_attribute("tabindex", "0")
+        panel_id = selected.get_attribute("aria-controls")
+        expect(front.page.locator(f"[role=tabpanel][id='{panel_id}']")).to_be_visible()
+    expect(tablist.locator("[role=tab][tabindex='-1']")).to_have_count(4)  # roving tabindex
+
+
 @pytest.mark.parametrize("width", [1000, 600])
 def test_new_result_card_is_in_view(pages: Pages, width: int) -> None:
     """Results in view: a panel 1000 px wide puts the gallery beside the form; at 600 px the

@@ -3,10 +3,6 @@
 // components below render the traits `values`, `problems`, `hint`, `can_submit`, `demo`,
 // `hosting_note`, `rows`, `status_text`, `busy`, `mode` and send {"action": ...} messages.
 
-const MG_ASSET_LIBRARIES = [
-  { value: "seedance2", label: "Seedance 2.0", types: ["Image", "Video", "Audio", "Document"] },
-  { value: "sd2", label: "SD2 Manxue", types: ["Image", "Video", "Audio"] },
-];
 // one comm message; Jupyter drops websocket messages above 10 MiB
 const MG_ASSET_MAX_FILE = 8 * 1024 * 1024;
 const MG_ASSET_ACCEPT = "image/*,video/*,audio/*,application/pdf";
@@ -45,8 +41,14 @@ function mgAssetIcon(kind) {
   return svg;
 }
 
+/** The libraries offered, from the catalog: [{value, label, types, names}]. */
+function mgAssetLibraries(model) {
+  return model.get("libraries");
+}
+
 function mgAssetValues(model) {
-  return { library: "seedance2", asset_type: "Image", name: "", url: "", ...(model.get("values") || {}) };
+  const library = mgAssetLibraries(model)[0].value;
+  return { library, asset_type: "Image", name: "", url: "", ...(model.get("values") || {}) };
 }
 
 function mgAssetSet(model, changes) {
@@ -78,10 +80,10 @@ function mgAssetFields(model, upload) {
   f.library = mgSegmented({
     name: "library",
     label: "Library",
-    options: MG_ASSET_LIBRARIES.map(({ value, label }) => ({ value, label })),
+    options: mgAssetLibraries(model).map(({ value, label }) => ({ value, label })),
     value: mgAssetValues(model).library,
     onChange: (v) => {
-      const lib = MG_ASSET_LIBRARIES.find((l) => l.value === v);
+      const lib = mgAssetLibraries(model).find((l) => l.value === v);
       const type = mgAssetValues(model).asset_type;
       mgAssetSet(model, { library: v, asset_type: lib.types.includes(type) ? type : lib.types[0] });
     },
@@ -154,7 +156,8 @@ function mgAssetSendFile(model, state, f, sync) {
   state.sending = true;
   sync();
   chosen.arrayBuffer().then((buffer) => {
-    model.send({ action: "upload", name: chosen.name, type: chosen.type || "" }, undefined, [buffer]);
+    const values = mgAssetValues(model);
+    model.send({ action: "upload", name: chosen.name, type: chosen.type || "", values }, undefined, [buffer]);
     state.file = null;
     f.file.value = "";
     state.sending = false;
@@ -174,7 +177,7 @@ function mgAssetForm(model) {
     for (const key of ["url", "file", "submit"]) state.touched.add(key);
     if (state.file && model.get("demo") && !state.fileError) mgAssetSendFile(model, state, f, sync);
     else if (!state.file && model.get("can_submit")) {
-      model.send({ action: "upload" });
+      model.send({ action: "upload", values: mgAssetValues(model) });
       state.touched.clear();
     } else sync();
   };
@@ -211,7 +214,8 @@ function mgAssetForm(model) {
     update() {
       const v = mgAssetValues(model);
       const demo = Boolean(model.get("demo"));
-      const lib = MG_ASSET_LIBRARIES.find((l) => l.value === v.library) || MG_ASSET_LIBRARIES[0];
+      const libraries = mgAssetLibraries(model);
+      const lib = libraries.find((l) => l.value === v.library) || libraries[0];
       f.library.mgSet(v.library);
       if (f.type.dataset.lib !== lib.value) {
         mgReplace(f.type, lib.types.map((t) => mgEl("option", { value: t, text: t })));
@@ -221,7 +225,7 @@ function mgAssetForm(model) {
       const active = f.url.getRootNode().activeElement;
       if (f.url.value !== v.url && active !== f.url) f.url.value = v.url;
       if (f.name.value !== v.name && active !== f.name) f.name.value = v.name;
-      f.nameRow.hidden = v.library !== "seedance2";
+      f.nameRow.hidden = !lib.names;
       f.file.disabled = !demo;
       const hosted = "Demo mode: the built-in service hosts the file (up to 8 MB).";
       f.fileRow.mgSetHelp(demo ? hosted : model.get("hosting_note"));

@@ -139,6 +139,11 @@ function mgGenLine(model, st, control, value) {
 /** A select, a segmented control or a checkbox, by the control's type. */
 function mgGenChoice(st, control, value, options) {
   const key = control.key;
+  if (control.type !== "checkbox" && options.length === 1) {
+    // one allowed value (a model with one resolution): plain text, nothing to choose
+    const input = mgEl("output", { class: "mg-gen__fixed", name: key, text: options[0].label });
+    return { input, sync: () => {} };
+  }
   if (control.type === "select") {
     const pick = (val) => options.find((o) => String(o.value) === val)?.value ?? val;
     const input = mgSelect({ name: key, options, value, onChange: (val) => st.commit(key, pick(val)) });

@@ -292,21 +292,23 @@ function mgCopy(text, label = "Copy", kind = "secondary") {
 }
 
 /**
- * Tabs: tabs [{id, label, panel}] (panel: a node), `selected` id, `onSelect(id)`.
- * role=tablist/tab/tabpanel, roving tabindex, arrow keys/Home/End. Returns the root with
- * `root.mgSelect(id)`.
+ * Tabs (WAI-ARIA tab list): tabs [{id, label, panel}] (panel: a node, optional), `selected`
+ * id, `onSelect(id)` after a click or a key. role=tablist/tab/tabpanel, aria-selected,
+ * aria-controls / aria-labelledby, roving tabindex; ArrowLeft/ArrowRight (wrapping), Home and
+ * End move the focus and select (automatic activation). Returns the root with
+ * `root.mgSelect(id)` (no onSelect) and `root.mgPanelOf(id)` (the tab panel element).
  */
 function mgTabs({ tabs = [], selected, onSelect, label = "Sections" } = {}) {
-  const list = mgEl("div", { class: "mg-tabs__list", role: "tablist", "aria-label": label });
-  const panels = mgEl("div", { class: "mg-tabs__panels" });
   const base = mgId("mg-tab");
-  let current = selected ?? tabs[0]?.id;
+  const orientation = { "aria-orientation": "horizontal" };
+  const list = mgEl("div", { class: "mg-tabs__list", role: "tablist", "aria-label": label, ...orientation });
   const tabEls = tabs.map((tab, i) => mgEl("button", {
     type: "button",
     class: "mg-tabs__tab",
     role: "tab",
     id: `${base}-${i}`,
     "aria-controls": `${base}-${i}-panel`,
+    "data-mg-tab": tab.id,
     text: tab.label,
     onClick: () => select(tab.id, true),
   }));
@@ -315,9 +317,13 @@ function mgTabs({ tabs = [], selected, onSelect, label = "Sections" } = {}) {
     role: "tabpanel",
     id: `${base}-${i}-panel`,
     "aria-labelledby": `${base}-${i}`,
+    "data-mg-tab": tab.id,
     tabindex: "0",
   }, tab.panel));
+  let current = null;
   function select(id, fire) {
+    if (!tabs.some((tab) => tab.id === id)) return;
+    const changed = id !== current;
     current = id;
     tabs.forEach((tab, i) => {
       const on = tab.id === id;
@@ -325,24 +331,22 @@ function mgTabs({ tabs = [], selected, onSelect, label = "Sections" } = {}) {
       tabEls[i].tabIndex = on ? 0 : -1;
       panelEls[i].hidden = !on;
     });
-    if (fire && onSelect) onSelect(id);
+    if (fire && changed && onSelect) onSelect(id);
   }
+  const moves = { ArrowRight: (i) => i + 1, ArrowLeft: (i) => i - 1, Home: () => 0, End: () => tabs.length - 1 };
   list.addEventListener("keydown", (event) => {
-    const keys = { ArrowRight: 1, ArrowLeft: -1 };
-    let i = tabs.findIndex((t) => t.id === current);
-    if (event.key in keys) i = (i + keys[event.key] + tabs.length) % tabs.length;
-    else if (event.key === "Home") i = 0;
-    else if (event.key === "End") i = tabs.length - 1;
-    else return;
+    const move = moves[event.key];
+    if (!move || !tabs.length) return;
     event.preventDefault();
+    const i = (move(tabs.findIndex((t) => t.id === current)) + tabs.length) % tabs.length;
     select(tabs[i].id, true);
     tabEls[i].focus();
   });
   mgAppend(list, tabEls);
-  mgAppend(panels, panelEls);
-  const root = mgEl("div", { class: "mg-tabs" }, list, panels);
+  const root = mgEl("div", { class: "mg-tabs" }, list, mgEl("div", { class: "mg-tabs__panels" }, panelEls));
   root.mgSelect = (id) => select(id, false);
-  select(current, false);
+  root.mgPanelOf = (id) => panelEls[tabs.findIndex((t) => t.id === id)];
+  select(selected ?? tabs[0]?.id, false);
   return root;
 }
 
