@@ -41,6 +41,9 @@ from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
 from mediagen_nb.emulator._uvicorn import serve_in_thread
 
+MAX_CONNECTIONS: Final = 2048
+"""Open connections the gateway accepts (the emulator's 256 is too few for a class: every
+student's kernel keeps a few open); one more is answered 503 and closed."""
 LOGGERS: Final = ("mediagen_nb.classroom", "uvicorn", "uvicorn.error", "uvicorn.access")
 
 
@@ -199,8 +202,7 @@ class ClassroomHandle:
     @property
     def counters(self) -> dict[str, int]:
         """Requests the gateway handled, by kind, and upstream polls in all."""
-        polls = sum(t.upstream_polls for t in list(self.state.tasks.values()))
-        return {**self._gw.counters, "upstream_polls": polls}
+        return self._gw.stats()
 
     @property
     def media_dir(self) -> Path:
@@ -316,19 +318,19 @@ def start_classroom(
     folder = Path(folder) if folder is not None else resolve_home() / "classroom"
     ledger = SqliteClassLedger(folder)
     snap = ledger.load()
-    people = _roster(snap.students, students, roster)
+    try:
+        people = _roster(snap.students, students, roster)
+        rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
+        up = resolve_upstream(upstream, folder, speed=speed)
+    except Exception:
+        ledger.close()
+        raise
     code = snap.settings.get("class_code")
     if isinstance(class_code, str) and class_code:
         code = class_code
     elif class_code and not code:
         code = new_class_code()
     token = snap.settings.get("teacher_token") or new_teacher_token()
-    rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
-    try:
-        up = resolve_upstream(upstream, folder, speed=speed)
-    except Exception:
-        ledger.close()
-        raise
     state = ClassState(ledger, Roster(people, class_code=code), rules)
     state.load(snap.tasks, snap.chat_tokens)
     for student in people:
@@ -338,7 +340,7 @@ def start_classroom(
     state.set_rules(rules)
     gw = Gateway(state, up, folder / "media")
     gw.media_dir.mkdir(parents=True, exist_ok=True)
-    wall = Wall(state, gw.media_dir, token)
+    wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)
     if not is_loopback(host):
         warnings.warn(
@@ -348,7 +350,12 @@ def start_classroom(
         )
     try:
         server, thread, bound = serve_in_thread(
-            app, host, port, what="the classroom gateway", lifespan="on"
+            app,
+            host,
+            port,
+            what="the classroom gateway",
+            lifespan="on",
+            max_connections=MAX_CONNECTIONS,
         )
     except Exception:
         up.stop()

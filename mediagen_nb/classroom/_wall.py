@@ -7,7 +7,8 @@
   (it is what the projector shows). ``?since=<version>`` answers 204 when nothing changed.
 * Teacher-only (``Authorization: Bearer <teacher token>``; the page reads the token from
   the URL's fragment, ``/wall#teacher=<token>``, which browsers never send to a server):
-  ``GET /wall/api/state`` (the feed with hidden items, per-student usage, pause),
+  ``GET /wall/api/state`` (the feed with hidden items, per-student usage, pause, the
+  gateway's counters: creates, student polls, upstream polls, chats, refusals),
   ``POST /wall/api/hide`` ``{"id", "hidden"}``, ``POST /wall/api/pause`` ``{"paused"}``,
   ``GET /wall/api/export.zip``.
 """
@@ -69,16 +70,23 @@ def feed(state: ClassState, *, include_hidden: bool = False) -> dict[str, Any]:
     }
 
 
-def teacher_state(state: ClassState) -> dict[str, Any]:
-    """Feed with hidden items, usage per student, and the class settings."""
-    return {**feed(state, include_hidden=True), "usage": state.usage_table()}
+def teacher_state(state: ClassState, stats: dict[str, int]) -> dict[str, Any]:
+    """Feed with hidden items, usage per student, and the gateway's counters."""
+    return {**feed(state, include_hidden=True), "usage": state.usage_table(), "counters": stats}
 
 
 class Wall:
     """The wall's routes over one class."""
 
-    def __init__(self, state: ClassState, media_dir: Path, teacher_token: str) -> None:
+    def __init__(
+        self,
+        state: ClassState,
+        media_dir: Path,
+        teacher_token: str,
+        stats: Callable[[], dict[str, int]] = dict,
+    ) -> None:
         self.state = state
+        self.stats = stats
         self.media_dir = media_dir
         self._token = teacher_token.encode()
 
@@ -130,7 +138,7 @@ class Wall:
 
     async def api_state(self, request: Request) -> Response:
         """Teacher's view."""
-        body = dumps(teacher_state(self.state))
+        body = dumps(teacher_state(self.state, self.stats()))
         return Response(body, media_type="application/json", headers=NO_STORE)
 
     async def _control(self, request: Request) -> dict[str, Any] | Response:

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from mediagen_nb._platform import can_start_threads
+
 from ._chat import StreamManager
 from ._client import AsyncClient
 from ._streams import BaseStream
@@ -32,6 +34,11 @@ class _LoopThread:
     """An event loop running forever in a daemon thread."""
 
     def __init__(self) -> None:
+        if not can_start_threads():
+            raise RuntimeError(
+                "the blocking mediagen_nb.Client runs its loop in a thread, and this Python "
+                "cannot start one (a browser kernel): use mediagen_nb.AsyncClient with await"
+            )
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self.loop.run_forever, name="mediagen-nb-client", daemon=True

@@ -76,8 +76,9 @@ def _sendable(c: Control, value: Any) -> Any:
         return lines(value) or None
     if c.type == "number":
         return _number(value) if str(value if value is not None else "").strip() else None
-    if c.type == "text":
-        return str(value or "")
+    if c.type == "text":  # the prompt is always sent, so an empty one is named by the rules
+        text = str(value or "")
+        return text if text or c.required or c.carry == "prompt" else None
     if isinstance(value, str):
         if not value.strip():
             return None

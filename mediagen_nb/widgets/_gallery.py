@@ -17,6 +17,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import FAMILIES, model_title
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._codegen import code_for
@@ -233,7 +234,7 @@ class GalleryMixin:
             self._handles.pop(result.id, None)
         if completed:
             data = await task.read_bytes()
-            await asyncio.to_thread(result.set_media, data, task.id, task.local_path)
+            await off_loop(result.set_media, data, task.id, task.local_path)
             self._media_dirty = True
         update(task)
         await self._throttle.drain()
