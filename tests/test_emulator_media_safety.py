@@ -12,7 +12,8 @@ import pytest
 
 from mediagen_nb.emulator import create_app, start_emulator
 from mediagen_nb.emulator._uploads import UploadStore
-from tests._emulator_helpers import KEY, FakeClock, client, make_app
+from tests._emulator_helpers import client, make_app
+from tests._support import KEY, FakeClock
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
 HOSTILE: dict[str, tuple[str, bytes]] = {

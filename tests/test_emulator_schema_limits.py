@@ -11,7 +11,8 @@ import pytest
 
 from mediagen_nb.emulator import start_emulator
 from mediagen_nb.emulator._schema_instance import instance_for
-from tests._emulator_helpers import KEY, client, make_app
+from tests._emulator_helpers import client, make_app
+from tests._support import KEY
 
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"

@@ -12,7 +12,7 @@ import pytest
 
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 from mediagen_nb.emulator._uvicorn import DroppingH11Protocol
-from tests._emulator_helpers import KEY
+from tests._support import KEY
 
 PARTIAL = b"GET /api/v1/result/x HTTP/1.1\r\nHost: emu\r\n"
 """A request line and one header, without the blank line that ends the headers."""
