@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "AuthenticationError": "mediagen_nb.client",
     "BadRequestError": "mediagen_nb.client",
     "ChatPanel": "mediagen_nb.widgets",
+    "ClassroomPanel": "mediagen_nb.classroom",
     "Client": "mediagen_nb.client",
     "ConfigurationError": "mediagen_nb.client",
     "HistoryPanel": "mediagen_nb.widgets",
@@ -67,6 +68,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ChatPanel",
+    "ClassroomPanel",
     "Client",
     "ConfigurationError",
     "HistoryPanel",
@@ -97,7 +99,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from mediagen_nb._defaults import resume
-    from mediagen_nb.classroom import start_classroom
+    from mediagen_nb.classroom import ClassroomPanel, start_classroom
     from mediagen_nb.client import (
         APIConnectionError,
         APIError,

@@ -9,12 +9,17 @@ platform themselves, so one place decides (and tests can pretend to be the brows
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import importlib.util
 import os
 import sys
 import threading
-from typing import Final
+from collections.abc import Callable
+from typing import Final, ParamSpec, TypeVar
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 DEMO_ENV: Final = "MEDIAGEN_DEMO"
 """``MEDIAGEN_DEMO=in-process``: demo mode runs the emulator inside the kernel, no socket."""
@@ -53,13 +58,24 @@ def has_module(name: str) -> bool:
 def demo_in_process() -> bool:
     """Whether demo mode should run the emulator in-process (no thread, no socket).
 
-    Yes in the browser, where a server thread cannot start, when ``MEDIAGEN_DEMO`` says
-    ``in-process``, and where uvicorn is not installed; otherwise the emulator is served on
-    127.0.0.1 in a thread (other programs, a browser tab, ``curl`` can reach it).
+    Yes when ``MEDIAGEN_DEMO`` says ``in-process``; no when it says ``server``; else yes in
+    the browser, where a server thread cannot start, and where uvicorn is not installed.
+    Otherwise the emulator is served on 127.0.0.1 in a thread (other programs, a browser
+    tab, ``curl`` can reach it).
     """
     wanted = os.environ.get(DEMO_ENV, "").strip().lower()
     if wanted == IN_PROCESS:
         return True
-    if wanted not in ("", "server"):
+    if wanted == "server":
+        return False
+    if wanted:
         raise ValueError(f"{DEMO_ENV} must be 'in-process' or 'server', got {wanted!r}")
     return not can_start_threads() or not has_module("uvicorn")
+
+
+async def off_loop(fn: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """``asyncio.to_thread`` where threads can start; elsewhere (the browser) ``fn`` runs
+    right here on the loop (it is short work: a file read, a thumbnail)."""
+    if can_start_threads():
+        return await asyncio.to_thread(fn, *args, **kwargs)
+    return fn(*args, **kwargs)

@@ -38,8 +38,8 @@ async def test_image_limit_per_student(
         sent = upstream_creates(marker_emulator)
         refused = await client.images.create("nano-banana", prompt="two")
         assert refused.status == "failed"
-        assert refused.error == "your class allows 1 images each; you have used 1"
-        with pytest.raises(TaskFailedError, match="allows 1 images each"):
+        assert refused.error == "your class allows 1 image each; you have used 1"
+        with pytest.raises(TaskFailedError, match="allows 1 image each"):
             await refused.wait()
         again = await client.tasks.get(refused.id)
     assert again.status == "failed"
@@ -65,7 +65,7 @@ async def test_concurrent_limit(classroom: ClassroomHandle) -> None:
         running = await client.videos.create("seedance_1_5_pro_480p", **SEEDANCE)
         refused = await client.images.create("nano-banana", prompt="while the video runs")
         assert refused.error is not None
-        assert refused.error.startswith("your class allows 1 tasks at a time each")
+        assert refused.error.startswith("your class allows 1 task at a time each")
         await running.wait(timeout=60)
         after = await client.images.create("nano-banana", prompt="after the video")
         assert after.status != "failed"
@@ -78,7 +78,7 @@ async def test_class_wide_limit(classroom: ClassroomHandle) -> None:
         await (await alice.images.create("nano-banana", prompt="first")).wait(timeout=30)
     async with student(classroom, code(classroom, 1)) as bob:
         task = await bob.images.create("nano-banana", prompt="second")
-    assert task.error == "the class has used all 1 images it may make together"
+    assert task.error == "the class has used all 1 image it may make together"
 
 
 async def test_per_student_override(classroom: ClassroomHandle) -> None:
@@ -120,7 +120,7 @@ async def test_chat_token_limit_in_both_envelopes(classroom: ClassroomHandle) ->
             classroom.text_base_url + "/v1/messages",
             json={"model": "claude-haiku-4-5", "max_tokens": 50, "messages": MESSAGES},
         )
-    sentence = f"your class allows 1 chat tokens each; you have used {used}"
+    sentence = f"your class allows 1 chat token each; you have used {used}"
     assert chat.status_code == 403
     assert chat.headers["x-should-retry"] == "false"
     assert chat.json() == {

@@ -155,6 +155,13 @@ async def test_demo_env_makes_the_default_client_in_process(
     _server.default_emulator().stop()
 
 
+def test_demo_env_server_insists_on_the_served_emulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_platform.DEMO_ENV, "server")
+    assert not _platform.demo_in_process()
+    monkeypatch.setenv(_platform.DEMO_ENV, "In-Process ")
+    assert _platform.demo_in_process()
+
+
 def test_a_bad_demo_env_value_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_platform.DEMO_ENV, "sideways")
     with pytest.raises(ValueError, match="MEDIAGEN_DEMO must be 'in-process' or 'server'"):

@@ -34,6 +34,7 @@ def test_top_level_names_are_pinned_and_sorted() -> None:
             "AssetPanel",
             "AsyncClient",
             "ChatPanel",
+            "ClassroomPanel",
             "Client",
             "HistoryPanel",
             "ImagePanel",

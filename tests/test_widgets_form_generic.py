@@ -116,6 +116,7 @@ NOVA_PARAMS = (
     Param("first_image", "url", "First frame."),
     Param("last_image", "url", "Last frame."),
     Param("referenceVideos", "url_list", "One video.", max_items=1),
+    Param("negative_prompt", "text", "What to leave out."),
 )
 MODES = {
     "text": ("duration",),
@@ -301,3 +302,18 @@ async def test_mode_family_end_to_end(session: Session, mode: str, filled: dict[
     again.load(body, "nova")
     assert again.values["mode"] == mode
     assert again.body() == body
+
+
+def test_a_free_text_parameter_is_a_text_box_sent_only_when_filled(made_up: None) -> None:
+    panel = VideoPanel(session=Session(mode_text="test"), model="nova-1")
+    nova = next(f for f in form_spec("video")["families"] if f["id"] == "nova")
+    box = next(c for c in nova["controls"] if c["key"] == "negative_prompt")
+    assert (box["type"], box["label"], box["carry"]) == ("text", "Negative prompt", "")
+    panel.set(prompt="a fox")
+    assert "negative_prompt" not in panel.body()
+    panel.set(negative_prompt="rain")
+    body = panel.body()
+    assert body["negative_prompt"] == "rain"
+    again = VideoPanel(session=Session(mode_text="test"))
+    again.load(body, "nova")
+    assert (again.values["negative_prompt"], again.values["extra"]) == ("rain", "")

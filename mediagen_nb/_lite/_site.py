@@ -54,7 +54,8 @@ NOTEBOOKS = (
     "04-chat.ipynb",
     "05-assets.ipynb",
 )
-"""The notebooks the site carries (06-classroom runs a gateway server: not in a browser)."""
+"""The notebooks the site carries (06-classroom and 07-classroom-gateway run servers: not in
+a browser)."""
 PLAYGROUND = NOTEBOOKS[0]
 KERNEL_SPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 """The Pyodide kernel's name in JupyterLite (the notebooks say ``python3``)."""

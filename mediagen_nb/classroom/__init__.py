@@ -9,7 +9,11 @@ on the wall (``_wall``); a ledger keeps everything across restarts (``_ledger``)
 
 Layering: this package imports catalog, types, the client's helpers and the emulator; the
 client and the emulator never import it, and no widget but ``ClassroomPanel`` does.
+``ClassroomPanel`` (the teacher's anywidget, ``_panel``) is loaded on first use, so the
+gateway and its CLI never import ipywidgets.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from mediagen_nb.classroom._codes import Roster, Student, read_roster
 from mediagen_nb.classroom._ledger import ClassLedger, SqliteClassLedger, TaskRecord
@@ -17,9 +21,13 @@ from mediagen_nb.classroom._rules import Limits, Rules, Usage
 from mediagen_nb.classroom._server import ClassroomHandle, start_classroom
 from mediagen_nb.classroom._upstream import Upstream
 
+if TYPE_CHECKING:
+    from mediagen_nb.classroom._panel import ClassroomPanel
+
 __all__ = [
     "ClassLedger",
     "ClassroomHandle",
+    "ClassroomPanel",
     "Limits",
     "Roster",
     "Rules",
@@ -31,3 +39,11 @@ __all__ = [
     "read_roster",
     "start_classroom",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ClassroomPanel":
+        from mediagen_nb.classroom._panel import ClassroomPanel
+
+        return ClassroomPanel
+    raise AttributeError(f"module 'mediagen_nb.classroom' has no attribute {name!r}")

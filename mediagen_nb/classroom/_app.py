@@ -9,6 +9,7 @@ CORS is off unless the teacher lists origins (e.g. the in-browser playground's).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -24,7 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 
 from mediagen_nb.classroom._front import GatewayFront
-from mediagen_nb.classroom._routes import Gateway, student_routes
+from mediagen_nb.classroom._routes import Gateway, result_reply, student_routes
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.emulator._errors import error_response, protocol_of
@@ -73,7 +74,8 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
                 gw.http = None
 
     api, text = student_routes(gw)
-    middleware = [Middleware(GatewayFront, state=gw.state)]
+    fast = functools.partial(result_reply, gw)
+    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast)]
     if cors_origins:
         middleware.insert(
             0,

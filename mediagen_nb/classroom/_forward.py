@@ -26,6 +26,7 @@ from starlette.responses import Response, StreamingResponse
 
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._config import redact
+from mediagen_nb.emulator._errors import TextProtocol, error_response
 
 REQUEST_HEADERS: Final = ("content-type", "accept", "anthropic-version", "anthropic-beta")
 RESPONSE_HEADERS: Final = (
@@ -53,8 +54,18 @@ def response_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k in RESPONSE_HEADERS if (v := headers.get(k)) is not None}
 
 
-def relay(response: httpx2.Response) -> Response:
-    """A read upstream response as a Starlette response (error bodies redacted)."""
+def relay(response: httpx2.Response, protocol: TextProtocol | None = None) -> Response:
+    """A read upstream response as a Starlette response (error bodies redacted).
+
+    An upstream 401 means the teacher's key was refused: the student gets a 502 saying so
+    (their own code was fine), in the endpoint's error shape.
+    """
+    if response.status_code == 401:
+        return error_response(
+            502,
+            "the service refused the class's key; please tell your teacher",
+            protocol=protocol,
+        )
     body = response.content
     if response.status_code >= 400:
         body = redact(response.text).encode("utf-8")
@@ -138,6 +149,7 @@ async def forward_chat(
     url: str,
     raw: bytes,
     on_done: OnDone,
+    protocol: TextProtocol,
 ) -> Response:
     """Forward a chat or messages request, streaming the reply through as it arrives."""
     outgoing = http.build_request(
@@ -157,7 +169,7 @@ async def forward_chat(
             with contextlib.suppress(ValueError):
                 meter.read_object(response.json())
         on_done(meter.tokens, "ok" if ok else "error")
-        return relay(response)
+        return relay(response, protocol)
 
     async def body() -> AsyncIterator[bytes]:
         outcome = "cut"

@@ -20,6 +20,7 @@ import httpx2
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import Scope
 
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
@@ -34,7 +35,13 @@ from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._upstream import SPEED_HEADER, Upstream
 from mediagen_nb.client._tasks import normalize_status
-from mediagen_nb.emulator._errors import JSON_KEY, TextProtocol, dumps, error_response
+from mediagen_nb.emulator._errors import (
+    JSON_KEY,
+    TextProtocol,
+    dumps,
+    error_body,
+    error_response,
+)
 from mediagen_nb.emulator._task_routes import media_root
 
 STUDENT_KEY: Final = "mediagen.student"
@@ -48,6 +55,7 @@ ASSET_PATHS: Final = (
 UPLOAD_PATH: Final = "/uploads"
 _MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{8,64}\.[a-z0-9]{1,5}$")
 Endpoint = Callable[[Request], Awaitable[Response]]
+Reply = tuple[int, bytes, dict[str, str]]
 
 
 @dataclass
@@ -70,6 +78,11 @@ class Gateway:
     def count(self, name: str) -> None:
         """Bump a counter (shown to the teacher and the bench)."""
         self.counters[name] = self.counters.get(name, 0) + 1
+
+    def stats(self) -> dict[str, int]:
+        """Requests handled by kind, and the result polls sent upstream in all (this run)."""
+        polls = sum(t.upstream_polls for t in list(self.state.tasks.values()))
+        return {**self.counters, "upstream_polls": polls}
 
 
 def student_of(request: Request) -> Student:
@@ -200,18 +213,26 @@ def public_result(task: TaskRecord, media_base: str) -> dict[str, Any]:
     return body
 
 
+def result_reply(gw: Gateway, scope: Scope, student: Student, task_id: str) -> Reply:
+    """``GET /v1/result/{id}`` from the gateway's copy: (status, body, headers).
+
+    The front middleware calls it directly (the path students poll skips the router).
+    """
+    task = gw.state.task_for(task_id, student.name)
+    if task is None:
+        return 404, error_body(404, f"no task {task_id} of yours in this class"), {}
+    task.student_polls += 1
+    gw.count("student_polls")
+    headers = {SPEED_HEADER: f"{gw.upstream.speed:g}"} if gw.upstream.kind == "emulator" else {}
+    return 200, dumps(public_result(task, media_root(scope))), headers
+
+
 def _result(gw: Gateway) -> Endpoint:
     async def result(request: Request) -> Response:
-        student = student_of(request)
-        task_id = request.path_params["id"]
-        task = gw.state.task_for(task_id, student.name)
-        if task is None:
-            return error_response(404, f"no task {task_id} of yours in this class")
-        task.student_polls += 1
-        gw.count("student_polls")
-        headers = {SPEED_HEADER: f"{gw.upstream.speed:g}"} if gw.upstream.kind == "emulator" else {}
-        body = public_result(task, media_root(request.scope))
-        return Response(dumps(body), media_type="application/json", headers=headers)
+        status, body, headers = result_reply(
+            gw, request.scope, student_of(request), request.path_params["id"]
+        )
+        return Response(body, status_code=status, media_type="application/json", headers=headers)
 
     return result
 
@@ -275,6 +296,7 @@ def _chat(gw: Gateway, path: str, protocol: TextProtocol) -> Endpoint:
                 url=gw.upstream.text_base_url + path,
                 raw=await request.body(),
                 on_done=done,
+                protocol=protocol,
             )
         except httpx2.HTTPError:
             gw.state.ledger.log(student.name, "chat_lost", path, model=str(model))

@@ -18,7 +18,11 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 Kind = Literal["image", "video"]
-_KIND_WORDS = {"image": "images", "video": "videos"}
+
+
+def _count(n: int, word: str) -> str:
+    """``1 video``, ``5 videos``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 @dataclass(frozen=True)
@@ -102,19 +106,18 @@ def task_refusal(
 ) -> str | None:
     """Refusal for a new image or video task, or None."""
     own = rules.limits_for(student)
-    words = _KIND_WORDS[kind]
     cap = own.images if kind == "image" else own.videos
     if cap is not None and mine.of(kind) >= cap:
-        return f"your class allows {cap} {words} each; you have used {mine.of(kind)}"
+        return f"your class allows {_count(cap, kind)} each; you have used {mine.of(kind)}"
     if own.concurrent is not None and mine.in_flight >= own.concurrent:
         return (
-            f"your class allows {own.concurrent} tasks at a time each; wait until one of "
-            f"your {mine.in_flight} running tasks finishes"
+            f"your class allows {_count(own.concurrent, 'task')} at a time each; wait until "
+            f"one of your running tasks finishes ({mine.in_flight} running)"
         )
     whole = rules.class_limits
     class_cap = whole.images if kind == "image" else whole.videos
     if class_cap is not None and everyone.of(kind) >= class_cap:
-        return f"the class has used all {class_cap} {words} it may make together"
+        return f"the class has used all {_count(class_cap, kind)} it may make together"
     if whole.concurrent is not None and everyone.in_flight >= whole.concurrent:
         return f"the class is running {everyone.in_flight} tasks, its limit; try again in a moment"
     return None
@@ -124,8 +127,9 @@ def chat_refusal(rules: Rules, student: str, mine: Usage, everyone: Usage) -> st
     """Refusal for a new chat request, or None."""
     cap = rules.limits_for(student).chat_tokens
     if cap is not None and mine.chat_tokens >= cap:
-        return f"your class allows {cap} chat tokens each; you have used {mine.chat_tokens}"
+        allowed = _count(cap, "chat token")
+        return f"your class allows {allowed} each; you have used {mine.chat_tokens}"
     class_cap = rules.class_limits.chat_tokens
     if class_cap is not None and everyone.chat_tokens >= class_cap:
-        return f"the class has used all {class_cap} chat tokens it may use together"
+        return f"the class has used all {_count(class_cap, 'chat token')} it may use together"
     return None

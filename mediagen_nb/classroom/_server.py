@@ -199,8 +199,12 @@ class ClassroomHandle:
     @property
     def counters(self) -> dict[str, int]:
         """Requests the gateway handled, by kind, and upstream polls in all."""
-        polls = sum(t.upstream_polls for t in list(self.state.tasks.values()))
-        return {**self._gw.counters, "upstream_polls": polls}
+        return self._gw.stats()
+
+    @property
+    def media_dir(self) -> Path:
+        """Where the gateway keeps each result it fetched."""
+        return self._gw.media_dir
 
     @property
     def upstream(self) -> Upstream:
@@ -311,19 +315,19 @@ def start_classroom(
     folder = Path(folder) if folder is not None else resolve_home() / "classroom"
     ledger = SqliteClassLedger(folder)
     snap = ledger.load()
-    people = _roster(snap.students, students, roster)
+    try:
+        people = _roster(snap.students, students, roster)
+        rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
+        up = resolve_upstream(upstream, folder, speed=speed)
+    except Exception:
+        ledger.close()
+        raise
     code = snap.settings.get("class_code")
     if isinstance(class_code, str) and class_code:
         code = class_code
     elif class_code and not code:
         code = new_class_code()
     token = snap.settings.get("teacher_token") or new_teacher_token()
-    rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
-    try:
-        up = resolve_upstream(upstream, folder, speed=speed)
-    except Exception:
-        ledger.close()
-        raise
     state = ClassState(ledger, Roster(people, class_code=code), rules)
     state.load(snap.tasks, snap.chat_tokens)
     for student in people:
@@ -333,7 +337,7 @@ def start_classroom(
     state.set_rules(rules)
     gw = Gateway(state, up, folder / "media")
     gw.media_dir.mkdir(parents=True, exist_ok=True)
-    wall = Wall(state, gw.media_dir, token)
+    wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)
     if not is_loopback(host):
         warnings.warn(

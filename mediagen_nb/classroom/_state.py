@@ -180,6 +180,7 @@ class ClassState:
     def add_tokens(self, student: str, path: str, model: str, tokens: int, outcome: str) -> None:
         """Count a chat request's tokens."""
         self.ledger.add_chat(student, path, model, tokens, outcome)
+        self.ledger.log(student, "chat_end", path, model=model, tokens=tokens, outcome=outcome)
         with self._changing():
             self._tokens[student] = self._tokens.get(student, 0) + tokens
 

@@ -7,7 +7,8 @@
   (it is what the projector shows). ``?since=<version>`` answers 204 when nothing changed.
 * Teacher-only (``Authorization: Bearer <teacher token>``; the page reads the token from
   the URL's fragment, ``/wall#teacher=<token>``, which browsers never send to a server):
-  ``GET /wall/api/state`` (the feed with hidden items, per-student usage, pause),
+  ``GET /wall/api/state`` (the feed with hidden items, per-student usage, pause, the
+  gateway's counters: creates, student polls, upstream polls, chats, refusals),
   ``POST /wall/api/hide`` ``{"id", "hidden"}``, ``POST /wall/api/pause`` ``{"paused"}``,
   ``GET /wall/api/export.zip``.
 """
@@ -30,7 +31,16 @@ from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.emulator._errors import dumps, error_response
 
 STATIC: Final = Path(__file__).parent / "static"
-STATIC_FILES: Final = {"wall.js": "text/javascript", "wall.css": "text/css"}
+KIT: Final = Path(__file__).parent.parent / "widgets" / "static"
+"""The widgets' hand-written kit: the wall reads its files (it imports no widget code)."""
+STATIC_FILES: Final = {
+    "wall.js": (
+        "text/javascript",
+        (KIT / "kit.js", KIT / "kit_table.js", KIT / "classroom_parts.js", STATIC / "wall.js"),
+    ),
+    "wall.css": ("text/css", (KIT / "kit.css", KIT / "classroom.css", STATIC / "wall.css")),
+}
+"""Each file the page loads, composed of the kit's files and the wall's own (no build)."""
 NO_STORE: Final = {"cache-control": "no-store"}
 MAX_CONTROL_BYTES: Final = 4096
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -60,16 +70,23 @@ def feed(state: ClassState, *, include_hidden: bool = False) -> dict[str, Any]:
     }
 
 
-def teacher_state(state: ClassState) -> dict[str, Any]:
-    """Feed with hidden items, usage per student, and the class settings."""
-    return {**feed(state, include_hidden=True), "usage": state.usage_table()}
+def teacher_state(state: ClassState, stats: dict[str, int]) -> dict[str, Any]:
+    """Feed with hidden items, usage per student, and the gateway's counters."""
+    return {**feed(state, include_hidden=True), "usage": state.usage_table(), "counters": stats}
 
 
 class Wall:
     """The wall's routes over one class."""
 
-    def __init__(self, state: ClassState, media_dir: Path, teacher_token: str) -> None:
+    def __init__(
+        self,
+        state: ClassState,
+        media_dir: Path,
+        teacher_token: str,
+        stats: Callable[[], dict[str, int]] = dict,
+    ) -> None:
         self.state = state
+        self.stats = stats
         self.media_dir = media_dir
         self._token = teacher_token.encode()
 
@@ -109,7 +126,9 @@ class Wall:
         name = request.path_params["name"]
         if name not in STATIC_FILES:
             return error_response(404, f"no file {name} on the wall")
-        return FileResponse(STATIC / name, media_type=STATIC_FILES[name], headers=NO_STORE)
+        media_type, parts = STATIC_FILES[name]
+        body = "\n".join(f"/* --- {p.name} --- */\n{p.read_text(encoding='utf-8')}" for p in parts)
+        return Response(body, media_type=media_type, headers=NO_STORE)
 
     async def feed(self, request: Request) -> Response:
         """Public feed (204 when ``since`` is the current version)."""
@@ -119,7 +138,7 @@ class Wall:
 
     async def api_state(self, request: Request) -> Response:
         """Teacher's view."""
-        body = dumps(teacher_state(self.state))
+        body = dumps(teacher_state(self.state, self.stats()))
         return Response(body, media_type="application/json", headers=NO_STORE)
 
     async def _control(self, request: Request) -> dict[str, Any] | Response:

@@ -13,7 +13,7 @@ library when it has the ``asset-`` prefix of that library's id format, else in s
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -216,21 +216,9 @@ class Assets:
         latest: dict[str, AssetInfo] = {}
         while True:
             pending = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
-            for asset_id in pending:
-                status = self._ctx.asset_status.get(asset_id)
-                if status in (ASSET_FAILED, DELETED):
-                    raise AssetNotUsableError(asset_id, status or "")
-            sd2 = [i for i in pending if self._library_of(i) == "sd2"]
-            if sd2:
-                for info in (await self.sd2_status(sd2)).items:
-                    latest[info.assetId] = info
-            for asset_id in pending:
-                if self._library_of(asset_id) == "seedance2":
-                    latest[asset_id] = await self.get(asset_id)
-            for asset_id in pending:
-                seen = latest.get(asset_id)
-                if seen is not None and seen.status == ASSET_FAILED:
-                    raise AssetNotUsableError(asset_id, ASSET_FAILED)
+            self._raise_if_unusable(pending, latest, self._ctx.asset_status)
+            await self._refresh(pending, latest)
+            self._raise_if_unusable(pending, latest, {})
             if all(i in latest and latest[i].status == ASSET_ACTIVE for i in ids):
                 return {i: latest[i] for i in ids}
             remaining = deadline - self._ctx.clock()
@@ -238,6 +226,29 @@ class Assets:
                 waiting = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
                 raise AssetTimeoutError(waiting, limit)
             await self._ctx.sleep(min(ASSET_POLL_S / self._ctx.core.speed, remaining))
+
+    @staticmethod
+    def _raise_if_unusable(
+        pending: list[str], latest: dict[str, AssetInfo], known: Mapping[str, str]
+    ) -> None:
+        """Raise for the first pending asset known as failed or deleted, or seen ``Failed``."""
+        for asset_id in pending:
+            status = known.get(asset_id)
+            if status in (ASSET_FAILED, DELETED):
+                raise AssetNotUsableError(asset_id, status or "")
+            seen = latest.get(asset_id)
+            if seen is not None and seen.status == ASSET_FAILED:
+                raise AssetNotUsableError(asset_id, ASSET_FAILED)
+
+    async def _refresh(self, pending: list[str], latest: dict[str, AssetInfo]) -> None:
+        """Fetch each pending asset's status: sd2 ids in one batch, seedance 2.0 ids one by one."""
+        sd2 = [i for i in pending if self._library_of(i) == "sd2"]
+        if sd2:
+            for info in (await self.sd2_status(sd2)).items:
+                latest[info.assetId] = info
+        for asset_id in pending:
+            if self._library_of(asset_id) == "seedance2":
+                latest[asset_id] = await self.get(asset_id)
 
     async def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
         """Demo mode only: store a file on the built-in emulator and return the URL it serves.

@@ -32,10 +32,16 @@ from typing import Any, Literal
 
 import httpx2
 
+from mediagen_nb._platform import is_browser
 from mediagen_nb.types import Problem, RequestValidationError, json_value_problems
 
 from ._config import Settings, get_logger
-from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
+from ._exceptions import (
+    APIError,
+    APITimeoutError,
+    ConfigurationError,
+    connection_error,
+)
 from ._retry import IDEMPOTENT_EXTENSION, NO_RETRY_EXTENSION, RetryTransport, Sleep
 
 logger = get_logger("mediagen_nb.client")
@@ -96,7 +102,11 @@ class HTTPCore:
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
-        if transport is None:
+        if transport is None and is_browser():
+            # httpx2's own transport there is the browser's fetch (httpx2-jsfetch): no pool,
+            # no sockets, and pool limits do not apply (it warns when given any).
+            transport = httpx2.AsyncHTTPTransport()
+        elif transport is None:
             # httpcore2 (and anyio) load with the first client, as inside httpx2 itself, not
             # with ``import mediagen_nb.client`` (bench figure 8 times that import).
             from ._backend import default_transport
@@ -182,9 +192,7 @@ class HTTPCore:
                 f"{request.method} {request.url.path} timed out ({type(exc).__name__})"
             ) from exc
         except httpx2.TransportError as exc:
-            raise APIConnectionError(
-                f"{request.method} {request.url.path} failed: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise connection_error(request, exc, browser=is_browser()) from exc
         self._note_speed(response)
         if response.status_code >= 400:
             try:

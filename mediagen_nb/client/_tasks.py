@@ -24,6 +24,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import Family, TaskStatus
 from mediagen_nb.types import TaskResult
 
@@ -243,14 +244,18 @@ class Task:
                 case "cancelled":
                     raise TaskCancelledError(self.id, local=False)
                 case "queued" | "processing":
-                    if not await self._poll_once(deadline, limit, status):
-                        continue
-                    if on_update is not None:
-                        outcome = on_update(self)
-                        if inspect.isawaitable(outcome):
-                            await outcome
+                    if await self._poll_once(deadline, limit, status):
+                        await self._notify(on_update)
                 case _:
                     assert_never(status)
+
+    async def _notify(self, on_update: OnUpdate | None) -> None:
+        """Run ``on_update(self)``, awaiting it when it is a coroutine function."""
+        if on_update is None:
+            return
+        outcome = on_update(self)
+        if inspect.isawaitable(outcome):
+            await outcome
 
     async def _poll_once(self, deadline: float, limit: float, status: TaskStatus) -> bool:
         """Sleep one interval (less near the deadline) and refresh; False if nothing new."""
@@ -352,7 +357,7 @@ class Task:
         cached = self.local_path or self._ctx.recorder.cached_media(self.id)
         if cached is not None:
             try:
-                self._bytes = await asyncio.to_thread(Path(cached).read_bytes)
+                self._bytes = await off_loop(Path(cached).read_bytes)
                 return self._bytes
             except OSError as exc:
                 logger.warning("cached media %s unreadable (%s); downloading", cached, exc)
@@ -376,7 +381,7 @@ class Task:
             target.write_bytes(data)
             return target
 
-        return await asyncio.to_thread(write)
+        return await off_loop(write)
 
     async def image(self) -> Image:
         """The result as a PIL image (image tasks; PIL is imported only here)."""

@@ -206,10 +206,12 @@ class Ledger:
 
     # -- the fallback -------------------------------------------------------------------
 
-    def use_memory(self, reason: str) -> None:
+    def use_memory(self, reason: str, *, expected: bool = False) -> None:
         """Keep this session's history in memory from now on (see ``_fallback``).
 
         Called when the file fails; callable directly where SQLite cannot use a file.
+        ``expected``: the normal state of this platform (the browser), logged at INFO, as a
+        warning would be drawn as an error box under the cell; the notice still shows.
         """
         with self._lock:
             if self._memory is None:
@@ -219,7 +221,7 @@ class Ledger:
                 return
             self.problem = reason
             callbacks = list(self._on_problem)
-        log.warning("%s", reason)
+        log.log(logging.INFO if expected else logging.WARNING, "%s", reason)
         for callback in callbacks:
             try:
                 callback(reason)
@@ -232,7 +234,7 @@ class Ledger:
         again; ``mediagen_nb.export_history`` / ``import_history`` carry it across."""
         with self._lock:
             self._memory_only = True
-        self.use_memory(reason)
+        self.use_memory(reason, expected=True)
 
     def _fall_back(self, exc: BaseException) -> None:
         self.close()

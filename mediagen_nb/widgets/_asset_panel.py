@@ -25,6 +25,7 @@ from typing import Any
 
 import traitlets
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED
 from mediagen_nb.types import RequestValidationError, errors_only
 from mediagen_nb.widgets._asset_form import (
@@ -277,7 +278,7 @@ class AssetPanel(WidgetPanel):
             async with self._fetching:
                 assets = self.session.client.assets
                 data = await assets.fetch_media(url, max_bytes=MAX_THUMB_SOURCE)
-            thumb = await asyncio.to_thread(thumb_data_url, data)
+            thumb = await off_loop(thumb_data_url, data)
         except (MediagenError, ValueError, OSError):
             return
         row = self._rows.get(asset_id)
@@ -289,11 +290,11 @@ class AssetPanel(WidgetPanel):
         return self.spawn(self._refresh(), name="asset refresh")
 
     async def _refresh(self) -> None:
-        from mediagen_nb.history import history
+        from mediagen_nb.history import history_records  # the rows without pandas (browser)
 
         client = self.session.client
         service = str(client.service_id or client.base_url or "").rstrip("/")
-        records = history(kind="asset").to_dict("records")
+        records = history_records(kind="asset", warn=False)
         for row in rows_from_history(records, service):
             if row.asset_id in self._rows:
                 continue

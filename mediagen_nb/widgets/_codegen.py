@@ -33,24 +33,23 @@ def py_literal(value: Any, depth: int = 1) -> str:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
-    pad, inner = INDENT * depth, INDENT * (depth + 1)
     if isinstance(value, list):
-        if not value:
-            return "[]"
         items = [py_literal(v, depth + 1) for v in value]
-        flat = "[" + ", ".join(items) + "]"
-        if len(flat) <= 60 and "\n" not in flat:
-            return flat
-        return "[\n" + "".join(f"{inner}{i},\n" for i in items) + pad + "]"
+        return _bracketed("[]", items, depth)
     if isinstance(value, dict):
-        if not value:
-            return "{}"
         items = [f"{json.dumps(str(k))}: {py_literal(v, depth + 1)}" for k, v in value.items()]
-        flat = "{" + ", ".join(items) + "}"
-        if len(flat) <= 60 and "\n" not in flat:
-            return flat
-        return "{\n" + "".join(f"{inner}{i},\n" for i in items) + pad + "}"
+        return _bracketed("{}", items, depth)
     return repr(value)
+
+
+def _bracketed(brackets: str, items: list[str], depth: int) -> str:
+    """Items in brackets: on one line when short, else one per line, indented."""
+    opening, closing = brackets[0], brackets[1]
+    flat = opening + ", ".join(items) + closing
+    if len(flat) <= 60 and "\n" not in flat:
+        return flat
+    inner = INDENT * (depth + 1)
+    return opening + "\n" + "".join(f"{inner}{i},\n" for i in items) + INDENT * depth + closing
 
 
 def code_for(kind: Kind, body: dict[str, Any], family: str | None = None) -> str:

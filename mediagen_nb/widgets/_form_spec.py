@@ -132,7 +132,9 @@ def _limits_help(param: Param) -> str:
 def _by_type(param: Param, decl: FormControl) -> dict[str, Any]:
     """The type-specific part of a control."""
     name = param.name
-    if name == "prompt":
+    if param.type == "text":  # free text in a box; the prompt is what carries across families
+        if name != "prompt":
+            return {"type": "text"}
         return {"type": "text", "carry": "prompt", "placeholder": "Describe what you want to see"}
     if param.type == "enum":
         kind = "segmented" if len(param.options) <= SEGMENTED_MAX else "select"

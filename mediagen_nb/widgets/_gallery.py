@@ -17,11 +17,12 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import FAMILIES, model_title
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._codegen import code_for
+from mediagen_nb.widgets._form_body import from_body
 from mediagen_nb.widgets._form_spec import controls_for
-from mediagen_nb.widgets._form_state import from_body
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
@@ -232,7 +233,7 @@ class GalleryMixin:
             self._handles.pop(result.id, None)
         if completed:
             data = await task.read_bytes()
-            await asyncio.to_thread(result.set_media, data, task.id, task.local_path)
+            await off_loop(result.set_media, data, task.id, task.local_path)
             self._media_dirty = True
         update(task)
         await self._throttle.drain()

@@ -18,6 +18,7 @@ Outside CI the tests skip when ``/usr/bin/chromium`` is missing; with ``CI=true`
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -137,3 +138,31 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def scratch_shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Pictures worth a look but not the README's (Voila, marimo, 600 px): always temporary."""
     return tmp_path_factory.mktemp("more-screenshots")
+
+
+@pytest.fixture(scope="session")
+def lite_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``mediagen-nb lite build`` into a temporary folder, as a person runs it. Downloads
+    (Pyodide, wheels) are cached outside the checkout (``~/.cache/mediagen_nb/lite``), so
+    only the first build on a machine needs the registries."""
+    if importlib.util.find_spec("jupyterlite_core") is None:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("jupyterlite-core is missing in CI: the test extra must include lite")
+        pytest.skip("jupyterlite-core not installed (pip install -e '.[lite]')")
+    output = tmp_path_factory.mktemp("lite") / "site"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "mediagen_nb.cli", "lite", "build", "--output", str(output)],
+        cwd=tmp_path_factory.getbasetemp(),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"mediagen-nb lite build failed:\n{(done.stdout + done.stderr)[-4000:]}")
+    return output

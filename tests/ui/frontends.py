@@ -33,7 +33,8 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-Kind = Literal["lab", "notebook", "voila", "marimo"]
+Kind = Literal["lab", "notebook", "voila", "marimo", "lite"]
+"""``lite``: the static in-browser site of ``mediagen-nb lite build`` (``tests/ui/lite.py``)."""
 Theme = Literal["light", "dark"]
 KINDS: tuple[Kind, ...] = ("lab", "notebook", "voila", "marimo")
 THEMES: tuple[Theme, ...] = ("light", "dark")
@@ -271,7 +272,7 @@ class Front:
 
     def dark(self) -> bool:
         """Whether the page itself shows a dark theme (not just the panels)."""
-        if self.kind in {"lab", "notebook", "voila"}:
+        if self.kind in {"lab", "notebook", "voila", "lite"}:
             light = self.page.locator("body").get_attribute("data-jp-theme-light")
             return light == "false"
         return bool(self.page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches"))

@@ -7,6 +7,7 @@ sleeps; each returns what it saw so the test can assert contents and orders.
 
 from __future__ import annotations
 
+import time
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -52,12 +53,20 @@ def type_into(front: Front, selector: str, panel_name: str, text: str) -> None:
     field.blur()
 
 
-def generate_image(front: Front) -> None:
-    """Images: type a prompt, Generate, and see the picture (decoded, non-empty)."""
+def generate_image(front: Front) -> float:
+    """Images: type a prompt, Generate, and see the picture (decoded, non-empty). The first
+    model has one resolution: it reads as plain text, with nothing to toggle.
+
+    Returns the seconds from the click to the decoded picture: a figure for ``bench/``
+    (printed, never asserted)."""
     panel = front.panel("images")
+    resolution = panel.locator(".mg-field", has=front.page.get_by_text("Resolution", exact=True))
+    expect(resolution).to_contain_text("1K")
+    expect(resolution.locator("button, input, select")).to_have_count(0)
     type_into(front, "textarea[name='prompt']", "images", IMAGE_PROMPT)
     generate = panel.locator("[data-mg-action='generate']")
     expect(generate).to_be_enabled()
+    start = time.monotonic()
     generate.click()
     card = panel.locator(".mg-card[data-status='completed']").first
     expect(card).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
@@ -68,7 +77,9 @@ def generate_image(front: Front) -> None:
         " new Promise((ok, no) => { img.onload = ok; img.onerror = no; })"
     )
     assert image.evaluate("img => img.naturalWidth") > 0
+    seconds = time.monotonic() - start
     see_larger(front, image)
+    return seconds
 
 
 def see_larger(front: Front, image: Locator) -> list[dict[str, Any]]:
