@@ -16,6 +16,8 @@ import re
 import shutil
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from playwright.sync_api import Browser, FrameLocator, Locator, Page, expect
 
 from tests.ui.frontends import (
     PLAYGROUND,
+    STARTUP_TIMEOUT_S,
     Front,
     JupyterServer,
     environment,
@@ -82,17 +85,30 @@ class Launch:
         del self.env["JUPYTERLAB_WORKSPACES_DIR"]  # the default: under MEDIAGEN_HOME
         self.env["BROWSER"] = "true"
         quiet_news(Path(self.env["JUPYTERLAB_SETTINGS_DIR"]))
-        self.log = base / f"lab-{run}.log"
         command = [str(script), *readme_lab_arguments(copy)]
-        with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                command, cwd=copy, env=self.env, stdout=out, stderr=subprocess.STDOUT
-            )
-        urls = printed_addresses(self.proc, self.log)
-        self.server = JupyterServer(
-            **urls, root=copy, settings_dir=Path(self.env["JUPYTERLAB_SETTINGS_DIR"])
-        )
+        settings = Path(self.env["JUPYTERLAB_SETTINGS_DIR"])
+        for attempt in range(3):  # another server may take the chosen port before Jupyter does
+            self.log = base / f"lab-{run}-{attempt}.log"
+            with self.log.open("wb") as out:
+                self.proc = subprocess.Popen(
+                    command, cwd=copy, env=self.env, stdout=out, stderr=subprocess.STDOUT
+                )
+            urls = printed_addresses(self.proc, self.log)
+            self.server = JupyterServer(**urls, root=copy, settings_dir=settings)
+            if not self._lost_the_port():
+                break
         wait_http(self.server.url("api/status"), self.proc, self.log)
+
+    def _lost_the_port(self) -> bool:
+        """Wait until Jupyter answers (False) or exits because its port was taken (True)."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.server.url("api/status"), timeout=2):
+                    return False
+            except OSError:
+                time.sleep(0.25)
+        return self.proc.poll() is not None and "is not available" in self.log.read_text()
 
     def __enter__(self) -> JupyterServer:
         return self.server
