@@ -52,6 +52,8 @@ class Run:
     direct_gets: list[float] = field(default_factory=list)
     first_chunk: dict[str, list[float]] = field(default_factory=lambda: {"gw": [], "up": []})
     chat_failures: int = 0
+    get_errors: int = 0
+    create_errors: list[str] = field(default_factory=list)
 
 
 def p99(samples: list[float]) -> float:
@@ -60,10 +62,15 @@ def p99(samples: list[float]) -> float:
 
 
 async def timed_get(
-    http: httpx2.AsyncClient, url: str, headers: dict[str, str]
-) -> tuple[dict[str, object], float]:
+    http: httpx2.AsyncClient, url: str, headers: dict[str, str], run: Run
+) -> tuple[dict[str, object], float | None]:
+    """One result GET: (body, seconds); a transport error counts and is retried next time."""
     start = time.perf_counter()
-    response = await http.get(url, headers=headers)
+    try:
+        response = await http.get(url, headers=headers)
+    except httpx2.TransportError:
+        run.get_errors += 1
+        return {}, None
     elapsed = time.perf_counter() - start
     return (response.json() if response.status_code == 200 else {}), elapsed
 
@@ -78,13 +85,18 @@ async def student(
         created = await http.post(
             f"{base}/v1/banana/images", json={"model": MODEL, "prompt": f"{code} {n}"}, headers=auth
         )
-        pending.append(created.json()["id"])
+        task_id = created.json().get("id") if created.status_code == 200 else None
+        if not task_id:
+            run.create_errors.append(f"{created.status_code} {created.text[:200]}")
+            continue
+        pending.append(task_id)
     run.task_ids += pending
     while pending and time.monotonic() < deadline:
         await asyncio.sleep(STUDENT_POLL_S)
         for task_id in list(pending):
-            body, elapsed = await timed_get(http, f"{base}/v1/result/{task_id}", auth)
-            run.gateway_gets.append(elapsed)
+            body, elapsed = await timed_get(http, f"{base}/v1/result/{task_id}", auth, run)
+            if elapsed is not None:
+                run.gateway_gets.append(elapsed)
             if body.get("status") == "completed":
                 pending.remove(task_id)
                 run.completed += 1
@@ -100,8 +112,9 @@ async def polite_direct(http: httpx2.AsyncClient, upstream: str, run: Run, deadl
     task_id = created.json()["id"]
     while time.monotonic() < deadline:
         await asyncio.sleep(2.0 / speed * 1.02)
-        body, elapsed = await timed_get(http, f"{upstream}/api/v1/result/{task_id}", auth)
-        run.direct_gets.append(elapsed)
+        body, elapsed = await timed_get(http, f"{upstream}/api/v1/result/{task_id}", auth, run)
+        if elapsed is not None:
+            run.direct_gets.append(elapsed)
         if body.get("status") == "completed":
             return
 
@@ -131,8 +144,9 @@ async def chats(
                     http, f"{root}/gateway/v1/chat/completions", {"authorization": f"Bearer {key}"}
                 )
                 run.first_chunk[side].append(seconds)
-            except (httpx2.HTTPError, RuntimeError):
+            except (httpx2.HTTPError, RuntimeError) as error:
                 run.chat_failures += 1
+                print(f"chat {n} ({side}) failed: {type(error).__name__}: {error}")
 
 
 async def ideal_polls(http: httpx2.AsyncClient, upstream: Server, ids: list[str]) -> int:
@@ -149,7 +163,8 @@ async def measure(
     run = Run()
     codes: list[str] = gateway.info["codes"]
     limits = httpx2.Limits(max_connections=400, max_keepalive_connections=400)
-    async with httpx2.AsyncClient(timeout=120, limits=limits) as http:
+    transport = httpx2.AsyncHTTPTransport(limits=limits, retries=2)
+    async with httpx2.AsyncClient(timeout=120, transport=transport) as http:
         deadline = time.monotonic() + limit
         start = time.perf_counter()
         await asyncio.gather(
@@ -164,6 +179,8 @@ async def measure(
         ]
         ideal = await ideal_polls(http, upstream, run.task_ids)
     tasks = students * TASKS_EACH
+    if run.create_errors:
+        print(f"{len(run.create_errors)} creates failed; first: {run.create_errors[:2]}")
     poll_ratio = counters["upstream_polls"] / max(1, ideal)
     added = p99(run.gateway_gets) - p99(run.direct_gets)
     chunk = p99(run.first_chunk["gw"]) - p99(run.first_chunk["up"])

@@ -102,6 +102,12 @@ def _parser() -> argparse.ArgumentParser:
         help="where downloads are kept for offline rebuilds "
         "(default $MEDIAGEN_LITE_CACHE or ~/.cache/mediagen_nb/lite)",
     )
+    build.add_argument(
+        "--pyodide-cdn",
+        action="store_true",
+        help="load Pyodide and its whole package set (numpy, pandas, Pillow...) from Pyodide's "
+        "CDN: a smaller folder, but visitors need internet",
+    )
     return parser
 
 
@@ -112,7 +118,7 @@ def _lite_build(args: argparse.Namespace) -> int:
         print(f"mediagen-nb lite build: {error}; pip install -e '.[lite]'", file=sys.stderr)
         return 2
     try:
-        site = build_site(args.output, cache=args.cache_dir)
+        site = build_site(args.output, cache=args.cache_dir, pyodide_cdn=args.pyodide_cdn)
     except RuntimeError as error:
         print(f"mediagen-nb lite build: {error}", file=sys.stderr)
         return 1
@@ -120,7 +126,8 @@ def _lite_build(args: argparse.Namespace) -> int:
         f"Built {site.output} ({site.files} files, {site.bytes / 1e6:.1f} MB, "
         f"{len(site.wheels)} wheels). Serve the folder with any static web server, e.g.\n"
         f"  python -m http.server --bind 127.0.0.1 --directory {site.output} 8000\n"
-        "and open http://127.0.0.1:8000/ (a file:// address cannot run it).",
+        "and open http://127.0.0.1:8000/ (a file:// address cannot run it)."
+        + ("\nPyodide comes from its CDN: visitors need internet." if args.pyodide_cdn else ""),
         flush=True,
     )
     return 0

@@ -11,6 +11,9 @@ from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator import FaultConfig, create_app
 from tests._support import KEY, FakeClock
 
+# KEY and FakeClock are the suite's (tests/_support.py); emulator tests may take them from here
+__all__ = ["KEY", "VALID_BODIES", "FakeClock", "client", "make_app", "path_of"]
+
 
 def make_app(
     clock: FakeClock | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +170,15 @@ async def test_a_refused_teacher_key_is_not_blamed_on_the_student(
     )
     assert create.status_code == 502
     assert "sk-not-the-right-key" not in chat.text + create.text
+
+
+def test_a_class_worth_of_connections_is_accepted(classroom: ClassroomHandle) -> None:
+    """More than the emulator's 256 open connections: a class keeps one or more per kernel."""
+    opened = [socket.create_connection(("127.0.0.1", classroom.port)) for _ in range(300)]
+    try:
+        with httpx2.Client() as http:
+            response = http.get(classroom.root_url + "/wall/feed.json")
+    finally:
+        for sock in opened:
+            sock.close()
+    assert response.status_code == 200

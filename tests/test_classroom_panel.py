@@ -77,3 +77,29 @@ async def test_wall_page_and_its_front_end_are_served(classroom: ClassroomHandle
     assert ".mg-panel {" in style.text
     assert ".mg-class-gallery {" in style.text
     assert missing.status_code == 404
+
+
+async def test_studio_connect_form_joins_the_class(classroom: ClassroomHandle) -> None:
+    """What a student pastes into the Studio's Connect form: the code and both addresses."""
+    from mediagen_nb.widgets import Studio
+    from mediagen_nb.widgets._session import Session
+
+    studio = Studio(session=Session(), resume=False)
+    try:
+        studio.handle_action(
+            {
+                "action": "connect",
+                "key": classroom.codes["student-03"],
+                "base_url": classroom.base_url,
+                "text_base_url": classroom.text_base_url,
+            }
+        )
+        assert studio.errors == []
+        reply = await studio.session.client.chat.completions.create(
+            model="gpt-5.4", messages=[{"role": "user", "content": "hello"}]
+        )
+    finally:
+        studio.close()
+        await studio.session.aclose()
+    assert reply.choices[0].message.content
+    assert [row["chat_tokens"] > 0 for row in classroom.usage()] == [False, False, True]

@@ -292,10 +292,10 @@ def test_blocking_client_stream_helper(text_base: str) -> None:
             kinds = [u.type for u in stream.events()]
         assert kinds[0] == "thinking"
         assert kinds[-1] == "done"
-        with client.chat.completions.stream(model="gpt-5.4", messages=ASK) as stream:
-            text = "".join(stream.text_stream)
-        assert text == stream.text
-        assert stream.usage is not None
+        with client.chat.completions.stream(model="gpt-5.4", messages=ASK) as chat_stream:
+            text = "".join(chat_stream.text_stream)
+        assert text == chat_stream.text
+        assert chat_stream.usage is not None
 
 
 async def test_turns_record_tool_calls_and_thinking(text_base: str, tmp_path: Any) -> None:

@@ -10,11 +10,12 @@ import threading
 from collections.abc import Iterator, MutableMapping
 from typing import Any
 
+import httpx2
 import pytest
 
 import mediagen_nb as mg
 from mediagen_nb import _platform
-from mediagen_nb.emulator import EmulatorHandle
+from mediagen_nb.emulator import EmulatorHandle, FaultConfig
 from mediagen_nb.emulator._inprocess import StreamingASGITransport
 
 Message = MutableMapping[str, Any]
@@ -198,3 +199,37 @@ async def test_no_thread_is_started_on_the_in_process_path(
     monkeypatch.undo()
     _platform.can_start_threads.cache_clear()  # in case this test was the first to ask
     _server.default_emulator().stop()
+
+
+async def test_a_dropped_connection_is_a_connection_error_in_process() -> None:
+    handle = mg.start_emulator(
+        in_process=True, speed=600, faults=FaultConfig(drop_rate=1.0, apply_to=("create",))
+    )
+    try:
+        async with _client(handle) as client:
+            with pytest.raises(mg.APIConnectionError, match="ConnectionDropped") as caught:
+                await client.images.create("gpt-image-2", prompt="a fox")
+        assert not caught.value.cors  # an in-process emulator is never a CORS matter
+        assert handle.state.faults.counts["drop"] >= 1
+    finally:
+        handle.stop()
+
+
+async def test_requests_for_other_origins_go_to_the_network_transport(
+    emulator: EmulatorHandle,
+) -> None:
+    seen: list[str] = []
+
+    def network(request: httpx2.Request) -> httpx2.Response:
+        seen.append(str(request.url))
+        return httpx2.Response(200, content=b"elsewhere")
+
+    transport = StreamingASGITransport(
+        emulator.app, emulator.base_url, fallback=httpx2.MockTransport(network)
+    )
+    async with httpx2.AsyncClient(transport=transport) as http:
+        other = await http.get("https://cdn.example/result.png")
+        own = await http.get(emulator.base_url + "/v1/result/nothing")
+    assert (other.status_code, other.content) == (200, b"elsewhere")
+    assert seen == ["https://cdn.example/result.png"]
+    assert own.status_code == 401  # the emulator itself answered (no key sent)

@@ -7,6 +7,7 @@ The whole build, served and opened in chromium, is ``tests/ui/test_lite.py``.
 from __future__ import annotations
 
 import hashlib
+import json
 import zipfile
 from pathlib import Path
 
@@ -81,6 +82,31 @@ def test_lock_entries_carry_real_hashes_imports_and_shipped_depends(wheels: list
     assert entries["jsfetch"]["imports"] == ["jsfetch"]  # a single module
     assert entries["plus"]["imports"] == ["plus", "plus_compat"]  # from top_level.txt
     assert entries["lib"]["depends"] == []  # typing-extensions: not below 3.12 in Pyodide
+
+
+def test_with_the_cdn_the_lock_adds_pyodides_packages_by_address(
+    wheels: list[Wheel], tmp_path: Path
+) -> None:
+    chosen, _ = closure(wheels, ["app"])
+    pyodide_lock = {
+        "info": {"abi_version": "2026_0"},
+        "packages": {
+            "numpy": {"name": "numpy", "file_name": "numpy-2.whl", "depends": []},
+            "lib": {"name": "lib", "file_name": "lib-0.1-py3-none-any.whl", "depends": []},
+        },
+    }
+    site = tmp_path / "site"
+    cdn = "https://cdn.example/pyodide/v314/full/"
+    shipped = _site.write_wheels(chosen, site, pyodide_lock, cdn)
+    lock = json.loads((site / "pyodide-lock.json").read_text())
+    assert lock["info"] == {"abi_version": "2026_0"}
+    assert lock["packages"]["numpy"]["file_name"] == cdn + "numpy-2.whl"
+    assert lock["packages"]["lib"]["file_name"] == "lib-1.0-py3-none-any.whl"  # the site's
+    assert sorted(p.name for p in site.glob("*.whl")) == list(shipped)
+    alone = _site.write_wheels(chosen, tmp_path / "alone", pyodide_lock, None)
+    packages = json.loads((tmp_path / "alone" / "pyodide-lock.json").read_text())["packages"]
+    assert sorted(packages) == ["app", "jsfetch", "lib", "plus", "web"]
+    assert alone == shipped
 
 
 def test_a_foreign_non_empty_output_folder_is_refused(

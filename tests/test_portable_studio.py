@@ -7,6 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
+import pytest
+
+import mediagen_nb as mg
+from mediagen_nb import _platform
+
 BlockedRun = Callable[[Sequence[str], str], str]  # the ``run_without`` fixture
 
 BROWSER_LIKE = """
@@ -80,3 +85,16 @@ def test_the_studio_runs_as_in_a_browser_kernel(run_without: BlockedRun) -> None
     assert "kept in memory in this browser tab" in found["notice"]
     assert found["threads"] == 1
     assert found["loaded"] == []
+
+
+def test_the_blocking_client_says_to_use_the_async_one_where_no_thread_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_platform, "is_browser", lambda: True)
+    _platform.can_start_threads.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match=r"use mediagen_nb\.AsyncClient with await"):
+            mg.Client(api_key="k", base_url="http://x.test/api", text_base_url="http://x.test/g")
+    finally:
+        monkeypatch.undo()
+        _platform.can_start_threads.cache_clear()

@@ -75,11 +75,14 @@ def fetch_pyodide(cache: Path) -> Path:
     return tarball
 
 
-def unpack_core(tarball: Path, destination: Path) -> dict[str, Any]:
-    """Copy the core files into ``destination``; return the package's own lockfile."""
+def unpack_core(
+    tarball: Path, destination: Path, names: tuple[str, ...] = CORE_FILES
+) -> dict[str, Any]:
+    """Copy ``names`` (the core files) into ``destination``; return the package's lockfile
+    (all of Pyodide's packages, as its CDN serves them)."""
     destination.mkdir(parents=True, exist_ok=True)
     with tarfile.open(tarball, "r:gz") as archive:
-        for name in CORE_FILES:
+        for name in names:
             member = archive.extractfile(f"package/{name}")
             if member is None:
                 raise RuntimeError(f"{tarball.name} has no package/{name}")

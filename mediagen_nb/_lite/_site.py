@@ -11,9 +11,10 @@ host.
 notebooks in JupyterLite's JupyterLab, and JupyterLite's REPL app filling the rest, told by
 its URL to run ``import mediagen_nb as mg; mg.Studio()`` at once with the code hidden, so a
 visitor lands on a Studio that is starting (then running), as Voila shows a notebook as an
-app. Voici (Voila's static counterpart) is not used: its 0.10 release needs jupyterlite-core
-< 0.8, whose Pyodide kernel predates the Pyodide (Python 3.14) that pydantic-core's
-browser wheel is built for.
+app. Voici (Voila's static counterpart) is not used: voici-core 0.10 needs jupyterlite-core
+< 0.8, whose Pyodide kernel (0.7.2) runs Pyodide 0.29 (Python 3.13), not the Pyodide 314
+(Python 3.14, ABI 2026_0) that pydantic-core's browser wheel on PyPI is built for; voici 0.10
+also pulls in the xeus kernel, whose environments come from conda channels.
 
 Downloads (the Pyodide tarball, wheels) are cached in ``cache`` (``default_cache()``), so
 a rebuild needs no network. Each build runs JupyterLite in a fresh temporary folder (an
@@ -69,6 +70,9 @@ EXTENSIONS = (
 )
 """The only federated extensions the site carries (not every one installed beside it)."""
 APPS = ("lab", "repl")
+SITE_PYODIDE = "static/pyodide"
+"""Where the site keeps Pyodide's core (unless from the CDN), its wheels and its lockfile."""
+LOCK = "pyodide-lock.json"
 ROUNDS = 4
 """Downloads at most: each adds what only the browser needs (pip resolves on this machine)."""
 MARKER = ".mediagen-lite"
@@ -116,27 +120,56 @@ def _check_output(output: Path) -> None:
         )
 
 
-def ship_wheels(root: Path, pyodide_dir: Path, cache: Path, scratch: Path) -> tuple[str, ...]:
-    """Put the project's wheel and all it needs beside Pyodide and write the lockfile."""
-    base_lock = unpack_core(fetch_pyodide(cache / "pyodide"), pyodide_dir)
+def choose_wheels(root: Path, cache: Path, scratch: Path, micropip: str) -> dict[str, Wheel]:
+    """The project's wheel and every wheel it and the kernel need in the browser."""
     ours = Wheel.read(project_wheel(root, scratch / "dist"))
-    micropip = base_lock["packages"]["micropip"]["version"]
     wanted = [requirement_text(r) for r in ours.needs()]
     wanted += [f"micropip=={micropip}" if p == "micropip" else p for p in KERNEL_PACKAGES]
     for _round in range(ROUNDS):
         wheels = [Wheel.read(path) for path in download(wanted, cache)] + [ours]
         chosen, missing = closure(wheels, [ours.name, *KERNEL_PACKAGES])
         if not missing:
-            break
+            return chosen
         wanted += sorted(missing)
-    else:
-        needed = "; ".join(f"{who} needs {req}" for req, who in missing.items())
-        raise RuntimeError(f"no browser wheels for what the site needs: {needed}")
+    needed = "; ".join(f"{who} needs {req}" for req, who in missing.items())
+    raise RuntimeError(f"no browser wheels for what the site needs: {needed}")
+
+
+def write_wheels(
+    chosen: dict[str, Wheel], folder: Path, pyodide_lock: dict[str, Any], cdn: str | None
+) -> tuple[str, ...]:
+    """Copy the chosen wheels into ``folder`` and write its ``pyodide-lock.json``: exactly
+    those wheels, or with ``cdn`` (a URL ending in ``/``) also every package of Pyodide's own
+    lockfile, fetched from there (the site's wheels win where both have a package)."""
+    folder.mkdir(parents=True, exist_ok=True)
     for wheel in chosen.values():
-        shutil.copyfile(wheel.path, pyodide_dir / wheel.path.name)
-    lock = {"info": base_lock["info"], "packages": lock_entries(chosen)}
-    (pyodide_dir / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
+        shutil.copyfile(wheel.path, folder / wheel.path.name)
+    packages: dict[str, dict[str, Any]] = {}
+    if cdn is not None:
+        for name, entry in pyodide_lock["packages"].items():
+            packages[name] = {**entry, "file_name": cdn + entry["file_name"]}
+    packages.update(lock_entries(chosen))
+    lock = {"info": pyodide_lock["info"], "packages": packages}
+    (folder / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
     return tuple(sorted(w.path.name for w in chosen.values()))
+
+
+def cdn_url() -> str:
+    """Pyodide's CDN folder of this release (the address the Pyodide kernel itself knows)."""
+    from jupyterlite_pyodide_kernel import constants
+
+    url = str(constants.PYODIDE_CDN_URL)
+    return url.replace(str(constants.PYODIDE_VERSION), PYODIDE_VERSION) + "/"
+
+
+def _use_cdn(site: Path, cdn: str) -> None:
+    """Point the kernel at Pyodide on its CDN and at the site's own lockfile."""
+    path = site / "jupyter-lite.json"
+    config = json.loads(path.read_text())
+    kernel = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
+    kernel["pyodideUrl"] = cdn + "pyodide.mjs"
+    kernel.setdefault("loadPyodideOptions", {})["lockFileURL"] = f"./{SITE_PYODIDE}/{LOCK}"
+    path.write_text(json.dumps(config, indent=1))
 
 
 def _copy_notebooks(root: Path, contents: Path) -> None:
@@ -213,9 +246,18 @@ def _size(folder: Path) -> tuple[int, int]:
 
 
 def build_site(
-    output: Path, *, cache: Path | None = None, log: Callable[[str], None] = print
+    output: Path,
+    *,
+    cache: Path | None = None,
+    pyodide_cdn: bool = False,
+    log: Callable[[str], None] = print,
 ) -> Site:
-    """Build the static playground into ``output`` (created, or an earlier build replaced)."""
+    """Build the static playground into ``output`` (created, or an earlier build replaced).
+
+    ``pyodide_cdn``: Pyodide's core and its whole package set (numpy, pandas, Pillow...)
+    come from Pyodide's CDN, so the site needs internet; the project's wheels are still
+    served by the site.
+    """
     output = output.expanduser().absolute()
     _check_output(output)
     root = project_root()
@@ -224,11 +266,22 @@ def build_site(
         scratch = Path(scratch_name)
         lite_dir = scratch / "lite"
         log(f"Pyodide {PYODIDE_VERSION} and wheels (cache: {cache})")
-        wheels = ship_wheels(root, lite_dir / "static" / "pyodide", cache, scratch)
+        tarball = fetch_pyodide(cache / "pyodide")
+        if pyodide_cdn:
+            pyodide_lock = unpack_core(tarball, scratch / "pyodide", names=(LOCK,))
+        else:  # the well-known folder: JupyterLite serves it and points the kernel there
+            pyodide_lock = unpack_core(tarball, lite_dir / SITE_PYODIDE)
+        micropip = pyodide_lock["packages"]["micropip"]["version"]
+        chosen = choose_wheels(root, cache, scratch, micropip)
+        if not pyodide_cdn:
+            wheels = write_wheels(chosen, lite_dir / SITE_PYODIDE, pyodide_lock, None)
         _copy_notebooks(root, lite_dir / "contents")
         _lite_config(lite_dir)
         built = scratch / "site"
         _run_jupyter_lite(lite_dir, built, log)
+        if pyodide_cdn:
+            wheels = write_wheels(chosen, built / SITE_PYODIDE, pyodide_lock, cdn_url())
+            _use_cdn(built, cdn_url())
         _landing(built)
         if output.exists():
             shutil.rmtree(output)

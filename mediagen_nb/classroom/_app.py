@@ -62,7 +62,9 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with httpx2.AsyncClient(timeout=UPSTREAM_TIMEOUT, limits=UPSTREAM_LIMITS) as http:
+        # retries: only connections that failed to open (the request was never sent)
+        transport = httpx2.AsyncHTTPTransport(limits=UPSTREAM_LIMITS, retries=1)
+        async with httpx2.AsyncClient(timeout=UPSTREAM_TIMEOUT, transport=transport) as http:
             gw.http = http
             gw.tracker = Tracker(gw.state, gw.upstream, http, gw.media_dir)
             for record in gw.state.in_flight():

@@ -41,6 +41,9 @@ from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
 from mediagen_nb.emulator._uvicorn import serve_in_thread
 
+MAX_CONNECTIONS: Final = 2048
+"""Open connections the gateway accepts (the emulator's 256 is too few for a class: every
+student's kernel keeps a few open); one more is answered 503 and closed."""
 LOGGERS: Final = ("mediagen_nb.classroom", "uvicorn", "uvicorn.error", "uvicorn.access")
 
 
@@ -347,7 +350,12 @@ def start_classroom(
         )
     try:
         server, thread, bound = serve_in_thread(
-            app, host, port, what="the classroom gateway", lifespan="on"
+            app,
+            host,
+            port,
+            what="the classroom gateway",
+            lifespan="on",
+            max_connections=MAX_CONNECTIONS,
         )
     except Exception:
         up.stop()

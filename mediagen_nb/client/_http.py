@@ -88,6 +88,25 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return (parsed.scheme, parsed.host, parsed.port)
 
 
+def download_problem(response: httpx2.Response) -> str | None:
+    """Why a result download is not the file (None when it is): a redirect (never followed),
+    any other non-2xx answer, an empty body, or fewer bytes than ``Content-Length`` says."""
+    status = response.status_code
+    if 300 <= status < 400:
+        where = response.headers.get("location", "elsewhere")
+        return f"the result URL redirects to {where[:200]} (redirects are not followed)"
+    if not 200 <= status < 300:
+        return f"the result URL answered HTTP {status}, not the file"
+    size = len(response.content)
+    if size == 0:
+        return "the result URL answered an empty body"
+    declared = response.headers.get("content-length", "")
+    encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
+    if declared.isdigit() and not encoded and int(declared) != size:
+        return f"the result body is {size} bytes, but Content-Length says {declared}"
+    return None
+
+
 class HTTPCore:
     """Sends requests for the resource namespaces; see the module docstring."""
 
@@ -250,6 +269,15 @@ class HTTPCore:
             url = str(httpx2.URL(self.url("base", "")).join(url))  # relative: the service's own
         request = self._build("GET", url, None, idempotent=True, own=False)
         response = await self._send(request, stream=False)
+        problem = download_problem(response)
+        if problem is not None:
+            raise APIError(
+                problem,
+                status_code=response.status_code,
+                method="GET",
+                path=request.url.path,
+                headers=dict(response.headers),
+            )
         return response.content
 
     async def aclose(self) -> None:

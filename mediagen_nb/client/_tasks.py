@@ -39,6 +39,7 @@ from ._exceptions import (
     TaskFailedError,
     TaskTimeoutError,
 )
+from ._files import safe_file_name, write_atomic
 from ._http import SPEED_HEADER, parse_speed
 from ._recording import media_suffix
 
@@ -357,10 +358,15 @@ class Task:
         cached = self.local_path or self._ctx.recorder.cached_media(self.id)
         if cached is not None:
             try:
-                self._bytes = await off_loop(Path(cached).read_bytes)
-                return self._bytes
+                kept = await off_loop(Path(cached).read_bytes)
             except OSError as exc:
                 logger.warning("cached media %s unreadable (%s); downloading", cached, exc)
+            else:
+                if kept:
+                    self._bytes = kept
+                    return kept
+                logger.warning("cached media %s is empty; downloading", cached)
+                self.local_path = None
         data = await self._fetch()
         rec = self._ctx.recorder
         if rec.enabled and self.local_path is None:
@@ -370,16 +376,19 @@ class Task:
         return data
 
     async def download(self, path: str | Path) -> Path:
-        """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file."""
+        """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file.
+
+        The id comes from the service, so the name made of it is sanitised (``_files``): the
+        file always lands inside the directory. The write is atomic (temporary file, rename).
+        """
         data = await self.read_bytes()
-        name = f"{self.id}{media_suffix(data, self.family_info.kind)}"
+        name = safe_file_name(f"{self.id}{media_suffix(data, self.family_info.kind)}")
 
         def write() -> Path:
             target = Path(path)
             if target.is_dir():
                 target = target / name
-            target.write_bytes(data)
-            return target
+            return write_atomic(target, data)
 
         return await off_loop(write)
 

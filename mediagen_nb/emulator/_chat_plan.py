@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mediagen_nb.emulator._schema_instance import instance_for
+from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
 from mediagen_nb.emulator._textgen import count_tokens
 
 Protocol = Literal["chat", "messages"]
@@ -203,9 +203,12 @@ def plan_calls(
     prefix = "call_" if protocol == "chat" else "toolu_"
     calls = []
     for index, tool in enumerate(chosen):
-        arguments = instance_for(
-            tool.schema, seed=seed + index, hints=hints, strict=tool.strict, context=question
-        )
+        try:
+            arguments = instance_for(
+                tool.schema, seed=seed + index, hints=hints, strict=tool.strict, context=question
+            )
+        except SchemaLimitError as exc:
+            raise SchemaLimitError(f"tool {tool.name!r} schema, {exc.field}", exc.rule) from exc
         digest = hashlib.sha256(f"{id_seed}:{index}:{tool.name}".encode()).hexdigest()
         calls.append(PlannedCall(prefix + digest[:24], tool.name, arguments))
     return calls
@@ -311,9 +314,12 @@ def structured_text(
     if kind == "json_object":
         value: Any = {"answer": answer}
     else:
-        value = instance_for(
-            schema, seed=seed, hints=_hints(question), strict=strict, context=question
-        )
+        try:
+            value = instance_for(
+                schema, seed=seed, hints=_hints(question), strict=strict, context=question
+            )
+        except SchemaLimitError as exc:
+            raise SchemaLimitError(f"output schema, {exc.field}", exc.rule) from exc
     return json.dumps(value, ensure_ascii=False)
 
 

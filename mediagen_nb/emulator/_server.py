@@ -223,6 +223,7 @@ def start_emulator(
     if in_process or (in_process is None and _platform.demo_in_process()):
         app.state.emulator.tasks.media.inline = True
         origin = in_process_origin()
+        app.state.emulator.public_origin = origin
         return InProcessEmulator(app=app, origin=origin, api_key=key, service_id=service_id)
     return _serve(app, host, port, key, service_id)
 
@@ -233,6 +234,8 @@ def _serve(
     from mediagen_nb.emulator._uvicorn import serve_in_thread
 
     server, thread, bound_port = serve_in_thread(app, host, port, what="the emulator")
+    if host not in ("0.0.0.0", "::", ""):  # a wildcard: the address each connection reached
+        app.state.emulator.public_origin = EmulatorHandle._root(host, bound_port)
     return EmulatorHandle(
         app=app,
         server=server,
