@@ -9,14 +9,17 @@ accepts connections, then runs until Ctrl-C or SIGTERM. The key clients must sen
 line in ``ps``); a given key is never echoed. Without one a random key is made and printed,
 since nobody could use the server otherwise.
 
-``lab`` starts JupyterLab with ``notebooks/00-playground.ipynb`` open (looked up in the
-current folder, then next to the package) with ``MEDIAGEN_API_KEY`` removed from the
+``lab`` starts JupyterLab on the playground, ``notebooks/00-playground.ipynb`` (looked up in
+the current folder, then next to the package), with ``MEDIAGEN_API_KEY`` removed from the
 environment, so the notebooks run against the built-in emulator. The server's root is the
-folder holding ``notebooks/``. The command picks the port (8888 or the next free one) and a
-random token itself, so before Jupyter starts it prints the two addresses a person needs: the
-playground open in JupyterLab, and the same notebook as an app in Voila (Voila's server
-extension at ``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder
-link uses too). Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
+folder holding ``notebooks/``. JupyterLab opens on its ``mediagen-playground`` workspace: the
+playground already running as an app in Voila's preview tab, the file browser beside it (see
+``mediagen_nb._lab``, which also keeps autosave from storing the playground's outputs). The
+command picks the port (8888 or the next free one) and a random token itself, so before
+Jupyter starts it prints the addresses a person needs: what opens, the notebook in
+JupyterLab, and the same notebook as a full-page app in Voila (Voila's server extension at
+``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder link uses too).
+Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
 A ``--port``/``--ServerApp.port``, ``--ip``/``--ServerApp.ip`` or ``--IdentityProvider.token``
 of the user's own is the one printed. Run as root (a container, a CI machine), ``lab`` adds
 ``--ServerApp.allow_root=True``, without which Jupyter refuses to start; an ``--allow-root``
@@ -39,6 +42,15 @@ from pathlib import Path
 from types import FrameType
 from typing import get_args
 from urllib.parse import quote
+
+from mediagen_nb._lab import (
+    PLAYGROUND_ENV,
+    SAVE_HOOK,
+    WORKSPACE,
+    trust,
+    workspaces_dir,
+    write_workspace,
+)
 
 PLAYGROUND = Path("notebooks") / "00-playground.ipynb"
 ALLOW_ROOT = "--ServerApp.allow_root=True"
@@ -249,6 +261,9 @@ class LabLaunch:
     """The playground notebook open in JupyterLab (token included)."""
     voila_url: str
     """The same notebook rendered as an app by Voila's server extension (token included)."""
+    arrival_url: str
+    """What opens: the ``mediagen-playground`` workspace, the playground running in Voila's
+    preview inside JupyterLab (token included)."""
 
 
 def _option_value(extra: Sequence[str], names: Sequence[str]) -> str | None:
@@ -282,17 +297,19 @@ def lab_command(
 ) -> LabLaunch:
     """The ``jupyter lab`` command line and the addresses to print.
 
-    The server opens ``notebook`` (a ``/``-separated path under the server root) as its
-    default page, on ``port`` with ``token``, plus ``ALLOW_ROOT`` when ``as_root``; the
-    user's options go last, so they win (an allow-root option of theirs replaces ours, and
-    their port, ip or token is the one printed).
+    The server's default page is the playground's workspace (``notebook``, a ``/``-separated
+    path under the server root, running in Voila's preview), on ``port`` with ``token``, with
+    the save hook that keeps the playground's outputs out of the file, plus ``ALLOW_ROOT``
+    when ``as_root``; the user's options go last, so they win (an allow-root option of theirs
+    replaces ours, and their port, ip or token is the one printed).
     """
     path = quote(notebook)
     command = [
         sys.executable, "-m", "jupyter", "lab",
-        f"--ServerApp.default_url=/lab/tree/{path}",
+        f"--ServerApp.default_url=/lab/workspaces/{WORKSPACE}",
         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
+        f"--ContentsManager.pre_save_hook={SAVE_HOOK}",
     ]  # fmt: skip
     if as_root and not any(_mentions_allow_root(option) for option in extra):
         command.append(ALLOW_ROOT)
@@ -308,6 +325,7 @@ def lab_command(
         command=command,
         lab_url=f"{base}/lab/tree/{path}{query}",
         voila_url=f"{base}/voila/render/{path}{query}",
+        arrival_url=f"{base}/lab/workspaces/{WORKSPACE}{query}",
     )
 
 
@@ -330,6 +348,17 @@ def run_forwarding_signals(command: list[str], *, cwd: Path, env: dict[str, str]
             signal.signal(sig, handler)
 
 
+def _prepare_arrival(notebook: Path, relative: str, extra: list[str]) -> list[str]:
+    """Write the playground's workspace and trust the notebook; returns options to add."""
+    folder, options = workspaces_dir(extra)
+    write_workspace(folder, relative)
+    try:
+        trust(notebook)
+    except Exception as error:  # never fatal: Voila's preview then asks "Render anyway?"
+        print(f"mediagen-nb lab: could not mark the playground trusted ({error})", file=sys.stderr)
+    return options
+
+
 def _lab(extra: list[str]) -> int:
     try:
         notebook = find_playground()
@@ -338,17 +367,23 @@ def _lab(extra: list[str]) -> int:
         print(f"mediagen-nb lab: {error}", file=sys.stderr)
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
+    relative = notebook.relative_to(root).as_posix()
     env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
+    env[PLAYGROUND_ENV] = relative
+    options = _prepare_arrival(notebook, relative, extra)
     launch = lab_command(
-        notebook.relative_to(root).as_posix(),
-        extra,
+        relative,
+        options + extra,
         as_root=running_as_root(),
         port=port,
         token=secrets.token_hex(24),
     )
     note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in launch.command else ""
     print(
-        f"Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset){note}\n"
+        f"Starting JupyterLab (demo mode: MEDIAGEN_API_KEY unset){note}. It opens on the\n"
+        "playground already running (the Studio, in Voila's preview tab), the file browser\n"
+        f"beside it; the notebook is {relative} (outputs are never saved into it).\n"
+        f"  Opens:                        {launch.arrival_url}\n"
         f"  Playground in JupyterLab:     {launch.lab_url}\n"
         f"  Playground as an app (Voila): {launch.voila_url}",
         flush=True,

@@ -139,8 +139,10 @@ async def test_file_upload_is_hosted_by_the_emulator_with_a_thumbnail(
 ) -> None:
     panel = AssetPanel(session=session)
     data = _png()
-    panel.set_values(name="sky")
-    panel.handle_action({"action": "upload", "name": "sky.png", "type": "image/png", "file": data})
+    # the name typed just before the click comes with the action: the trait may lag behind
+    shown = {"name": "sky", "library": panel.values["library"], "bogus": "dropped"}
+    upload = {"action": "upload", "name": "sky.png", "type": "image/png", "values": shown}
+    panel.handle_action({**upload, "file": data})
     await _settle(panel)
     assert panel.errors == []
     (row,) = panel.assets

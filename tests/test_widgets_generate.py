@@ -78,7 +78,15 @@ async def test_image_panel_completes_with_thumbnail(fast: Session) -> None:
     assert Image.open(BytesIO(sent[0][1][0])).format == "PNG"
     assert card.local_path.endswith(".png")
     assert card.file_name.endswith(".png")
+    assert panel.save_note == ""
+    panel.handle_action({"action": "saved", "id": card.id})  # the browser downloaded it
+    assert panel.save_note == (
+        f"Saved: downloaded by your browser as {card.file_name}"
+        f" (the original stays in {card.local_path})"
+    )
     assert panel.errors == []
+    panel.handle_action({"action": "saved", "id": "r-none"})
+    assert "r-none" in panel.notice  # an unknown card is said in the panel, not ignored
 
 
 async def _eventually(check: object, rounds: int = 200) -> bool:

@@ -157,6 +157,11 @@ class AssetPanel(WidgetPanel):
         return list(self._rows.values())
 
     def _on_upload(self, message: dict[str, Any]) -> None:
+        # The form as the browser shows it comes with the action: a value typed just before
+        # the click may not have reached the kernel yet (marimo sends trait changes later).
+        shown = message.get("values")
+        if isinstance(shown, dict):
+            self.set_values(**{k: str(v) for k, v in shown.items() if k in DEFAULT_VALUES})
         data = message.get("file")
         if isinstance(data, bytes):
             self.upload_file(data, str(message.get("name") or ""), str(message.get("type") or ""))

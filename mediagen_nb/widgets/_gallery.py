@@ -173,6 +173,7 @@ class GalleryMixin:
     results: Any
     media: Any
     sending: Any
+    save_note: Any
     _results: list[Result]
     _handles: dict[str, Any]
     _throttle: Throttle
@@ -284,6 +285,15 @@ class GalleryMixin:
         result = self._find(result_id)
         data, mime = result.full()
         self.send({"kind": "full", "id": result_id, "mime": mime, "purpose": purpose}, [data])
+
+    def saved(self, result_id: str) -> None:
+        """Say in the panel where a Save went: the browser downloaded the file under its name
+        (into its own downloads folder), and the original stays in the media cache."""
+        result = self._find(result_id)
+        note = f"Saved: downloaded by your browser as {result.file_name}"
+        if result.local_path:
+            note += f" (the original stays in {result.local_path})"
+        self.save_note = note
 
     def _push(self) -> None:
         self.sending = self._sending

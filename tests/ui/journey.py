@@ -79,7 +79,19 @@ def generate_image(front: Front) -> float:
     assert image.evaluate("img => img.naturalWidth") > 0
     seconds = time.monotonic() - start
     see_larger(front, image)
+    save_picture(front, card)
     return seconds
+
+
+def save_picture(front: Front, card: Locator) -> str:
+    """Save on the picture's card: the browser downloads the file and the panel says so, under
+    the name it was saved as. Returns that name."""
+    with front.page.expect_download() as download:
+        card.locator("[data-mg-action='save']").click()
+    name = download.value.suggested_filename
+    note = front.panel("images").locator(".mg-status-line[role='status']")
+    expect(note).to_contain_text(f"downloaded by your browser as {name}")
+    return name
 
 
 def see_larger(front: Front, image: Locator) -> list[dict[str, Any]]:

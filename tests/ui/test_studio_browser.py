@@ -228,3 +228,37 @@ def test_studio_tab_list_readable_and_keyboard(pages: Pages, kind: Kind, theme: 
         panel_id = selected.get_attribute("aria-controls")
         expect(front.page.locator(f"[role=tabpanel][id='{panel_id}']")).to_be_visible()
     expect(tablist.locator("[role=tab][tabindex='-1']")).to_have_count(4)  # roving tabindex
+
+
+@pytest.mark.parametrize("width", [1000, 600])
+def test_new_result_card_is_in_view(pages: Pages, width: int) -> None:
+    """Results in view: a panel 1000 px wide puts the gallery beside the form; at 600 px the
+    gallery is under the form, and the new card is scrolled into view when it appears."""
+    front = pages.get("lab", "light")
+    viewport = front.page.viewport_size
+    assert viewport is not None
+    root = front.panel("images")
+    root.evaluate("(el, w) => { el.style.width = `${w}px`; el.style.maxWidth = `${w}px`; }", width)
+    try:
+        form = root.locator(".mg-gen__form").bounding_box()
+        results = root.locator(".mg-gen__results").bounding_box()
+        assert form is not None
+        assert results is not None
+        beside = results["x"] >= form["x"] + form["width"] and results["y"] < form["y"] + 50
+        assert beside == (width >= 720), (form, results)
+        cards = root.locator(".mg-card")
+        before = cards.count()
+        root.locator("textarea[name='prompt']").fill(f"a lighthouse at dusk, {width} px")
+        generate = root.locator("[data-mg-action='generate']")
+        expect(generate).to_be_enabled()
+        # Generate at the bottom edge of a short window: a gallery under the form is out of view
+        front.page.set_viewport_size({"width": 1400, "height": 600})
+        generate.evaluate("button => button.scrollIntoView({block: 'end'})")
+        if width < 720:
+            expect(root.locator(".mg-gen__results")).not_to_be_in_viewport()
+        generate.click()
+        expect(cards).to_have_count(before + 1)
+        expect(cards.first).to_be_in_viewport()
+    finally:
+        front.page.set_viewport_size(viewport)
+        root.evaluate("el => { el.style.width = ''; el.style.maxWidth = ''; }")

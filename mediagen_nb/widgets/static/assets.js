@@ -156,7 +156,8 @@ function mgAssetSendFile(model, state, f, sync) {
   state.sending = true;
   sync();
   chosen.arrayBuffer().then((buffer) => {
-    model.send({ action: "upload", name: chosen.name, type: chosen.type || "" }, undefined, [buffer]);
+    const values = mgAssetValues(model);
+    model.send({ action: "upload", name: chosen.name, type: chosen.type || "", values }, undefined, [buffer]);
     state.file = null;
     f.file.value = "";
     state.sending = false;
@@ -176,7 +177,7 @@ function mgAssetForm(model) {
     for (const key of ["url", "file", "submit"]) state.touched.add(key);
     if (state.file && model.get("demo") && !state.fileError) mgAssetSendFile(model, state, f, sync);
     else if (!state.file && model.get("can_submit")) {
-      model.send({ action: "upload" });
+      model.send({ action: "upload", values: mgAssetValues(model) });
       state.touched.clear();
     } else sync();
   };

@@ -463,10 +463,13 @@ function mgPanel(el, name, ...children) {
   return root;
 }
 
-/** Several components in one element (`attrs` of a <div>); `mgCompose` wires each of them. */
-function mgGroup(attrs, ...parts) {
+/**
+ * Several components (or nodes) in one element: `attrs` of a <div>, or of `attrs.tag`.
+ * `mgCompose` wires each of them.
+ */
+function mgGroup({ tag = "div", ...attrs }, ...parts) {
   const live = parts.filter((part) => part && !(part instanceof Node));
-  return { el: mgEl("div", attrs, parts.map((part) => (part instanceof Node ? part : part?.el))), parts: live };
+  return { el: mgEl(tag, attrs, parts.map((part) => (part instanceof Node ? part : part?.el))), parts: live };
 }
 
 /** Every component of `parts`, groups opened up (see `mgGroup`). */
