@@ -3,18 +3,23 @@ and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb.
 ``mediagen-nb classroom`` runs a classroom gateway (``mediagen_nb.classroom._cli``).
 
 ``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
-accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--api-key`` is
-never echoed; without one a random key is made and printed, since nobody could use the
-server otherwise.
+accepts connections, then runs until Ctrl-C or SIGTERM. The key clients must send comes from
+``--api-key-file PATH`` (its first line), else ``MEDIAGEN_EMULATOR_API_KEY``, else
+``--api-key`` (kept for scripts, with a warning: every user of the machine sees a command
+line in ``ps``); a given key is never echoed. Without one a random key is made and printed,
+since nobody could use the server otherwise.
 
-``lab`` starts JupyterLab with ``notebooks/00-playground.ipynb`` open (looked up in the
-current folder, then next to the package) with ``MEDIAGEN_API_KEY`` removed from the
+``lab`` starts JupyterLab on the playground, ``notebooks/00-playground.ipynb`` (looked up in
+the current folder, then next to the package), with ``MEDIAGEN_API_KEY`` removed from the
 environment, so the notebooks run against the built-in emulator. The server's root is the
-folder holding ``notebooks/``. The command picks the port (8888 or the next free one) and a
-random token itself, so before Jupyter starts it prints the two addresses a person needs: the
-playground open in JupyterLab, and the same notebook as an app in Voila (Voila's server
-extension at ``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder
-link uses too). Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
+folder holding ``notebooks/``. JupyterLab opens on its ``mediagen-playground`` workspace: the
+playground already running as an app in Voila's preview tab, the file browser beside it (see
+``mediagen_nb._lab``, which also keeps autosave from storing the playground's outputs). The
+command picks the port (8888 or the next free one) and a random token itself, so before
+Jupyter starts it prints the addresses a person needs: what opens, the notebook in
+JupyterLab, and the same notebook as a full-page app in Voila (Voila's server extension at
+``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder link uses too).
+Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
 A ``--port``/``--ServerApp.port``, ``--ip``/``--ServerApp.ip`` or ``--IdentityProvider.token``
 of the user's own is the one printed. Run as root (a container, a CI machine), ``lab`` adds
 ``--ServerApp.allow_root=True``, without which Jupyter refuses to start; an ``--allow-root``
@@ -38,6 +43,15 @@ from types import FrameType
 from typing import get_args
 from urllib.parse import quote
 
+from mediagen_nb._lab import (
+    PLAYGROUND_ENV,
+    SAVE_HOOK,
+    WORKSPACE,
+    trust,
+    workspaces_dir,
+    write_workspace,
+)
+
 PLAYGROUND = Path("notebooks") / "00-playground.ipynb"
 ALLOW_ROOT = "--ServerApp.allow_root=True"
 """What Jupyter needs to start as root (its own ``--allow-root`` is the same trait)."""
@@ -56,7 +70,15 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the emulator in the foreground")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default loopback)")
     serve.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
-    serve.add_argument("--api-key", default=None, help="key clients must send (default: random)")
+    serve.add_argument(
+        "--api-key",
+        default=None,
+        help="key clients must send (visible in ps: prefer --api-key-file or "
+        f"{KEY_ENV}; default: random)",
+    )
+    serve.add_argument(
+        "--api-key-file", default=None, help="read the key clients must send from this file"
+    )
     serve.add_argument("--speed", type=float, default=1.0, help="time speed-up (default 1)")
     serve.add_argument("--error-rate", type=float, default=0.0, help="probability of 500/503")
     serve.add_argument("--rate-limit-rate", type=float, default=0.0, help="probability of 429")
@@ -121,11 +143,43 @@ def _lite_build(args: argparse.Namespace) -> int:
     return 0
 
 
+KEY_ENV = "MEDIAGEN_EMULATOR_API_KEY"
+"""Environment variable ``serve`` reads the emulator's key from."""
+
+
+def serve_key(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The key ``serve`` uses and where it came from (see the module docstring).
+
+    Raises ValueError for a key file that cannot be read or is empty.
+    """
+    if args.api_key_file:
+        try:
+            text = Path(args.api_key_file).expanduser().read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            msg = f"--api-key-file: cannot read {args.api_key_file} ({type(exc).__name__})"
+            raise ValueError(msg) from exc
+        key = text.strip().splitlines()[0].strip() if text.strip() else ""
+        if not key:
+            raise ValueError(f"--api-key-file: {args.api_key_file} holds no key")
+        return key, f"read from {args.api_key_file}"
+    if os.environ.get(KEY_ENV, "").strip():
+        return os.environ[KEY_ENV].strip(), f"from {KEY_ENV}"
+    if args.api_key:
+        print(
+            "mediagen-nb serve: warning: --api-key is visible to every user in the process "
+            f"list (ps); use --api-key-file or {KEY_ENV} instead",
+            file=sys.stderr,
+        )
+        return args.api_key, "the one given with --api-key"
+    return None, "generated"
+
+
 def _serve(args: argparse.Namespace) -> int:
     from mediagen_nb.emulator import FaultConfig, start_emulator
 
     categories = tuple(c.strip() for c in args.fault_categories.split(",") if c.strip())
     try:
+        key, source = serve_key(args)
         faults = FaultConfig(
             error_rate=args.error_rate,
             rate_limit_rate=args.rate_limit_rate,
@@ -137,7 +191,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         handle = start_emulator(
             speed=args.speed,
-            api_key=args.api_key,
+            api_key=key,
             port=args.port,
             host=args.host,
             faults=faults,
@@ -158,8 +212,8 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"text_base_url: {handle.text_base_url}")
     print(f"export MEDIAGEN_BASE_URL={handle.base_url}")
     print(f"export MEDIAGEN_TEXT_BASE_URL={handle.text_base_url}")
-    if args.api_key:
-        print("api key: the one given with --api-key")
+    if key is not None:
+        print(f"api key: {source}")
     else:
         print(f"export MEDIAGEN_API_KEY={handle.api_key}")
     print("Press Ctrl-C to stop.", flush=True)
@@ -207,6 +261,9 @@ class LabLaunch:
     """The playground notebook open in JupyterLab (token included)."""
     voila_url: str
     """The same notebook rendered as an app by Voila's server extension (token included)."""
+    arrival_url: str
+    """What opens: the ``mediagen-playground`` workspace, the playground running in Voila's
+    preview inside JupyterLab (token included)."""
 
 
 def _option_value(extra: Sequence[str], names: Sequence[str]) -> str | None:
@@ -240,17 +297,19 @@ def lab_command(
 ) -> LabLaunch:
     """The ``jupyter lab`` command line and the addresses to print.
 
-    The server opens ``notebook`` (a ``/``-separated path under the server root) as its
-    default page, on ``port`` with ``token``, plus ``ALLOW_ROOT`` when ``as_root``; the
-    user's options go last, so they win (an allow-root option of theirs replaces ours, and
-    their port, ip or token is the one printed).
+    The server's default page is the playground's workspace (``notebook``, a ``/``-separated
+    path under the server root, running in Voila's preview), on ``port`` with ``token``, with
+    the save hook that keeps the playground's outputs out of the file, plus ``ALLOW_ROOT``
+    when ``as_root``; the user's options go last, so they win (an allow-root option of theirs
+    replaces ours, and their port, ip or token is the one printed).
     """
     path = quote(notebook)
     command = [
         sys.executable, "-m", "jupyter", "lab",
-        f"--ServerApp.default_url=/lab/tree/{path}",
+        f"--ServerApp.default_url=/lab/workspaces/{WORKSPACE}",
         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
+        f"--ContentsManager.pre_save_hook={SAVE_HOOK}",
     ]  # fmt: skip
     if as_root and not any(_mentions_allow_root(option) for option in extra):
         command.append(ALLOW_ROOT)
@@ -266,6 +325,7 @@ def lab_command(
         command=command,
         lab_url=f"{base}/lab/tree/{path}{query}",
         voila_url=f"{base}/voila/render/{path}{query}",
+        arrival_url=f"{base}/lab/workspaces/{WORKSPACE}{query}",
     )
 
 
@@ -288,6 +348,17 @@ def run_forwarding_signals(command: list[str], *, cwd: Path, env: dict[str, str]
             signal.signal(sig, handler)
 
 
+def _prepare_arrival(notebook: Path, relative: str, extra: list[str]) -> list[str]:
+    """Write the playground's workspace and trust the notebook; returns options to add."""
+    folder, options = workspaces_dir(extra)
+    write_workspace(folder, relative)
+    try:
+        trust(notebook)
+    except Exception as error:  # never fatal: Voila's preview then asks "Render anyway?"
+        print(f"mediagen-nb lab: could not mark the playground trusted ({error})", file=sys.stderr)
+    return options
+
+
 def _lab(extra: list[str]) -> int:
     try:
         notebook = find_playground()
@@ -296,17 +367,23 @@ def _lab(extra: list[str]) -> int:
         print(f"mediagen-nb lab: {error}", file=sys.stderr)
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
+    relative = notebook.relative_to(root).as_posix()
     env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
+    env[PLAYGROUND_ENV] = relative
+    options = _prepare_arrival(notebook, relative, extra)
     launch = lab_command(
-        notebook.relative_to(root).as_posix(),
-        extra,
+        relative,
+        options + extra,
         as_root=running_as_root(),
         port=port,
         token=secrets.token_hex(24),
     )
     note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in launch.command else ""
     print(
-        f"Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset){note}\n"
+        f"Starting JupyterLab (demo mode: MEDIAGEN_API_KEY unset){note}. It opens on the\n"
+        "playground already running (the Studio, in Voila's preview tab), the file browser\n"
+        f"beside it; the notebook is {relative} (outputs are never saved into it).\n"
+        f"  Opens:                        {launch.arrival_url}\n"
         f"  Playground in JupyterLab:     {launch.lab_url}\n"
         f"  Playground as an app (Voila): {launch.voila_url}",
         flush=True,

@@ -1,6 +1,7 @@
 # The mediagen_nb playground for marimo: the whole Studio, every panel in its tabs.
-#   marimo run notebooks/playground_marimo.py     (an app)
-#   marimo edit notebooks/playground_marimo.py    (the notebook)
+#   .venv/bin/marimo run notebooks/playground_marimo.py     (an app, after README command 1
+#   and .venv/bin/pip install -e ".[marimo]")
+#   .venv/bin/marimo edit notebooks/playground_marimo.py    (the notebook)
 # No MEDIAGEN_API_KEY? It runs on the built-in emulator (demo mode).
 import marimo
 

@@ -12,8 +12,8 @@ from typing import Any
 import httpx2
 
 from mediagen_nb.classroom import ClassroomHandle, start_classroom
-from mediagen_nb.emulator import EmulatorHandle
-from tests._classroom_helpers import student, until, upstream_of
+from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
+from tests._classroom_helpers import MARKER_KEY, student, until, upstream_of
 
 SEEDANCE: dict[str, Any] = {"content": [{"type": "text", "text": "a paper boat"}], "duration": 4}
 
@@ -137,3 +137,20 @@ async def test_restart_resumes_tasks_in_flight(
     assert result.status == "completed"
     assert result.video_url is not None
     assert result.video_url.startswith(second.base_url + "/media/")
+
+
+async def test_rate_limited_and_failing_polls_are_waited_out(tmp_path: Path) -> None:
+    """Injected 429s (with Retry-After), 5xx and dropped connections on the upstream's result
+    endpoint: the gateway waits and polls again, and the student's task still completes."""
+    faults = FaultConfig(rate_limit_rate=0.3, error_rate=0.2, drop_rate=0.1, seed=7)
+    with (
+        start_emulator(speed=100.0, api_key=MARKER_KEY, faults=faults) as emulator,
+        start_classroom(1, upstream=upstream_of(emulator), folder=tmp_path) as room,
+    ):
+        async with student(room, code(room)) as client:
+            task = await client.images.create("nano-banana", prompt="through the storm")
+            await task.wait(timeout=60)
+        injected = emulator.state.faults.counts
+    assert task.status == "completed"
+    assert injected["rate_limit"] > 0
+    assert room.state.tasks[task.id].upstream_polls > injected["rate_limit"]

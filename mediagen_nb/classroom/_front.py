@@ -47,6 +47,21 @@ def credential(scope: Scope) -> str | None:
     return None
 
 
+def header_problem(
+    headers: dict[bytes, bytes], limit: int, *, json_body: bool
+) -> tuple[int, str] | None:
+    """(status, message) when a POST's headers already rule its body out, else None."""
+    length = headers.get(b"content-length", b"0").strip()
+    if not length.isdigit():
+        return 400, "invalid Content-Length header"
+    if int(length) > limit:
+        return 413, f"request body is larger than {limit} bytes"
+    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+    if json_body and ctype != b"application/json" and not ctype.endswith(b"+json"):
+        return 415, "Content-Type must be application/json"
+    return None
+
+
 class GatewayFront:
     """See the module docstring."""
 
@@ -106,17 +121,9 @@ class GatewayFront:
         self, scope: Scope, receive: Receive, fail: Any, *, json_body: bool
     ) -> Receive | None:
         limit = MAX_BODY_BYTES if json_body else MAX_UPLOAD_BYTES
-        headers = dict(scope["headers"])
-        length = headers.get(b"content-length", b"0").strip()
-        if not length.isdigit():
-            await fail(400, "invalid Content-Length header")
-            return None
-        if int(length) > limit:
-            await fail(413, f"request body is larger than {limit} bytes")
-            return None
-        ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        if json_body and ctype != b"application/json" and not ctype.endswith(b"+json"):
-            await fail(415, "Content-Type must be application/json")
+        problem = header_problem(dict(scope["headers"]), limit, json_body=json_body)
+        if problem is not None:
+            await fail(*problem)
             return None
         chunks: list[bytes] = []
         size = 0
@@ -134,9 +141,9 @@ class GatewayFront:
             more = bool(message.get("more_body", False))
         raw = b"".join(chunks)
         if json_body:
-            value, problem = parse_json(raw)
-            if problem is not None:
-                await fail(400, problem)
+            value, invalid = parse_json(raw)
+            if invalid is not None:
+                await fail(400, invalid)
                 return None
             scope[JSON_KEY] = value
         sent = False

@@ -57,19 +57,17 @@ function studioBar(model) {
   const chip = mgChip("", "accent");
   const resume = mgEl("p", { class: "mg-bar__resume mg-muted", role: "status" });
   const connect = studioConnectForm(model);
-  const name = mgEl("span", { class: "mg-bar__name", text: "mediagen" });
-  const node = mgEl("div", { class: "mg-studio__bar" }, mgEl("div", { class: "mg-bar" }, name, chip, connect), resume);
   function update() {
     const isDemo = model.get("demo");
     chip.querySelector(".mg-chip__text").textContent = model.get("mode");
-    chip.className = `mg-chip mg-chip--${isDemo ? "accent" : "success"}`;
+    chip.className = `mg-chip mg-chip--${isDemo ? "accent" : "success"} mg-bar__mode`;
     chip.dataset.mode = isDemo ? "demo" : "connected";
     connect.mgDemoButton.disabled = isDemo;
     resume.textContent = model.get("resume_text");
     resume.hidden = !model.get("resume_text");
   }
   update();
-  return { node, update, events: ["change:mode", "change:demo", "change:resume_text"] };
+  return { chip, connect, resume, update, events: ["change:mode", "change:demo", "change:resume_text"] };
 }
 
 function studioPlaceholder(slot, host) {
@@ -121,7 +119,10 @@ function render({ model, el, host, signal }) {
       model.save_changes();
     },
   });
-  const root = mgPanel(el, "studio", bar.node, mgNotice(model), tabs);
+  // one top line: the tab list, then the mode and "Connect to the real service" at its end
+  const top = mgEl("div", { class: "mg-studio__top" }, tabs.querySelector(".mg-tabs__list"), bar.chip, bar.connect);
+  tabs.prepend(top, mgNotice(model), bar.resume);
+  const root = mgPanel(el, "studio", tabs);
   const mountAll = () => {
     for (const title of titles) {
       studioMount(host, tabs.mgPanelOf(title), model.get(STUDIO_PANELS[title]), lifetime.signal);
