@@ -34,6 +34,7 @@ from tests.ui.frontends import (
     stop,
     wait_http,
 )
+from tests.ui.screenshots import save_window_screenshot
 
 pytestmark = pytest.mark.ui
 
@@ -127,7 +128,7 @@ def arrive(page: Page, server: JupyterServer) -> Locator:
     return images
 
 
-def generate_in_view(images: Locator) -> None:
+def generate_in_view(images: Locator) -> Locator:
     """Type a prompt, Generate (in view, no scrolling), and see the card in view."""
     images.locator("textarea[name='prompt']").fill(PROMPT)
     generate = images.locator("[data-mg-action='generate']")
@@ -137,7 +138,10 @@ def generate_in_view(images: Locator) -> None:
     card = images.locator(".mg-card[data-status='completed']").first
     expect(card).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
     expect(card).to_be_in_viewport()
-    expect(card.locator("img").first).to_be_visible()
+    image = card.locator("img").first
+    expect(image).to_be_visible()
+    image.evaluate("img => img.decode()")  # drawn, for the picture of the window
+    return card
 
 
 def run_and_save_the_notebook(page: Page, server: JupyterServer) -> None:
@@ -152,7 +156,9 @@ def run_and_save_the_notebook(page: Page, server: JupyterServer) -> None:
     expect(current).not_to_have_class(re.compile(r"jp-mod-dirty"))  # saved
 
 
-def test_readme_command_one_twice_from_a_fresh_copy(browser: Browser, tmp_path: Path) -> None:
+def test_readme_command_one_twice_from_a_fresh_copy(
+    browser: Browser, tmp_path: Path, screenshot_dir: Path
+) -> None:
     copy = fresh_copy(tmp_path)
     for run in (1, 2):
         context = browser.new_context(viewport=WINDOW)  # type: ignore[arg-type]
@@ -161,7 +167,8 @@ def test_readme_command_one_twice_from_a_fresh_copy(browser: Browser, tmp_path: 
             with Launch(copy, tmp_path / "state", run) as server:
                 page = context.new_page()
                 generate_in_view(arrive(page, server))
-                if run == 1:
+                if run == 1:  # the README's first picture: the first screen after Generate
+                    save_window_screenshot(page, screenshot_dir / "arrival-light.png")
                     run_and_save_the_notebook(page, server)
         finally:
             context.close()
