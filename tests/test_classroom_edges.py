@@ -182,3 +182,29 @@ def test_a_class_worth_of_connections_is_accepted(classroom: ClassroomHandle) ->
         for sock in opened:
             sock.close()
     assert response.status_code == 200
+
+
+def run_python(code: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_layers_never_import_the_classroom() -> None:
+    """The client, the emulator and the widgets load without the classroom package; the
+    gateway and its CLI load without ipywidgets (only ClassroomPanel needs it)."""
+    run_python(
+        "import sys\n"
+        "import mediagen_nb.client, mediagen_nb.emulator, mediagen_nb.widgets\n"
+        "assert not [m for m in sys.modules if m.startswith('mediagen_nb.classroom')]\n"
+    )
+    run_python(
+        "import sys\n"
+        "import mediagen_nb.classroom, mediagen_nb.classroom._cli\n"
+        "assert 'ipywidgets' not in sys.modules, 'the gateway imported ipywidgets'\n"
+    )

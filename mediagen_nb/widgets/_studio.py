@@ -107,7 +107,7 @@ class Studio(WidgetPanel):
             text_url_hint=os.environ.get("MEDIAGEN_TEXT_BASE_URL", ""),
         )
         self.title = "mediagen Studio"
-        self.chat = ChatPanel(session=self.session)
+        self.chat = ChatPanel(session=self.session, show_mode=False)  # the bar says the mode
         self.images = ImagePanel(session=self.session, show_banner=False)
         self.panel_chat = self.chat
         self.panel_images = self.images
@@ -198,7 +198,7 @@ class Studio(WidgetPanel):
     def assets(self) -> AssetPanel:
         """The Assets panel (built on first use)."""
         if self._assets is None:
-            self._assets = AssetPanel(session=self.session)
+            self._assets = AssetPanel(session=self.session, show_mode=False)
             self.panel_assets = self._assets
         return self._assets
 
