@@ -204,10 +204,11 @@ async def test_invalid_bodies_get_400_with_field_and_rule(
     error = data["error"]
     assert error["type"] == "invalid_request_error"
     assert message in error["message"]
-    if path == "/v1/messages":  # Anthropic's envelope: a top-level type, no param
+    if path == "/v1/messages":  # Anthropic's envelope: a top-level type and id, no param
         assert data == {
             "type": "error",
             "error": {"type": error["type"], "message": error["message"]},
+            "request_id": response.headers["request-id"],
         }
     else:  # OpenAI's envelope
         assert error == {

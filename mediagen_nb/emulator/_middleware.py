@@ -2,7 +2,10 @@
 
 Every response carries ``x-mediagen-emulator-speed`` and a fresh request id as
 ``x-request-id`` and ``request-id`` (the header the Anthropic SDK reads). Errors on the text
-gateway use the protocol's own envelope (``_errors.protocol_of``). Then, in this order:
+gateway use the protocol's own envelope (``_errors.protocol_of``); on ``/v1/messages`` the
+body also carries the id as top-level ``request_id``, as Anthropic's does (the error body
+is held back until its start is known, then sent with the id and its new length). Then, in
+this order:
 
 1. **Auth** on every endpoint except media downloads (a result URL is a direct download
    link; its unguessable token is the credential): ``Authorization: Bearer <key>`` or
@@ -108,6 +111,18 @@ def parse_json(raw: bytes) -> tuple[Any, str | None]:
     return value, None
 
 
+def _with_request_id(body: bytes, request_id: bytes) -> bytes:
+    """An Anthropic error body with its ``request_id`` (other bodies unchanged)."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(value, dict) or value.get("type") != "error":
+        return body
+    value["request_id"] = request_id.decode("ascii")
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
 class EmulatorMiddleware:
     """Wraps the router; see the module docstring for what it does and in which order."""
 
@@ -132,6 +147,8 @@ class EmulatorMiddleware:
         path: str = scope["path"]
         protocol = protocol_of(path)
 
+        held: list[Message] = []
+
         async def send_with_speed(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [
@@ -140,6 +157,17 @@ class EmulatorMiddleware:
                     (b"x-request-id", request_id),
                     (b"request-id", request_id),
                 ]
+                if protocol == "messages" and message["status"] >= 400:
+                    held.append(message)  # the body gets the id too (Anthropic's envelope)
+                    return
+            elif held and message["type"] == "http.response.body":
+                start = held.pop()
+                message["body"] = _with_request_id(message.get("body", b""), request_id)
+                start["headers"] = [
+                    (k, str(len(message["body"])).encode() if k == b"content-length" else v)
+                    for k, v in start["headers"]
+                ]
+                await send(start)
             await send(message)
 
         async def fail(status: int, message: str, **kwargs: Any) -> None:
