@@ -12,6 +12,10 @@ Kinds:
   counter, so a bench can compute the ideal number of polls.
 * ``bare``: a bare Starlette app whose ``GET /api/v1/result/{id}`` answers a fixed JSON body
   of the emulator's completed-image shape (the baseline of the result-endpoint figure).
+* ``classroom --upstream ROOT --students N``: a classroom gateway (``start_classroom``, its
+  own uvicorn thread in this child) in front of the emulator at ``ROOT``, with N coded
+  students; READY also carries the codes and the teacher token (``/wall/api/state`` then
+  gives the gateway's counters, upstream polls included).
 * ``longstream --tokens N --rate R``: ``POST /gateway/v1/chat/completions`` streams an
   OpenAI-style SSE reply of N one-token deltas at R tokens per second (the emulator's
   answers are ~100 tokens; the ChatPanel figure needs 10,000).
@@ -36,7 +40,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mediagen_nb.emulator import create_app
-from mediagen_nb.emulator._server import DroppingH11Protocol
+from mediagen_nb.emulator._uvicorn import DroppingH11Protocol
 
 API_KEY = "bench-key-not-secret"
 
@@ -167,13 +171,40 @@ async def run(app: ASGIApp, info: dict[str, Any]) -> None:
     await serving
 
 
+def run_classroom(upstream_root: str, students: int) -> None:
+    """Serve a classroom gateway until stdin closes (see the module docstring)."""
+    import tempfile
+    from pathlib import Path
+
+    from mediagen_nb.classroom import Upstream, start_classroom
+    from mediagen_nb.client._config import Secret
+
+    upstream = Upstream(
+        upstream_root + "/api", upstream_root + "/gateway", Secret(API_KEY), kind="emulator"
+    )
+    folder = Path(tempfile.mkdtemp(prefix="bench-classroom-"))
+    with start_classroom(students, upstream=upstream, folder=folder) as room:
+        info = {
+            "port": room.port,
+            "codes": list(room.codes.values()),
+            "teacher_token": room.teacher_token,
+        }
+        print("READY " + json.dumps(info), flush=True)
+        sys.stdin.read()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("kind", choices=["emulator", "bare", "longstream"])
+    parser.add_argument("kind", choices=["emulator", "bare", "longstream", "classroom"])
+    parser.add_argument("--upstream", default="")
+    parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--speed", type=float, default=1000.0)
     parser.add_argument("--tokens", type=int, default=10_000)
     parser.add_argument("--rate", type=float, default=2_000.0)
     args = parser.parse_args()
+    if args.kind == "classroom":
+        run_classroom(args.upstream, args.students)
+        return
     if args.kind == "emulator":
         app, info = emulator_app(args.speed), {"speed": args.speed}
     elif args.kind == "bare":

@@ -2,7 +2,10 @@
 
 Prints the median CPU milliseconds (``time.process_time``, all threads) of rendering a
 1024x1024 PNG and a 5 s 480x270 MP4 preview, each with its ratio to the target (50 ms and
-1000 ms). Exits 1 when a median misses its target. Run: ``python bench/bench_media.py``.
+1000 ms); then the pure-Python paths used where Pillow is missing (the browser): the same
+PNG drawn by ``_png_scene`` and a 512 px thumbnail of it by ``_png`` (targets 250 ms and
+100 ms here on CPython; Pyodide runs the same code about 2-3x slower). Exits 1 when a
+median misses its target. Run: ``python bench/bench_media.py``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from mediagen_nb import _png
+from mediagen_nb.emulator import _png_scene
 from mediagen_nb.emulator._media import render_mp4, render_png, video_pixels
 
 TITLE = "A watercolor fox sitting under a cherry tree at dawn, soft light, highly detailed"
@@ -41,6 +46,16 @@ def main() -> int:
             lambda: render_mp4(width, height, 5, fps=12, title=TITLE, lines=LINES),
             5,
         ),
+    ]
+    pure = _png_scene.render_png(1024, 1024, title=TITLE, lines=LINES)
+    cases += [
+        (
+            "png 1024x1024 pure Python",
+            250.0,
+            lambda: _png_scene.render_png(1024, 1024, title=TITLE, lines=LINES),
+            7,
+        ),
+        ("thumbnail 512 px pure Python", 100.0, lambda: _png.thumbnail_png(pure, 512), 7),
     ]
     ok = True
     for name, target, work, repeat in cases:

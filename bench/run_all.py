@@ -24,6 +24,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 from _common import FIGURE_RE, PYTHON, ROOT  # noqa: E402 - needs the path above
+from _lite_figures import summary as lite_summary  # noqa: E402
 
 SCRIPTS: tuple[tuple[str, str], ...] = (
     ("task_lifecycle", "1. CPU per task lifecycle vs bare httpx2 (<= 1.25x)"),
@@ -36,6 +37,7 @@ SCRIPTS: tuple[tuple[str, str], ...] = (
     ("import", "8. import mediagen_nb.client vs import httpx2 (<= 2.5x)"),
     ("notebook_size", "9. executed playground + 20 images, saved (<= 1 MB)"),
     ("result_endpoint", "10. emulator GET /v1/result rps vs bare Starlette (>= 0.6x)"),
+    ("classroom", "11. classroom gateway: upstream polls/polite, added p99s (worse of 3 <= 1)"),
 )
 
 
@@ -95,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = [title for title, status, _line, _s in rows if status != 0]
     if failed:
         print(f"\n{len(failed)} figure(s) failed: {'; '.join(failed)}")
+    print(f"\n{lite_summary()}")  # last: scripts/test prints a fresh one after pytest
     return 1 if failed else 0
 
 

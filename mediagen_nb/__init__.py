@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "AuthenticationError": "mediagen_nb.client",
     "BadRequestError": "mediagen_nb.client",
     "ChatPanel": "mediagen_nb.widgets",
+    "ClassroomPanel": "mediagen_nb.classroom",
     "Client": "mediagen_nb.client",
     "ConfigurationError": "mediagen_nb.client",
     "HistoryPanel": "mediagen_nb.widgets",
@@ -45,8 +46,12 @@ _EXPORTS: dict[str, str] = {
     "TaskFailedError": "mediagen_nb.client",
     "TaskTimeoutError": "mediagen_nb.client",
     "VideoPanel": "mediagen_nb.widgets",
+    "export_history": "mediagen_nb.history",
     "history": "mediagen_nb.history",
+    "history_records": "mediagen_nb.history",
+    "import_history": "mediagen_nb.history",
     "resume": "mediagen_nb._defaults",
+    "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
     "validate_request": "mediagen_nb.types",
 }
@@ -63,6 +68,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ChatPanel",
+    "ClassroomPanel",
     "Client",
     "ConfigurationError",
     "HistoryPanel",
@@ -81,14 +87,19 @@ __all__ = [
     "TaskFailedError",
     "TaskTimeoutError",
     "VideoPanel",
+    "export_history",
     "history",
+    "history_records",
+    "import_history",
     "resume",
+    "start_classroom",
     "start_emulator",
     "validate_request",
 ]
 
 if TYPE_CHECKING:
     from mediagen_nb._defaults import resume
+    from mediagen_nb.classroom import ClassroomPanel, start_classroom
     from mediagen_nb.client import (
         APIConnectionError,
         APIError,
@@ -113,7 +124,7 @@ if TYPE_CHECKING:
         TaskTimeoutError,
     )
     from mediagen_nb.emulator import start_emulator
-    from mediagen_nb.history import history
+    from mediagen_nb.history import export_history, history, history_records, import_history
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

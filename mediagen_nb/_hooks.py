@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 EventKind = Literal["task", "chat", "asset"]
 """What a ledger event is about: an image/video task, a chat turn, or an asset."""
@@ -65,6 +66,7 @@ class ServiceEndpoint:
 
 
 _lock = threading.Lock()
+_local_transports: dict[str, Callable[[], Any]] = {}
 _recorder_factory: Callable[[], Recorder | None] | None = None
 _fallback_factory: Callable[[], ServiceEndpoint] | None = None
 
@@ -92,4 +94,27 @@ def set_fallback_service(factory: Callable[[], ServiceEndpoint] | None) -> None:
 def fallback_service() -> ServiceEndpoint | None:
     """Start (once) and return the fallback service, or None if none is registered."""
     factory = _fallback_factory
+    return factory() if factory is not None else None
+
+
+def _origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``, lower-cased (stdlib only, no httpx2 here)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def register_local_transport(origin: str, factory: Callable[[], Any] | None) -> None:
+    """Route clients whose base URL is on ``origin`` through ``factory()`` (an httpx2
+    transport: the in-process emulator's); None forgets the origin."""
+    key = _origin_of(origin)
+    with _lock:
+        if factory is None:
+            _local_transports.pop(key, None)
+        else:
+            _local_transports[key] = factory
+
+
+def local_transport(url: str) -> Any | None:
+    """A new transport for ``url``'s origin if one is registered (else None)."""
+    factory = _local_transports.get(_origin_of(url))
     return factory() if factory is not None else None

@@ -1,18 +1,23 @@
-"""Command line: ``mediagen-nb serve`` (the emulator in the foreground) and ``mediagen-nb lab``.
+"""Command line: ``mediagen-nb serve`` (the emulator in the foreground), ``mediagen-nb lab``
+and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb._lite``);
+``mediagen-nb classroom`` runs a classroom gateway (``mediagen_nb.classroom._cli``).
 
 ``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
 accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--api-key`` is
 never echoed; without one a random key is made and printed, since nobody could use the
 server otherwise.
 
-``lab`` starts JupyterLab with ``notebooks/00-playground.ipynb`` open (looked up in the
-current folder, then next to the package) with ``MEDIAGEN_API_KEY`` removed from the
+``lab`` starts JupyterLab on the playground, ``notebooks/00-playground.ipynb`` (looked up in
+the current folder, then next to the package), with ``MEDIAGEN_API_KEY`` removed from the
 environment, so the notebooks run against the built-in emulator. The server's root is the
-folder holding ``notebooks/``. The command picks the port (8888 or the next free one) and a
-random token itself, so before Jupyter starts it prints the two addresses a person needs: the
-playground open in JupyterLab, and the same notebook as an app in Voila (Voila's server
-extension at ``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder
-link uses too). Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
+folder holding ``notebooks/``. JupyterLab opens on its ``mediagen-playground`` workspace: the
+playground already running as an app in Voila's preview tab, the file browser beside it (see
+``mediagen_nb._lab``, which also keeps autosave from storing the playground's outputs). The
+command picks the port (8888 or the next free one) and a random token itself, so before
+Jupyter starts it prints the addresses a person needs: what opens, the notebook in
+JupyterLab, and the same notebook as a full-page app in Voila (Voila's server extension at
+``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder link uses too).
+Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
 A ``--port``/``--ServerApp.port``, ``--ip``/``--ServerApp.ip`` or ``--IdentityProvider.token``
 of the user's own is the one printed. Run as root (a container, a CI machine), ``lab`` adds
 ``--ServerApp.allow_root=True``, without which Jupyter refuses to start; an ``--allow-root``
@@ -35,6 +40,15 @@ from pathlib import Path
 from types import FrameType
 from typing import get_args
 from urllib.parse import quote
+
+from mediagen_nb._lab import (
+    PLAYGROUND_ENV,
+    SAVE_HOOK,
+    WORKSPACE,
+    trust,
+    workspaces_dir,
+    write_workspace,
+)
 
 PLAYGROUND = Path("notebooks") / "00-playground.ipynb"
 ALLOW_ROOT = "--ServerApp.allow_root=True"
@@ -69,10 +83,54 @@ def _parser() -> argparse.ArgumentParser:
         + ",".join(get_args(FaultCategory))
         + " (default: result)",
     )
+    from mediagen_nb.classroom._cli import add_parser as add_classroom
+
+    add_classroom(commands)
     commands.add_parser(
         "lab", help="open JupyterLab on the playground notebook (other options go to jupyter)"
     )
+    lite = commands.add_parser("lite", help="the in-browser playground (JupyterLite + Pyodide)")
+    lite_commands = lite.add_subparsers(dest="lite_command", required=True)
+    build = lite_commands.add_parser(
+        "build", help="build the static site: Pyodide and every wheel served from the folder"
+    )
+    build.add_argument("--output", required=True, type=Path, help="folder to build into")
+    build.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="where downloads are kept for offline rebuilds "
+        "(default $MEDIAGEN_LITE_CACHE or ~/.cache/mediagen_nb/lite)",
+    )
+    build.add_argument(
+        "--pyodide-cdn",
+        action="store_true",
+        help="load Pyodide and its whole package set (numpy, pandas, Pillow...) from Pyodide's "
+        "CDN: a smaller folder, but visitors need internet",
+    )
     return parser
+
+
+def _lite_build(args: argparse.Namespace) -> int:
+    try:
+        from mediagen_nb._lite import build_site
+    except ImportError as error:  # packaging / jupyterlite missing
+        print(f"mediagen-nb lite build: {error}; pip install -e '.[lite]'", file=sys.stderr)
+        return 2
+    try:
+        site = build_site(args.output, cache=args.cache_dir, pyodide_cdn=args.pyodide_cdn)
+    except RuntimeError as error:
+        print(f"mediagen-nb lite build: {error}", file=sys.stderr)
+        return 1
+    print(
+        f"Built {site.output} ({site.files} files, {site.bytes / 1e6:.1f} MB, "
+        f"{len(site.wheels)} wheels). Serve the folder with any static web server, e.g.\n"
+        f"  python -m http.server --bind 127.0.0.1 --directory {site.output} 8000\n"
+        "and open http://127.0.0.1:8000/ (a file:// address cannot run it)."
+        + ("\nPyodide comes from its CDN: visitors need internet." if args.pyodide_cdn else ""),
+        flush=True,
+    )
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -161,6 +219,9 @@ class LabLaunch:
     """The playground notebook open in JupyterLab (token included)."""
     voila_url: str
     """The same notebook rendered as an app by Voila's server extension (token included)."""
+    arrival_url: str
+    """What opens: the ``mediagen-playground`` workspace, the playground running in Voila's
+    preview inside JupyterLab (token included)."""
 
 
 def _option_value(extra: Sequence[str], names: Sequence[str]) -> str | None:
@@ -194,17 +255,19 @@ def lab_command(
 ) -> LabLaunch:
     """The ``jupyter lab`` command line and the addresses to print.
 
-    The server opens ``notebook`` (a ``/``-separated path under the server root) as its
-    default page, on ``port`` with ``token``, plus ``ALLOW_ROOT`` when ``as_root``; the
-    user's options go last, so they win (an allow-root option of theirs replaces ours, and
-    their port, ip or token is the one printed).
+    The server's default page is the playground's workspace (``notebook``, a ``/``-separated
+    path under the server root, running in Voila's preview), on ``port`` with ``token``, with
+    the save hook that keeps the playground's outputs out of the file, plus ``ALLOW_ROOT``
+    when ``as_root``; the user's options go last, so they win (an allow-root option of theirs
+    replaces ours, and their port, ip or token is the one printed).
     """
     path = quote(notebook)
     command = [
         sys.executable, "-m", "jupyter", "lab",
-        f"--ServerApp.default_url=/lab/tree/{path}",
+        f"--ServerApp.default_url=/lab/workspaces/{WORKSPACE}",
         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
+        f"--ContentsManager.pre_save_hook={SAVE_HOOK}",
     ]  # fmt: skip
     if as_root and not any(_mentions_allow_root(option) for option in extra):
         command.append(ALLOW_ROOT)
@@ -220,6 +283,7 @@ def lab_command(
         command=command,
         lab_url=f"{base}/lab/tree/{path}{query}",
         voila_url=f"{base}/voila/render/{path}{query}",
+        arrival_url=f"{base}/lab/workspaces/{WORKSPACE}{query}",
     )
 
 
@@ -242,6 +306,17 @@ def run_forwarding_signals(command: list[str], *, cwd: Path, env: dict[str, str]
             signal.signal(sig, handler)
 
 
+def _prepare_arrival(notebook: Path, relative: str, extra: list[str]) -> list[str]:
+    """Write the playground's workspace and trust the notebook; returns options to add."""
+    folder, options = workspaces_dir(extra)
+    write_workspace(folder, relative)
+    try:
+        trust(notebook)
+    except Exception as error:  # never fatal: Voila's preview then asks "Render anyway?"
+        print(f"mediagen-nb lab: could not mark the playground trusted ({error})", file=sys.stderr)
+    return options
+
+
 def _lab(extra: list[str]) -> int:
     try:
         notebook = find_playground()
@@ -250,17 +325,23 @@ def _lab(extra: list[str]) -> int:
         print(f"mediagen-nb lab: {error}", file=sys.stderr)
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
+    relative = notebook.relative_to(root).as_posix()
     env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
+    env[PLAYGROUND_ENV] = relative
+    options = _prepare_arrival(notebook, relative, extra)
     launch = lab_command(
-        notebook.relative_to(root).as_posix(),
-        extra,
+        relative,
+        options + extra,
         as_root=running_as_root(),
         port=port,
         token=secrets.token_hex(24),
     )
     note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in launch.command else ""
     print(
-        f"Starting JupyterLab on the playground (demo mode: MEDIAGEN_API_KEY unset){note}\n"
+        f"Starting JupyterLab (demo mode: MEDIAGEN_API_KEY unset){note}. It opens on the\n"
+        "playground already running (the Studio, in Voila's preview tab), the file browser\n"
+        f"beside it; the notebook is {relative} (outputs are never saved into it).\n"
+        f"  Opens:                        {launch.arrival_url}\n"
         f"  Playground in JupyterLab:     {launch.lab_url}\n"
         f"  Playground as an app (Voila): {launch.voila_url}",
         flush=True,
@@ -276,6 +357,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         return _serve(args)
+    if args.command == "classroom":
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        from mediagen_nb.classroom._cli import run as run_classroom
+
+        return run_classroom(args)
+    if args.command == "lite":
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return _lite_build(args)
     return _lab([a for a in extra if a != "--"])
 
 

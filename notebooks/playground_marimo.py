@@ -1,6 +1,7 @@
-# The mediagen_nb playground for marimo: every Studio panel in tabs.
-#   marimo run notebooks/playground_marimo.py     (an app)
-#   marimo edit notebooks/playground_marimo.py    (the notebook)
+# The mediagen_nb playground for marimo: the whole Studio, every panel in its tabs.
+#   .venv/bin/marimo run notebooks/playground_marimo.py     (an app, after README command 1
+#   and .venv/bin/pip install -e ".[marimo]")
+#   .venv/bin/marimo edit notebooks/playground_marimo.py    (the notebook)
 # No MEDIAGEN_API_KEY? It runs on the built-in emulator (demo mode).
 import marimo
 
@@ -38,29 +39,11 @@ def _(mo):
 
 @app.cell
 def _(mg, mo):
-    # One Studio holds the shared session and wires the panels together (a History row
-    # reopens its request in its panel); marimo shows each panel, an anywidget, on its own.
-    # The Studio's own tabs are ipywidgets, which marimo does not draw: choosing a marimo
-    # tab selects the same Studio tab, so History and Assets refresh as they do in Jupyter.
+    # The whole Studio, one anywidget: its tabs draw every panel inside (anywidget's widget
+    # composition), as in Jupyter; History "open in form" and re-attached tasks work alike.
     studio = mg.Studio()
-    panels = {
-        "Chat": studio.chat,
-        "Images": studio.images,
-        "Videos": studio.videos,
-        "Assets": studio.assets,
-        "History": studio.history,
-    }
-    titles = list(panels)
-
-    def _select(title: str) -> None:
-        studio.tabs.selected_index = titles.index(title)
-
-    tabs = mo.ui.tabs(
-        {title: mo.ui.anywidget(panel) for title, panel in panels.items()},
-        on_change=_select,
-    )
-    tabs
-    return studio, tabs
+    mo.ui.anywidget(studio)
+    return (studio,)
 
 
 if __name__ == "__main__":

@@ -9,22 +9,10 @@ from starlette.applications import Starlette
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator import FaultConfig, create_app
+from tests._support import KEY, FakeClock
 
-KEY = "test-key-0123"
-START = 1_750_000_000.0
-
-
-class FakeClock:
-    """An emulator clock that moves only when a test says so."""
-
-    def __init__(self, start: float = START) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
+# KEY and FakeClock are the suite's (tests/_support.py); emulator tests may take them from here
+__all__ = ["KEY", "VALID_BODIES", "FakeClock", "client", "make_app", "path_of"]
 
 
 def make_app(

@@ -15,7 +15,7 @@ import pytest
 from mediagen_nb.catalog import family_for_path
 from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.types import Problem, errors_only, validate_request
-from tests._emulator_helpers import KEY
+from tests._support import KEY
 
 BASE = "http://svc.test/api"
 TEXT = "http://svc.test/gateway"
@@ -63,6 +63,38 @@ async def send(client: AsyncClient, path: str, body: dict[str, Any]) -> Any:
         video_urls=body.get("videoUrls", ()),
         audio_urls=body.get("audioUrls", ()),
     )
+
+
+def errors_of(path: str, body: Any, **kw: Any) -> list[Problem]:
+    """``validate_request``'s errors (warnings left out)."""
+    return errors_only(validate_request(path, body, **kw))
+
+
+def assert_clean(path: str, body: Any, **kw: Any) -> None:
+    """No error and no warning."""
+    assert validate_request(path, body, **kw) == []
+
+
+def assert_error(path: str, body: Any, field: str, *words: str, **kw: Any) -> Problem:
+    """An error on exactly ``field`` whose rule mentions every word, said as a sentence."""
+    errors = errors_of(path, body, **kw)
+    hits = [p for p in errors if p.field == field]
+    assert hits, f"no error on {field!r}: {errors}"
+    problem = next((p for p in hits if all(w.lower() in p.rule.lower() for w in words)), None)
+    assert problem is not None, f"{field!r} errors do not mention {words}: {hits}"
+    assert str(problem) == f"{field}: {problem.rule}"
+    assert len(problem.rule) > 8  # a sentence, not a code
+    return problem
+
+
+def assert_warning_only(path: str, body: Any, field: str, *words: str) -> None:
+    """Warnings only (the request may go), one of them on ``field`` with every word."""
+    problems = validate_request(path, body)
+    assert problems
+    assert all(p.severity == "warning" for p in problems), problems
+    assert any(
+        p.field == field and all(w.lower() in p.rule.lower() for w in words) for p in problems
+    ), problems
 
 
 def first_error(path: str, body: Any, field: str, *words: str, **kw: Any) -> Problem:

@@ -15,7 +15,6 @@ from mediagen_nb._hooks import LedgerEvent
 
 BASE = "http://svc.test/api"
 TEXT = "http://svc.test/gateway"
-KEY = "sk-MARKER-7f3a9c1e"
 
 
 def png_bytes(size: tuple[int, int] = (8, 8)) -> bytes:
@@ -27,21 +26,6 @@ def png_bytes(size: tuple[int, int] = (8, 8)) -> bytes:
 
 
 MP4_BYTES = b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 32
-
-
-class FakeClock:
-    """Monotonic clock whose sleep returns at once and advances time."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 @dataclass

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from tests._checkout import checkout_state
 
-from tests._checkout import checkout_state  # noqa: E402 - needs the path above
+if TYPE_CHECKING:
+    from mediagen_nb.classroom import ClassroomHandle
+    from mediagen_nb.emulator import EmulatorHandle
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +26,18 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEDIAGEN_HOME", str(tmp_path / "mediagen_home"))
     for name in ("MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def emulator(request: pytest.FixtureRequest) -> Iterator[EmulatorHandle]:
+    """A loopback emulator for one test, stopped after it.
+
+    Its settings are the ``start_emulator`` arguments of the closest ``emulator`` mark, e.g.
+    ``pytestmark = pytest.mark.emulator(speed=60.0, api_key=KEY, seed=11)`` in a module.
+    """
+    mark = request.node.get_closest_marker("emulator")
+    with start_emulator(**(mark.kwargs if mark is not None else {})) as handle:
+        yield handle
 
 
 @pytest.fixture
@@ -62,3 +79,55 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for line in appeared:
             reporter.write_line(f"  {line}")
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+BlockedRun = Callable[[Sequence[str], str], str]
+
+
+@pytest.fixture
+def run_without(tmp_path: Path) -> BlockedRun:
+    """Run Python ``code`` in a fresh interpreter where ``modules`` cannot be imported (as in
+    the browser, where Pillow, av, pandas and uvicorn do not exist); return its stdout."""
+
+    def run(modules: Sequence[str], code: str) -> str:
+        block = "".join(f"sys.modules[{name!r}] = None\n" for name in modules)
+        script = f"import sys\n{block}{textwrap.dedent(code)}"
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+            env={
+                **os.environ,
+                "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+                "MEDIAGEN_HOME": str(tmp_path / "home"),
+            },
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
+
+    return run
+
+
+@pytest.fixture
+def marker_emulator() -> Iterator[EmulatorHandle]:
+    """An emulator whose key is the marker the classroom tests look for everywhere."""
+    from mediagen_nb.emulator import start_emulator
+    from tests._classroom_helpers import MARKER_KEY, UPSTREAM_SPEED
+
+    with start_emulator(speed=UPSTREAM_SPEED, api_key=MARKER_KEY) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def classroom(tmp_path: Path, marker_emulator: EmulatorHandle) -> Iterator[ClassroomHandle]:
+    """A gateway with three coded students and a class code, in front of the marker emulator."""
+    from mediagen_nb.classroom import start_classroom
+    from tests._classroom_helpers import upstream_of
+
+    with start_classroom(
+        3, class_code=True, upstream=upstream_of(marker_emulator), folder=tmp_path / "class"
+    ) as handle:
+        yield handle

@@ -23,19 +23,22 @@ def test_lab_command_opens_the_playground_with_our_port_and_token() -> None:
         "-m",
         "jupyter",
         "lab",
-        f"--ServerApp.default_url=/lab/tree/{NOTEBOOK}",
+        "--ServerApp.default_url=/lab/workspaces/mediagen-playground",
         "--ServerApp.port=8890",
         "--ServerApp.port_retries=0",
         "--IdentityProvider.token=t0k",
+        "--ContentsManager.pre_save_hook=mediagen_nb._lab.keep_playground_clean",
         "--no-browser",
     ]
     assert launch.lab_url == f"http://localhost:8890/lab/tree/{NOTEBOOK}?token=t0k"
     assert launch.voila_url == f"http://localhost:8890/voila/render/{NOTEBOOK}?token=t0k"
+    arrival = "http://localhost:8890/lab/workspaces/mediagen-playground?token=t0k"
+    assert launch.arrival_url == arrival
 
 
 def test_lab_command_as_root_allows_root_before_the_users_options() -> None:
     launch = cli.lab_command(NOTEBOOK, ["--no-browser"], as_root=True, port=8888, token="t")
-    assert launch.command[8:] == ["--ServerApp.allow_root=True", "--no-browser"]
+    assert launch.command[9:] == ["--ServerApp.allow_root=True", "--no-browser"]
 
 
 @pytest.mark.parametrize(
@@ -64,7 +67,7 @@ def test_lab_command_prints_the_users_own_port_ip_and_token(extra: list[str], la
 )
 def test_lab_command_keeps_the_users_own_allow_root(option: str) -> None:
     launch = cli.lab_command(NOTEBOOK, [option], as_root=True, port=8888, token="t")
-    assert launch.command[8:] == [option]
+    assert launch.command[9:] == [option]
 
 
 def test_free_port_skips_a_port_in_use() -> None:
@@ -109,17 +112,29 @@ def test_main_lab_runs_the_playground_keyless_allowing_root_only_as_root(
         return 0
 
     monkeypatch.setattr(cli, "run_forwarding_signals", fake_run)
+    trusted: list[Path] = []
+    monkeypatch.setattr(cli, "trust", trusted.append)  # not the user's signature store
     assert cli.main(["lab", "--no-browser"]) == 0
+    assert trusted == [notebooks / "00-playground.ipynb"]
     command, cwd, env = calls[0]
-    assert command[1:5] == ["-m", "jupyter", "lab", f"--ServerApp.default_url=/lab/tree/{NOTEBOOK}"]
+    default = "--ServerApp.default_url=/lab/workspaces/mediagen-playground"
+    assert command[1:5] == ["-m", "jupyter", "lab", default]
     assert command[5] == "--ServerApp.port=8899"
     token = command[7].removeprefix("--IdentityProvider.token=")
     assert len(token) == 48
-    assert command[8:] == (["--ServerApp.allow_root=True"] if allowed else []) + ["--no-browser"]
+    workspaces = Path(os.environ["MEDIAGEN_HOME"]) / "lab-workspaces"
+    assert command[9:] == (["--ServerApp.allow_root=True"] if allowed else []) + [
+        f"--LabApp.workspaces_dir={workspaces}",
+        "--no-browser",
+    ]
+    (saved,) = workspaces.glob("mediagen-playground*.jupyterlab-workspace")
+    assert f"voila-preview:{NOTEBOOK}" in saved.read_text()
     assert cwd == tmp_path
     assert "MEDIAGEN_API_KEY" not in env
+    assert env["MEDIAGEN_PLAYGROUND"] == NOTEBOOK
     out = capsys.readouterr().out
     assert ("as root" in out) is allowed
+    assert f"http://localhost:8899/lab/workspaces/mediagen-playground?token={token}" in out
     assert f"http://localhost:8899/lab/tree/{NOTEBOOK}?token={token}" in out
     assert f"http://localhost:8899/voila/render/{NOTEBOOK}?token={token}" in out
 
@@ -184,3 +199,11 @@ def test_readme_binder_links_open_the_paths_lab_prints() -> None:
     requirements = (root / "binder" / "requirements.txt").read_text().split()
     assert "." in requirements
     assert any(line.startswith("voila") for line in requirements)
+
+
+def test_readme_runs_marimo_from_the_venv_command_one_made() -> None:
+    """Command 1 never activates the venv: the marimo line names the venv's own programs."""
+    readme = (Path(cli.__file__).resolve().parent.parent / "README.md").read_text()
+    line = ".venv/bin/pip install -e '.[marimo]' && .venv/bin/marimo run"
+    assert f"{line} notebooks/playground_marimo.py" in readme
+    assert re.findall(r"(?<![/\w])marimo run notebooks", readme) == []  # no bare marimo run

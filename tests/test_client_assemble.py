@@ -16,8 +16,10 @@ import pytest
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.types import (
     ChatCompletion,
+    CompletionUsage,
     DoneEvent,
     Message,
+    MessageUsage,
     TextEvent,
     ThinkingBlock,
     ThinkingEvent,
@@ -127,7 +129,7 @@ async def test_chat_tool_calls_are_typed_and_continue_the_loop() -> None:
     done = updates[-1]
     assert isinstance(done, DoneEvent)
     assert isinstance(done.final, ChatCompletion)
-    assert done.usage is not None
+    assert isinstance(done.usage, CompletionUsage)
     assert done.usage.total_tokens == 95
     assert done.final.choices[0].finish_reason == "tool_calls"
     turn = done.final.message.to_param()
@@ -215,7 +217,7 @@ async def test_messages_stream_helper_yields_thinking_text_tool_and_done() -> No
     block = done.final.content[0]
     assert isinstance(block, ThinkingBlock)
     assert block.signature == "EqQBCgIYAhIM1gbcDa9GJwZA2b3h"
-    assert done.usage is not None
+    assert isinstance(done.usage, MessageUsage)
     assert done.usage.output_tokens == 89
     assert stream.stop_reason == "tool_use"
     assert call.result("sunny", is_error=False) == {

@@ -14,11 +14,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, FakeClock
 
 from mediagen_nb import APIConnectionError, BadRequestError, RateLimitError, ServerError
 from mediagen_nb.client import AsyncClient, StreamInterruptedError
 from mediagen_nb.types import (
+    CompletionUsage,
     DoneEvent,
     Message,
     ThinkingBlock,
@@ -27,6 +27,8 @@ from mediagen_nb.types import (
     ToolUseBlock,
     tool_results_turn,
 )
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT
 from tests.test_client_assemble import (
     CHAT_BODY,
     MESSAGES_BODY,
@@ -38,8 +40,6 @@ from tests.test_client_assemble import (
 from tests.test_emulator_chat_sdk import AN_TOOLS, ASK, OA_TOOLS, RESULT
 from tests.test_emulator_text import _app, _serve
 
-EMU_KEY = "test-key"
-
 
 @pytest.fixture(scope="module")
 def text_base() -> Iterator[str]:
@@ -48,7 +48,7 @@ def text_base() -> Iterator[str]:
 
 
 def _client(text_base: str) -> AsyncClient:
-    return AsyncClient(EMU_KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None)
+    return AsyncClient(KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None)
 
 
 async def test_chat_tool_loop_with_our_client(text_base: str) -> None:
@@ -69,7 +69,7 @@ async def test_chat_tool_loop_with_our_client(text_base: str) -> None:
     done = updates[-1]
     assert isinstance(done, DoneEvent)
     assert f"get_weather: “{RESULT}”" in done.final.text
-    assert done.usage is not None
+    assert isinstance(done.usage, CompletionUsage)
     assert done.usage.completion_tokens > 0
     assert {u.type for u in updates[:-1]} == {"text"}
 
@@ -116,7 +116,7 @@ def _record(text_base: str, path: str, body: dict[str, Any]) -> bytes:
         "POST",
         text_base + path,
         json={**body, "stream": True},
-        headers={"Authorization": f"Bearer {EMU_KEY}"},
+        headers={"Authorization": f"Bearer {KEY}"},
         timeout=10,
     ) as response:
         return response.read()
@@ -150,8 +150,8 @@ async def test_emulator_recordings_reassemble_like_the_sdks(text_base: str) -> N
     message_bytes = _record(text_base, "/v1/messages", messages_body)
     sdk_message = await _sdk_message(message_bytes)
     async with _ours(message_bytes) as client:
-        stream = await client.messages.create(**MESSAGES_BODY, stream=True)
-        message = await stream.get_final_message()
+        message_stream = await client.messages.create(**MESSAGES_BODY, stream=True)
+        message = await message_stream.get_final_message()
     assert [b.to_param() for b in message.content] == [
         b.model_dump(mode="json", exclude_none=True) for b in sdk_message.content
     ]
@@ -282,7 +282,7 @@ async def test_a_stream_is_retried_while_opening_but_never_after_text_arrived() 
 def test_blocking_client_stream_helper(text_base: str) -> None:
     from mediagen_nb import Client
 
-    with Client(EMU_KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None) as client:
+    with Client(KEY, text_base.replace("/gateway", "/api"), text_base, recorder=None) as client:
         with client.messages.stream(
             model="claude-sonnet-4-6",
             max_tokens=2000,
@@ -292,18 +292,18 @@ def test_blocking_client_stream_helper(text_base: str) -> None:
             kinds = [u.type for u in stream.events()]
         assert kinds[0] == "thinking"
         assert kinds[-1] == "done"
-        with client.chat.completions.stream(model="gpt-5.4", messages=ASK) as stream:
-            text = "".join(stream.text_stream)
-        assert text == stream.text
-        assert stream.usage is not None
+        with client.chat.completions.stream(model="gpt-5.4", messages=ASK) as chat_stream:
+            text = "".join(chat_stream.text_stream)
+        assert text == chat_stream.text
+        assert chat_stream.usage is not None
 
 
 async def test_turns_record_tool_calls_and_thinking(text_base: str, tmp_path: Any) -> None:
-    from client_fakes import MemoryRecorder
+    from tests.client_fakes import MemoryRecorder
 
     recorder = MemoryRecorder(tmp_path)
     base = text_base.replace("/gateway", "/api")
-    async with AsyncClient(EMU_KEY, base, text_base, recorder=recorder) as client:
+    async with AsyncClient(KEY, base, text_base, recorder=recorder) as client:
         await client.chat.completions.create(model="gpt-5.4", messages=ASK, tools=OA_TOOLS)
         stream = await client.messages.create(
             model="claude-sonnet-4-6",

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, FakeClock, FakeService, MemoryRecorder
 
 import mediagen_nb.client._client as client_module
 from mediagen_nb import _hooks
@@ -22,6 +21,8 @@ from mediagen_nb.client import (
     redact,
 )
 from mediagen_nb.client._config import resolve_settings
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT, FakeService, MemoryRecorder
 
 
 def test_secret_never_shows_its_value() -> None:

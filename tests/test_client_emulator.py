@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx2
 import pytest
-from client_fakes import FakeClock
 
 from mediagen_nb import _hooks
 from mediagen_nb.client import (
@@ -25,8 +24,8 @@ from mediagen_nb.client import (
     TaskFailedError,
 )
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, create_app, start_emulator
+from tests._support import KEY, FakeClock
 
-KEY = "emu-test-key-5150"
 BASE = "http://emu.test/api"
 TEXT = "http://emu.test/gateway"
 MESSAGES = [{"role": "user", "content": "Say something about lighthouses."}]

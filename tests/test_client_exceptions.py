@@ -6,7 +6,6 @@ import email.utils
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT
 
 from mediagen_nb.client import (
     APIConnectionError,
@@ -23,6 +22,8 @@ from mediagen_nb.client import (
     TaskTimeoutError,
 )
 from mediagen_nb.client._exceptions import parse_retry_after
+from tests._support import KEY
+from tests.client_fakes import BASE, TEXT
 
 
 def _response(status: int, body: object, headers: dict[str, str] | None = None) -> httpx2.Response:

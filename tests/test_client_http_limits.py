@@ -14,11 +14,12 @@ import asyncio
 
 import httpcore2
 import httpx2
-from client_fakes import BASE, KEY, TEXT
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.client._backend import ProbedBackend, ProbedStream, default_transport
 from mediagen_nb.client._http import MAX_IN_FLIGHT, POOL_LIMITS
+from tests._support import KEY
+from tests.client_fakes import BASE, TEXT
 
 
 class HoldingTransport(httpx2.AsyncBaseTransport):

@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, FakeClock, FakeService, MemoryRecorder
 
 import mediagen_nb.client as client_pkg
 from mediagen_nb.client import (
@@ -23,6 +22,8 @@ from mediagen_nb.client import (
     Client,
     RequestValidationError,
 )
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT, FakeService, MemoryRecorder
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -228,10 +229,10 @@ async def test_assets_lifecycle_and_refusal_of_unusable_assets(tmp_path: Path) -
     assert "uploaded" in recorder.actions("asset")
     assert "deleted" in recorder.actions("asset")
     assert recorder.actions("asset")[-1] == "failed"
-    refused = recorder.events[-1]
-    assert refused.key.startswith("attempt-")  # its own row, not one named by the path
-    assert refused.data["request"]["url"] == "https://example.com/bad.png"
-    assert "1001" in refused.data["error"]
+    attempt = recorder.events[-1]
+    assert attempt.key.startswith("attempt-")  # its own row, not one named by the path
+    assert attempt.data["request"]["url"] == "https://example.com/bad.png"
+    assert "1001" in attempt.data["error"]
 
 
 async def test_wait_active_raises_on_failed_review_and_on_deadline() -> None:

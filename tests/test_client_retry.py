@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, FakeClock
 
 from mediagen_nb.client import (
     APIConnectionError,
@@ -19,6 +18,8 @@ from mediagen_nb.client import (
     RetryTransport,
     ServerError,
 )
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, TEXT
 
 
 def counting(

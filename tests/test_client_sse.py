@@ -8,7 +8,6 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, MemoryRecorder
 
 from mediagen_nb.client import (
     AsyncClient,
@@ -19,6 +18,8 @@ from mediagen_nb.client import (
     StreamInterruptedError,
     aiter_sse,
 )
+from tests._support import KEY
+from tests.client_fakes import BASE, TEXT, MemoryRecorder
 
 
 def parse(chunks: Iterable[bytes]) -> tuple[list[ServerSentEvent], SSEDecoder]:
@@ -352,5 +353,52 @@ async def test_closing_a_stream_early_records_incomplete(tmp_path: Path) -> None
         async for _item in stream:
             break
     assert stream.text == "a"
+    assert recorder.actions("chat") == ["started", "incomplete"]
+    await client.aclose()
+
+
+# -- bounded work: one huge line costs linear time and ends the stream clearly -----------------
+
+
+def in_chunks(data: bytes, size: int) -> Iterable[bytes]:
+    return (data[i : i + size] for i in range(0, len(data), size))
+
+
+@pytest.mark.timeout(120)
+def test_a_long_line_in_small_chunks_is_parsed_once() -> None:
+    """6 MB in 1 KB chunks: each chunk is scanned once (re-scanning the line costs hours)."""
+    line = b"data: " + b"x" * (6 * 1024 * 1024)
+    events, decoder = parse([*in_chunks(line, 1024), b"\n\n"])
+    assert [len(e.data) for e in events] == [6 * 1024 * 1024]
+    assert not decoder.pending
+
+
+@pytest.mark.timeout(120)
+def test_a_line_over_the_limit_fails_clearly() -> None:
+    pieces = in_chunks(b"data: " + b"y" * (32 * 1024 * 1024), 64 * 1024)
+    with pytest.raises(StreamInterruptedError, match="longer than"):
+        parse(pieces)
+
+
+@pytest.mark.timeout(120)
+def test_an_event_over_the_limit_fails_clearly() -> None:
+    lines = [b"data: " + b"z" * (1024 * 1024) + b"\n"] * 40
+    with pytest.raises(StreamInterruptedError, match="more than"):
+        parse(lines)
+
+
+@pytest.mark.timeout(120)
+async def test_a_chat_stream_with_a_huge_line_is_interrupted(tmp_path: Path) -> None:
+    huge = list(in_chunks(b'data: {"x": "' + b"w" * (20 * 1024 * 1024), 256 * 1024))
+    client, recorder = stream_client([chunk("Hi"), *huge], tmp_path)
+    stream = await client.chat.completions.create(model="gpt-5.4", messages=MESSAGES, stream=True)
+
+    async def consume() -> None:
+        async for _item in stream:
+            pass
+
+    with pytest.raises(StreamInterruptedError, match="longer than") as info:
+        await consume()
+    assert info.value.partial_text == "Hi"
     assert recorder.actions("chat") == ["started", "incomplete"]
     await client.aclose()

@@ -8,24 +8,21 @@ and a connection that breaks after the terminator does not spoil a whole reply.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, TEXT, MemoryRecorder
 
 from mediagen_nb.client import AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
+from tests._support import KEY
+from tests.client_fakes import BASE, TEXT, MemoryRecorder
 
 MESSAGES = [{"role": "user", "content": "count to five"}]
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=1000.0, api_key=KEY, seed=5)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=1000.0, api_key=KEY, seed=5)
 
 
 class ConnectionCounter(httpx2.AsyncBaseTransport):

@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from client_fakes import BASE, KEY, MP4_BYTES, TEXT, FakeClock, FakeService, MemoryRecorder
 
 from mediagen_nb.client import (
     AsyncClient,
@@ -19,6 +18,8 @@ from mediagen_nb.client import (
     TaskTimeoutError,
     normalize_status,
 )
+from tests._support import KEY, FakeClock
+from tests.client_fakes import BASE, MP4_BYTES, TEXT, FakeService, MemoryRecorder
 
 SEEDANCE: dict[str, Any] = {"content": [{"type": "text", "text": "a boat at dawn"}]}
 

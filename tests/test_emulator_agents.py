@@ -19,7 +19,8 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel
 
-from tests.test_emulator_text import KEY, _app, _serve
+from tests._support import KEY
+from tests.test_emulator_text import _app, _serve
 
 pytestmark = pytest.mark.filterwarnings(
     # litellm imports a provider module lazily, mid-call, whose TypedDict pydantic warns on
@@ -129,7 +130,8 @@ async def test_pydantic_ai_delegates_to_an_agent_that_uses_its_own_tool(pai_mode
         """Ask the weather agent about the weather in a city."""
         asked.append(question)
         answer = await weather_agent.run(question)
-        return answer.output.model_dump_json()
+        output: CityWeather = answer.output
+        return output.model_dump_json()
 
     front = pydantic_ai.Agent(model, output_type=CityWeather, tools=[ask_weather_agent])
     result = await front.run("What is the weather in Paris?")
@@ -193,12 +195,15 @@ async def agents_model(base: str, protocol: Protocol) -> AsyncIterator[Any]:
 def _agents_calls(result: Any) -> list[tuple[str, Any]]:
     """(tool name, arguments) of every tool call of an Agents SDK run, in order."""
     from agents.items import ToolCallItem
+    from openai.types.responses import ResponseFunctionToolCall
 
-    return [
-        (item.raw_item.name, json.loads(item.raw_item.arguments))
-        for item in result.new_items
-        if isinstance(item, ToolCallItem)
-    ]
+    calls: list[tuple[str, Any]] = []
+    for item in result.new_items:
+        if isinstance(item, ToolCallItem):
+            raw = item.raw_item
+            assert isinstance(raw, ResponseFunctionToolCall)
+            calls.append((raw.name, json.loads(raw.arguments)))
+    return calls
 
 
 def _agents_settings() -> Any:

@@ -8,7 +8,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import FakeClock
 
 REVIEW_MAX = 60.0
 

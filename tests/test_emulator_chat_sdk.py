@@ -16,10 +16,12 @@ import anthropic
 import jsonschema
 import openai
 import pytest
+from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
 from pydantic import BaseModel, Field
 
 from mediagen_nb.emulator._faults import FaultConfig
-from tests.test_emulator_text import KEY, _app, _serve
+from tests._support import KEY
+from tests.test_emulator_text import _app, _serve
 
 WEATHER = {
     "type": "object",
@@ -103,6 +105,7 @@ def _check_weather_call(name: str, arguments: Any) -> None:
 @pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
 def test_openai_two_step_tool_loop(oa: openai.OpenAI, streamed: bool) -> None:
     messages: Any = list(ASK)
+    first: ChatCompletion
     if streamed:
         with oa.chat.completions.stream(model="gpt-5.4", messages=messages, tools=OA_TOOLS) as s:
             first = s.get_final_completion()
@@ -114,10 +117,11 @@ def test_openai_two_step_tool_loop(oa: openai.OpenAI, streamed: bool) -> None:
     calls = choice.message.tool_calls or []
     assert len(calls) == 1
     call = calls[0]
-    assert call.type == "function"
+    assert isinstance(call, ChatCompletionMessageFunctionToolCall)
     _check_weather_call(call.function.name, json.loads(call.function.arguments))
     messages.append(choice.message)  # what SDK users append: content None + tool_calls
     messages.append({"role": "tool", "tool_call_id": call.id, "content": RESULT})
+    second: ChatCompletion
     if streamed:
         with oa.chat.completions.stream(model="gpt-5.4", messages=messages, tools=OA_TOOLS) as s:
             pieces = [e.delta for e in s if e.type == "content.delta"]
@@ -128,6 +132,12 @@ def test_openai_two_step_tool_loop(oa: openai.OpenAI, streamed: bool) -> None:
     assert second.choices[0].finish_reason == "stop"
     assert second.choices[0].message.tool_calls is None
     assert f"get_weather: “{RESULT}”" in (second.choices[0].message.content or "")
+
+
+def _function_calls(completion: ChatCompletion) -> list[ChatCompletionMessageFunctionToolCall]:
+    calls = completion.choices[0].message.tool_calls or []
+    assert all(isinstance(c, ChatCompletionMessageFunctionToolCall) for c in calls)
+    return [c for c in calls if isinstance(c, ChatCompletionMessageFunctionToolCall)]
 
 
 def test_openai_tool_choice_forces_and_none_forbids(oa: openai.OpenAI) -> None:
@@ -144,7 +154,7 @@ def test_openai_tool_choice_forces_and_none_forbids(oa: openai.OpenAI) -> None:
         tools=OA_TOOLS,
         tool_choice={"type": "function", "function": {"name": "get_time"}},
     )
-    calls = named.choices[0].message.tool_calls or []
+    calls = _function_calls(named)
     assert [c.function.name for c in calls] == ["get_time"]
     assert set(json.loads(calls[0].function.arguments)) == {"zone"}
     none = oa.chat.completions.create(
@@ -153,7 +163,7 @@ def test_openai_tool_choice_forces_and_none_forbids(oa: openai.OpenAI) -> None:
     assert none.choices[0].message.tool_calls is None
     both: Any = [{"role": "user", "content": "What is the weather and the time in Paris?"}]
     parallel = oa.chat.completions.create(model="gpt-5.4", messages=both, tools=OA_TOOLS)
-    names = [c.function.name for c in parallel.choices[0].message.tool_calls or []]
+    names = [c.function.name for c in _function_calls(parallel)]
     assert sorted(names) == ["get_time", "get_weather"]
     single = oa.chat.completions.create(
         model="gpt-5.4", messages=both, tools=OA_TOOLS, parallel_tool_calls=False
@@ -228,7 +238,8 @@ def test_anthropic_two_step_tool_loop(
         if streamed:
             with an.messages.stream(messages=messages, **args, **extra) as s:
                 return s.get_final_message()
-        return an.messages.create(messages=messages, **args, **extra)
+        created: anthropic.types.Message = an.messages.create(messages=messages, **args, **extra)
+        return created
 
     first = send()
     assert first.stop_reason == "tool_use"

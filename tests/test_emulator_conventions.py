@@ -14,7 +14,8 @@ from mediagen_nb.emulator._conventions import (
     SORA_FACE_ERROR,
     media_seconds,
 )
-from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import FakeClock
 
 
 async def run(

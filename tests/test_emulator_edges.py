@@ -14,11 +14,12 @@ import pytest
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._media import image_pixels, video_pixels
-from tests._emulator_helpers import VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import KEY, FakeClock
 
 IMG = "https://example.com/ref.png"
 USER_HI = [{"role": "user", "content": "hi"}]
-IMAGE_BLOCK = {"type": "image", "source": {"type": "url", "url": IMG}}
+IMAGE_BLOCK: dict[str, Any] = {"type": "image", "source": {"type": "url", "url": IMG}}
 
 
 async def create(c: httpx2.AsyncClient, path: str, body: Any) -> dict[str, Any]:
@@ -65,8 +66,9 @@ def field_named(path: str, error: dict[str, Any]) -> str:
     ``<field>: `` that starts the message (the user reads the field there).
     """
     if path == "/v1/messages":
-        field, sep, _ = error["message"].partition(": ")
-        assert sep, error["message"]
+        message: str = error["message"]
+        field, sep, _ = message.partition(": ")
+        assert sep, message
         return field
     param: str = error["param"]
     assert error["message"].startswith(f"{param}: "), error["message"]
@@ -362,7 +364,7 @@ async def test_loopback_emulator_accepts_its_own_origin_and_refuses_another_port
     async with httpx2.AsyncClient(
         transport=httpx2.ASGITransport(app=app),
         base_url="http://127.0.0.1:8765/api",
-        headers={"Authorization": "Bearer test-key-0123"},
+        headers={"Authorization": f"Bearer {KEY}"},
     ) as c:
         own = {"assetType": "Image", "url": "http://127.0.0.1:8765/api/files/upload-1.png"}
         other = {"assetType": "Image", "url": "http://127.0.0.1:8766/files/upload-1.png"}

@@ -14,7 +14,8 @@ from mediagen_nb.emulator import (
     start_emulator,
 )
 from mediagen_nb.emulator._faults import FaultInjector
-from tests._emulator_helpers import KEY, VALID_BODIES, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import KEY
 
 AUTH = {"Authorization": f"Bearer {KEY}"}
 

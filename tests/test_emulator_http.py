@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 import httpx2
 import pytest
 
 from mediagen_nb.emulator import MAX_BODY_BYTES
-from tests._emulator_helpers import KEY, VALID_BODIES, FakeClock, client, make_app, path_of
+from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
+from tests._support import KEY, FakeClock
 
 SPEED = "x-mediagen-emulator-speed"
 JSON = {"content-type": "application/json"}
@@ -167,12 +168,12 @@ async def test_streamed_oversize_body_is_413() -> None:
 
 async def test_bad_content_length_is_400() -> None:
     app = make_app()
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": b"{}", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     scope = {

@@ -23,7 +23,7 @@ FINAL = {
     "properties": {"city": {"type": "string"}, "temperature_c": {"type": "number"}},
     "required": ["city", "temperature_c"],
 }
-AN_TOOLS = [
+AN_TOOLS: list[dict[str, Any]] = [
     {"name": "get_weather", "description": "Current weather for a city", "input_schema": CITY},
     {
         "name": "final_result",
@@ -31,7 +31,7 @@ AN_TOOLS = [
         "input_schema": FINAL,
     },
 ]
-OA_TOOLS = [
+OA_TOOLS: list[dict[str, Any]] = [
     {
         "type": "function",
         "function": {"name": t["name"], "description": t["description"], "parameters": s},

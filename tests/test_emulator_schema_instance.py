@@ -9,6 +9,7 @@ moves bounds and patterns into the description). Every instance is checked with
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import date, datetime
 from enum import Enum
 from typing import Any, Literal
@@ -62,7 +63,7 @@ class Flat(BaseModel):
     days: int = Field(gt=0, le=14)
 
 
-SCHEMA_FORMS = {
+SCHEMA_FORMS: dict[str, Callable[[type[BaseModel]], dict[str, Any]]] = {
     "pydantic": lambda m: m.model_json_schema(),
     "openai-strict": to_strict_json_schema,
     "anthropic": transform_schema,

@@ -15,7 +15,8 @@ import pytest
 
 from mediagen_nb import _hooks, cli
 from mediagen_nb.emulator import _server, default_emulator, fallback_endpoint, start_emulator
-from tests._emulator_helpers import KEY, VALID_BODIES, path_of
+from tests._emulator_helpers import VALID_BODIES, path_of
+from tests._support import KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 

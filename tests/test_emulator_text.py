@@ -29,8 +29,8 @@ from mediagen_nb.emulator._textgen import (
     MESSAGE_OVERHEAD,
     count_tokens,
 )
+from tests._support import KEY
 
-KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 QUESTION = "How do volcanoes form and why do some erupt explosively?"
 
@@ -246,7 +246,12 @@ def test_raw_chat_stream_shape(base: str) -> None:
     chunks = [json.loads(e[6:]) for e in events[:-1]]
     assert {c["object"] for c in chunks} == {"chat.completion.chunk"}
     assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
-    assert chunks[-2]["choices"][0] == {"index": 0, "delta": {}, "finish_reason": "stop"}
+    assert chunks[-2]["choices"][0] == {
+        "index": 0,
+        "delta": {},
+        "logprobs": None,
+        "finish_reason": "stop",
+    }
     assert chunks[-1]["choices"] == []
     text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks[:-1])
     assert chunks[-1]["usage"]["completion_tokens"] == count_tokens(text)

@@ -8,16 +8,18 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from starlette.applications import Starlette
 
 from mediagen_nb.client import APIError, AsyncClient
 from mediagen_nb.emulator import create_app
 from mediagen_nb.emulator._uploads import MAX_UPLOAD_BYTES, UploadStore, safe_name
+from tests._support import KEY
 
-KEY = "test-key"
+PNG_BYTES = b"\x89PNG\r\n\x1a\n fake rest"
 BASE = "http://emulator.test/api"
 
 
-def _client(app: object) -> httpx2.AsyncClient:
+def _client(app: Starlette) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url=BASE)
 
 
@@ -29,17 +31,17 @@ async def _upload(http: httpx2.AsyncClient, data: bytes, ctype: str, name: str) 
 async def test_upload_then_download_without_auth() -> None:
     app = create_app(api_key=KEY, seed=1)
     async with _client(app) as http:
-        answer = await _upload(http, b"\x89PNG fake", "image/png", "../My Photo (1).png")
+        answer = await _upload(http, PNG_BYTES, "image/png", "../My Photo (1).png")
         assert answer.status_code == 200
         data = answer.json()["data"]
-        assert data["bytes"] == 9
+        assert data["bytes"] == len(PNG_BYTES)
         assert data["contentType"] == "image/png"
         url = data["url"]
         assert url.startswith(f"{BASE}/media/uploads/")
         assert url.endswith("/My-Photo-1-.png")
         served = await http.get(url)  # no Authorization header
         assert served.status_code == 200
-        assert served.content == b"\x89PNG fake"
+        assert served.content == PNG_BYTES
         assert served.headers["content-type"] == "image/png"
         wrong_name = await http.get(url.rsplit("/", 1)[0] + "/other.png")
         assert wrong_name.status_code == 404

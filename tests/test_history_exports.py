@@ -10,10 +10,15 @@ import mediagen_nb.history as history_pkg
 def test_exported_names() -> None:
     assert history_pkg.__all__ == [
         "EXPIRED_ERROR",
+        "HistoryRecords",
+        "HistoryUnavailableWarning",
         "Ledger",
         "PendingTask",
         "export",
+        "export_history",
         "history",
+        "history_records",
+        "import_history",
         "ledger",
         "resume",
         "unfinished",

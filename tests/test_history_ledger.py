@@ -12,27 +12,18 @@ import pytest
 from mediagen_nb._hooks import LedgerEvent, Recorder
 from mediagen_nb.history import Ledger, ledger, unfinished
 from mediagen_nb.history._schema import SCHEMA_VERSION
+from tests._support import FakeClock
 
 SERVICE = "http://127.0.0.1:9/api"
 
 
-class Clock:
-    """A settable clock so times in rows are exact."""
-
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(1_700_000_000.0)
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def led(tmp_path: Path, clock: Clock) -> Iterator[Ledger]:
+def led(tmp_path: Path, clock: FakeClock) -> Iterator[Ledger]:
     store = Ledger(tmp_path / "home", clock=clock)
     yield store
     store.close()
@@ -68,7 +59,7 @@ def test_file_is_wal_with_schema_version(led: Ledger) -> None:
         conn.close()
 
 
-def test_task_lifecycle_materialises_one_row(led: Ledger, clock: Clock) -> None:
+def test_task_lifecycle_materialises_one_row(led: Ledger, clock: FakeClock) -> None:
     body = {"model": "gpt-image-2", "prompt": "a red fox", "ratio": "16:9", "quality": "high"}
     led.record(task("created", request=body, path="/v1/image2/images", status="queued"))
     row = led.item("task", "task_1")
@@ -176,7 +167,7 @@ def chat(action: str, **data: Any) -> LedgerEvent:
     return LedgerEvent(kind="chat", action=action, key="turn-1", model="gpt-5.4", data=data)
 
 
-def test_chat_turn_completed(led: Ledger, clock: Clock) -> None:
+def test_chat_turn_completed(led: Ledger, clock: FakeClock) -> None:
     body = {
         "model": "gpt-5.4",
         "messages": [
@@ -260,7 +251,7 @@ def test_event_without_row_creates_none(led: Ledger) -> None:
     assert [e["action"] for e in led.events("ghost")] == ["error"]
 
 
-def test_restart_sees_unfinished_tasks(tmp_path: Path, clock: Clock) -> None:
+def test_restart_sees_unfinished_tasks(tmp_path: Path, clock: FakeClock) -> None:
     first = Ledger(tmp_path, clock=clock)
     first.record(task("created", key="done"))
     first.record(task("completed", key="done", url="https://x/d.png"))
@@ -284,7 +275,7 @@ MARKER = "sk-MARKER-7d1f0c9e-not-a-real-key"
 
 
 def test_key_marker_never_stored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: Clock
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FakeClock
 ) -> None:
     monkeypatch.setenv("MEDIAGEN_API_KEY", MARKER)
     store = Ledger(tmp_path, clock=clock)
@@ -364,8 +355,13 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     again = Ledger(tmp_path)
     again.record(task("status", status="processing"))
-    assert again.flush() == 1
-    assert again.items() == []
+    assert again.flush() == 1  # never written into a file of a newer schema
+    assert [row["status"] for row in again.items()] == ["processing"]  # kept in memory
+    assert again.problem is not None
+    assert "newer" in again.problem
+    check = sqlite3.connect(tmp_path / "history.sqlite3")
+    assert check.execute("SELECT count(*) FROM events").fetchone()[0] == 1
+    check.close()
 
 
 def test_version_1_file_is_migrated_in_place(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "test"
 
 STUBS = {
     "ruff": "exit 0",
+    "biome": 'echo "biome $*"; exit "${STUB_BIOME:-0}"',
     "mypy": "exit 0",
     "pytest": 'echo "pytest ran"; exit "$STUB_PYTEST"',
     "python": (
@@ -32,7 +33,7 @@ STUBS = {
 
 
 def run(
-    tmp_path: Path, *, bench: int, tests: int, verdict: str
+    tmp_path: Path, *, bench: int, tests: int, verdict: str, biome: int = 0
 ) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -45,6 +46,7 @@ def run(
         "STUB_BENCH": str(bench),
         "STUB_PYTEST": str(tests),
         "STUB_VERDICT": verdict,
+        "STUB_BIOME": str(biome),
         "TMPDIR": str(tmp_path),
     }
     return subprocess.run(
@@ -76,3 +78,11 @@ def test_exit_status_and_summary_after_the_tests(
 def test_leaves_no_temporary_files(tmp_path: Path) -> None:
     run(tmp_path, bench=0, tests=1, verdict="PASS")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bin"]
+
+
+def test_a_front_end_lint_finding_stops_the_run(tmp_path: Path) -> None:
+    done = run(tmp_path, bench=0, tests=0, verdict="PASS")
+    assert "biome lint --error-on-warnings mediagen_nb/widgets/static" in done.stdout
+    failed = run(tmp_path, bench=0, tests=0, verdict="PASS", biome=1)
+    assert failed.returncode == 1
+    assert "pytest ran" not in failed.stdout  # like ruff: no tests after a lint failure

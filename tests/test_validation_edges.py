@@ -16,7 +16,8 @@ import pytest
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import AsyncClient, TaskFailedError
 from mediagen_nb.types import parse_size, validate_request
-from tests._emulator_helpers import KEY, FakeClock, make_app
+from tests._emulator_helpers import make_app
+from tests._support import KEY, FakeClock
 from tests._validation_helpers import (
     SEEDANCE,
     NoNetwork,
@@ -181,7 +182,8 @@ async def test_reference_video_length_is_reported_by_the_task_naming_the_field()
         task = await c.videos.create(
             "starvideos_o3", family="starvideos", prompt="a comet", referenceVideos=[long_clip]
         )
-        assert task.status == "queued"
+        created_status: str = task.status
+        assert created_status == "queued"
         with pytest.raises(TaskFailedError) as info:
             await task.wait()
     assert task.status == "failed"

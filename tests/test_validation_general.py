@@ -14,6 +14,7 @@ from mediagen_nb.types import (
     errors_only,
     validate_request,
 )
+from tests._validation_helpers import assert_error
 
 SEEDANCE2_UPLOAD = "/svcVideo2/asset/upload"
 SD2_UPLOAD = "/asset/sd2Manxue/assetUpload"
@@ -45,15 +46,6 @@ VALID_BODIES: dict[str, dict[str, Any]] = {
     SD2_UPLOAD: {"imageUrls": [URL]},
     SD2_STATUS: {"assetIds": ["a1"]},
 }
-
-
-def assert_error(path: str, body: Any, field: str, *words: str) -> Problem:
-    errors = errors_only(validate_request(path, body))
-    hits = [p for p in errors if p.field == field]
-    assert hits, f"no error on {field!r}: {errors}"
-    problem = next((p for p in hits if all(w.lower() in p.rule.lower() for w in words)), None)
-    assert problem is not None, f"{field!r} errors do not mention {words}: {hits}"
-    return problem
 
 
 def test_every_create_path_has_a_valid_body_here() -> None:

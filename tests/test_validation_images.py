@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mediagen_nb.types import Problem, validate_request
+from tests._validation_helpers import assert_clean, assert_error, assert_warning_only, errors_of
 
 BANANA = "/v1/banana/images"
 IMAGE2 = "/v1/image2/images"
@@ -28,35 +28,6 @@ IMAGE2_RATIOS = (
     "1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3", "5:4", "4:5", "2:1", "1:2", "21:9", "9:21",
 )  # fmt: skip
 IMAGE2_4K_RATIOS = ("16:9", "9:16", "2:1", "1:2", "21:9", "9:21")
-
-
-def _errors(path: str, body: Any, **kw: Any) -> list[Problem]:
-    return [p for p in validate_request(path, body, **kw) if p.severity == "error"]
-
-
-def assert_clean(path: str, body: Any, **kw: Any) -> None:
-    """No error and no warning."""
-    assert validate_request(path, body, **kw) == []
-
-
-def assert_error(path: str, body: Any, field: str, *words: str, **kw: Any) -> Problem:
-    """An error on exactly ``field`` whose rule mentions every word."""
-    errors = _errors(path, body, **kw)
-    hits = [p for p in errors if p.field == field]
-    assert hits, f"no error on {field!r}: {errors}"
-    problem = next((p for p in hits if all(w.lower() in p.rule.lower() for w in words)), None)
-    assert problem is not None, f"{field!r} errors do not mention {words}: {hits}"
-    assert str(problem) == f"{field}: {problem.rule}"
-    assert len(problem.rule) > 8  # a sentence, not a code
-    return problem
-
-
-def assert_warning_only(path: str, body: Any, field: str, *words: str) -> None:
-    problems = validate_request(path, body)
-    assert all(p.severity == "warning" for p in problems), problems
-    assert any(
-        p.field == field and all(w.lower() in p.rule.lower() for w in words) for p in problems
-    ), problems
 
 
 def banana(**extra: Any) -> dict[str, Any]:
@@ -326,7 +297,7 @@ def test_image2_unknown_model_and_opt_out() -> None:
 def test_image2_reports_type_and_rule_problems_together() -> None:
     # a broken optional field does not hide the cross-field rules of the others
     body = image2(quality="best", resolution="4k", ratio="1:1")
-    fields = {p.field for p in _errors(IMAGE2, body)}
+    fields = {p.field for p in errors_of(IMAGE2, body)}
     assert fields == {"quality", "resolution"}
 
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from mediagen_nb.types import Problem, validate_request
+from mediagen_nb.types import validate_request
+from tests._validation_helpers import assert_clean, assert_error, assert_warning_only, errors_of
 
 SORA = "/v1/sora/videos"
 STAR = "/v1/starvideos/videos"
@@ -14,33 +15,6 @@ IMG = "https://example.com/ref.png"
 IMG2 = "https://example.com/ref2.png"
 VID = "https://example.com/clip.mp4"
 ASSET = "asset://asset-1700000000-abc123"
-
-
-def _errors(path: str, body: Any, **kw: Any) -> list[Problem]:
-    return [p for p in validate_request(path, body, **kw) if p.severity == "error"]
-
-
-def assert_clean(path: str, body: Any, **kw: Any) -> None:
-    assert validate_request(path, body, **kw) == []
-
-
-def assert_error(path: str, body: Any, field: str, *words: str, **kw: Any) -> Problem:
-    errors = _errors(path, body, **kw)
-    hits = [p for p in errors if p.field == field]
-    assert hits, f"no error on {field!r}: {errors}"
-    problem = next((p for p in hits if all(w.lower() in p.rule.lower() for w in words)), None)
-    assert problem is not None, f"{field!r} errors do not mention {words}: {hits}"
-    assert str(problem) == f"{field}: {problem.rule}"
-    return problem
-
-
-def assert_warning_only(path: str, body: Any, field: str, *words: str) -> None:
-    problems = validate_request(path, body)
-    assert problems
-    assert all(p.severity == "warning" for p in problems), problems
-    assert any(
-        p.field == field and all(w.lower() in p.rule.lower() for w in words) for p in problems
-    ), problems
 
 
 # --- starvideos ---------------------------------------------------------------------------
@@ -166,7 +140,7 @@ def test_starvideos_reference_values(field: str, value: Any, path: str) -> None:
     extra: dict[str, Any] = {field: value}
     if field == "first_image":
         extra["last_image"] = IMG2
-    assert _errors(STAR, star(**extra))[0].field == path
+    assert errors_of(STAR, star(**extra))[0].field == path
 
 
 @pytest.mark.parametrize(

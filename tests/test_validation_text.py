@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from mediagen_nb.catalog import TEXT_MODELS
-from mediagen_nb.types import Problem, validate_request
+from mediagen_nb.types import validate_request
+from tests._validation_helpers import assert_clean, assert_error, errors_of
 
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"
@@ -20,24 +21,6 @@ CLAUDE = sorted(n for n, m in TEXT_MODELS.items() if m.vendor == "claude")
 IMAGE_PART = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}
 VIDEO_PART = {"type": "video_url", "video_url": {"url": "https://example.com/cat.mp4"}}
 CLAUDE_IMAGE = {"type": "image", "source": {"type": "url", "url": "https://example.com/c.png"}}
-
-
-def _errors(path: str, body: Any, **kw: Any) -> list[Problem]:
-    return [p for p in validate_request(path, body, **kw) if p.severity == "error"]
-
-
-def assert_clean(path: str, body: Any, **kw: Any) -> None:
-    assert validate_request(path, body, **kw) == []
-
-
-def assert_error(path: str, body: Any, field: str, *words: str, **kw: Any) -> Problem:
-    errors = _errors(path, body, **kw)
-    hits = [p for p in errors if p.field == field]
-    assert hits, f"no error on {field!r}: {errors}"
-    problem = next((p for p in hits if all(w.lower() in p.rule.lower() for w in words)), None)
-    assert problem is not None, f"{field!r} errors do not mention {words}: {hits}"
-    assert str(problem) == f"{field}: {problem.rule}"
-    return problem
 
 
 def chat(model: str = "gpt-5.4", **extra: Any) -> dict[str, Any]:
@@ -184,7 +167,7 @@ def test_chat_problem_names_the_right_message() -> None:
             {"role": "user", "content": [IMAGE_PART, VIDEO_PART]},
         ],
     )
-    assert [p.field for p in _errors(CHAT, body)] == ["messages[2].content[1]"]
+    assert [p.field for p in errors_of(CHAT, body)] == ["messages[2].content[1]"]
 
 
 @pytest.mark.parametrize(

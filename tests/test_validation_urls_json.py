@@ -19,7 +19,8 @@ from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.client._http import encode_json
 from mediagen_nb.types import validate_request
 from mediagen_nb.types._urls import not_public_reason, origin, origins
-from tests._emulator_helpers import KEY, FakeClock, make_app
+from tests._emulator_helpers import make_app
+from tests._support import KEY, FakeClock
 from tests._validation_helpers import (
     CHAT,
     IMG,
@@ -144,7 +145,7 @@ async def test_the_client_uploads_the_emulators_own_url_and_refuses_a_neighbour(
 
 # --- 8. NaN and Infinity: refused in any numeric field, on every path ------------------------
 
-NON_FINITE = {
+NON_FINITE: dict[str, tuple[str, dict[str, Any], str]] = {
     "chat temperature": (
         CHAT,
         {"model": "gpt-5.4", "messages": USER_HI, "temperature": NAN},

@@ -8,7 +8,7 @@ import asyncio
 import base64
 import io
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,7 +16,7 @@ from PIL import Image
 
 import mediagen_nb
 from mediagen_nb.client import AssetBatch, AssetError, AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.types import RequestValidationError
 from mediagen_nb.widgets._asset_form import NEEDS_PUBLIC_URL, REVIEW_FAILED
 from mediagen_nb.widgets._asset_panel import AssetPanel
@@ -25,11 +25,7 @@ from mediagen_nb.widgets._session import DEMO_TEXT, Session
 IMAGE = "https://example.com/people/alice.png"
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=60.0, seed=3)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=60.0, seed=3)
 
 
 @pytest.fixture
@@ -143,8 +139,10 @@ async def test_file_upload_is_hosted_by_the_emulator_with_a_thumbnail(
 ) -> None:
     panel = AssetPanel(session=session)
     data = _png()
-    panel.set_values(name="sky")
-    panel.handle_action({"action": "upload", "name": "sky.png", "type": "image/png", "file": data})
+    # the name typed just before the click comes with the action: the trait may lag behind
+    shown = {"name": "sky", "library": panel.values["library"], "bogus": "dropped"}
+    upload = {"action": "upload", "name": "sky.png", "type": "image/png", "values": shown}
+    panel.handle_action({**upload, "file": data})
     await _settle(panel)
     assert panel.errors == []
     (row,) = panel.assets

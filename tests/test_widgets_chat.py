@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import itertools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -30,11 +30,7 @@ QUESTION = "Explain streaming in detail please, with a list"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=4.0, seed=7)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=4.0, seed=7)
 
 
 @pytest.fixture
@@ -289,7 +285,7 @@ async def test_streamed_text_is_exact_and_comm_messages_are_batched(
             sent.append(loop.time())
         original(key, **kwargs)
 
-    panel.send_state = counting  # type: ignore[method-assign]
+    panel.send_state = counting
     panel.send(QUESTION)
     assert panel.busy
     assert (panel.can_stop, panel.can_send) == (True, False)

@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from _chat_recordings import CHAT_TOOL_CALLS, MESSAGES_THINKING_TOOL_USE, named, sse
 
 import mediagen_nb
 from mediagen_nb.client import AsyncClient
@@ -21,6 +20,8 @@ from mediagen_nb.widgets._chat_options import TOOLS_EXAMPLE
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._transcript import ChatTurn, ToolCall
+from tests._chat_recordings import CHAT_TOOL_CALLS, MESSAGES_THINKING_TOOL_USE, named, sse
+from tests._snippets import run_snippet, unfinished
 
 CHAT_ANSWER = sse(
     {
@@ -242,13 +243,9 @@ async def test_copy_as_code_runs_and_sends_what_the_panel_sends(
         monkeypatch.setenv("MEDIAGEN_API_KEY", "code-key")
         monkeypatch.setenv("MEDIAGEN_BASE_URL", handle.base_url)
         monkeypatch.setenv("MEDIAGEN_TEXT_BASE_URL", handle.text_base_url)
-        source = "async def snippet():\n" + "".join(
-            f"    {line}\n" for line in panel.code.splitlines()
-        )
-        namespace: dict[str, Any] = {}
-        exec(source + "    return reply, client\n", namespace)  # the panel's own snippet
-        reply, client = await namespace["snippet"]()
+        reply, client = await run_snippet(panel.code, "reply, client")
         await client.aclose()
+    assert unfinished(panel.code) == []  # every comment is a whole sentence
     calls = reply.tool_calls if protocol == "chat-completions" else reply.tool_uses
     assert [c.name for c in calls] == ["get_weather"]
     frame = mediagen_nb.history(kind="chat")

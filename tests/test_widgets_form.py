@@ -7,16 +7,20 @@ from __future__ import annotations
 
 import ast
 import json
+from typing import Any
 
 import pytest
 
-from mediagen_nb.catalog import Family, families
+import mediagen_nb
+from mediagen_nb.catalog import Family, Kind, families
 from mediagen_nb.catalog._params import IMAGE2_MAX_REFS, STARVIDEOS_MODE_FIELDS
+from mediagen_nb.emulator import start_emulator
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._form_spec import controls_for, form_spec
 from mediagen_nb.widgets._form_state import shown
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session
+from tests._snippets import run_snippet, unfinished
 
 REFS = ["first_image", "last_image", "referenceImages", "referenceVideos", "referenceAudios"]
 
@@ -40,7 +44,7 @@ def errors_of(panel: ImagePanel | VideoPanel, key: str) -> list[str]:
     return [p["message"] for p in panel.problems if p["key"] == key and p["error"]]
 
 
-def control(family_id: str, key: str) -> dict:
+def control(family_id: str, key: str) -> dict[str, Any]:
     spec = next(
         f
         for f in form_spec("image")["families"] + form_spec("video")["families"]
@@ -54,8 +58,8 @@ def control(family_id: str, key: str) -> dict:
 
 def test_spec_lists_every_family_with_readable_distinct_model_titles() -> None:
     for kind in ("image", "video"):
-        spec = form_spec(kind)  # type: ignore[arg-type]
-        assert [f["id"] for f in spec["families"]] == [f.id for f in families(kind)]  # type: ignore[arg-type]
+        spec = form_spec(kind)
+        assert [f["id"] for f in spec["families"]] == [f.id for f in families(kind)]
         for fam in spec["families"]:
             titles = [m["label"] for m in fam["models"]]
             assert len(set(titles)) == len(titles)
@@ -127,7 +131,9 @@ def test_reference_limits_are_the_validators_numbers(session: Session) -> None:
     ("model", "resolutions"),
     [("nano-banana", ["", "1k"]), ("nano-banana-pro", ["", "1k", "2k", "4k"])],
 )
-def test_banana_fields_and_resolutions(session: Session, model: str, resolutions: list) -> None:
+def test_banana_fields_and_resolutions(
+    session: Session, model: str, resolutions: list[str]
+) -> None:
     panel = ImagePanel(session=session, model=model)
     assert visible(panel) == ["prompt", "resolution", "size", "image_urls"]
     assert panel.offered["resolution"] == resolutions
@@ -234,7 +240,9 @@ def test_starvideos_modes_show_their_fields(session: Session, mode: str) -> None
         ("image_video", ["referenceImages", "referenceVideos"]),
     ],
 )
-def test_starvideos_mode_requires_its_inputs(session: Session, mode: str, needed: list) -> None:
+def test_starvideos_mode_requires_its_inputs(
+    session: Session, mode: str, needed: list[str]
+) -> None:
     panel = VideoPanel(session=session, model="starvideos_o3")
     panel.set(prompt="a fox", mode=mode)
     assert not panel.valid
@@ -380,7 +388,7 @@ def test_family_switch_from_the_front_end_carries_too(session: Session) -> None:
     ],
 )
 def test_load_then_body_round_trips(
-    session: Session, kind: str, body: dict, family: str | None
+    session: Session, kind: str, body: dict[str, Any], family: str | None
 ) -> None:
     panel = (ImagePanel if kind == "image" else VideoPanel)(session=session)
     panel.load(body, family)
@@ -453,3 +461,64 @@ def test_copy_as_code_names_the_family_for_unnamed_models() -> None:
     code = code_for("video", {"model": "veo-3", "prompt": "x", "generate_audio": True}, "veo")
     assert 'family="veo"' in code
     assert "generate_audio=True" in code
+
+
+@pytest.mark.parametrize(
+    ("kind", "model", "prompt"),
+    [("image", "nano-banana-pro", "a red fox"), ("video", "neutralSora2Plus", "a harbour")],
+)
+async def test_copy_as_code_runs_against_the_emulator_with_whole_sentences(
+    kind: str, model: str, prompt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    panel = (ImagePanel if kind == "image" else VideoPanel)(
+        session=Session(mode_text="test"), model=model
+    )
+    panel.set(prompt=prompt)
+    assert unfinished(panel.code) == []
+    assert "demo mode" in panel.code  # says what happens without a key
+    with start_emulator(speed=5000.0, api_key="code-key") as handle:
+        monkeypatch.setenv("MEDIAGEN_API_KEY", "code-key")
+        monkeypatch.setenv("MEDIAGEN_BASE_URL", handle.base_url)
+        monkeypatch.setenv("MEDIAGEN_TEXT_BASE_URL", handle.text_base_url)
+        data, task, client = await run_snippet(panel.code, "data, task, client")
+        await client.aclose()
+    assert task.status == "completed"
+    assert len(data) > 0
+    assert mediagen_nb.history().iloc[-1]["request"] == panel.body()
+
+
+def test_unfinished_comments_are_found() -> None:
+    code = "client = AsyncClient()  # MEDIAGEN_API_KEY etc. from the environment; demo mode without"
+    assert unfinished(code) == ["MEDIAGEN_API_KEY etc. from the environment; demo mode without"]
+    assert unfinished("# Reads the key.\n# It is never printed.\nx = 1  # One.") == []
+
+
+# --- images: words and one-value choices --------------------------------------------------------
+
+
+def test_family_titles_differ_from_their_models_titles() -> None:
+    kinds: list[Kind] = ["image", "video"]
+    for kind in kinds:
+        for fam in form_spec(kind)["families"]:
+            assert fam["title"] not in [m["label"] for m in fam["models"]], fam["title"]
+    titles = [f["title"] for f in form_spec("image")["families"]]
+    assert titles == ["Gemini image (Nano Banana)", "OpenAI image (GPT Image 2)"]
+
+
+def test_prompt_help_speaks_of_pictures_for_images_and_motion_for_videos() -> None:
+    for fam in form_spec("image")["families"]:
+        assert "motion" not in control(fam["id"], "prompt")["help"]
+    assert "camera" in control("sora", "prompt")["help"]
+
+
+def test_a_model_with_one_resolution_offers_no_choice_but_sends_it(session: Session) -> None:
+    """The front end draws a choice with one offered option as plain text (no toggle)."""
+    for model in ("nano-banana", "gpt-image-2-r"):
+        panel = ImagePanel(session=session, model=model)
+        options = [
+            o["value"]
+            for o in control(panel.family.id, "resolution")["options"]
+            if o["value"] in panel.offered["resolution"] and not o.get("rare")
+        ]
+        assert options == ["1k"]
+        assert panel.body()["resolution"] == "1k"

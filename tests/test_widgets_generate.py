@@ -8,19 +8,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from io import BytesIO
+from typing import Any
 
 import httpx2
+import ipywidgets as widgets
 import pytest
 from PIL import Image
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import create_app
-from mediagen_nb.widgets._base import Panel, Throttle
+from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
-
-KEY = "test-key-0123456789"
+from tests._support import KEY
 
 
 def emulator_client(speed: float) -> AsyncClient:
@@ -70,14 +71,22 @@ async def test_image_panel_completes_with_thumbnail(fast: Session) -> None:
     assert max(thumb.size) <= 512
     assert panel.media[card.id]["data"] == card.thumbnail
     assert panel.media[card.id]["mime"] == "image/webp"
-    sent: list[tuple[dict, list]] = []
-    panel.send = lambda content, buffers=None: sent.append((content, buffers))  # type: ignore[method-assign]
+    sent: list[tuple[dict[str, Any], list[bytes] | None]] = []
+    panel.send = lambda content, buffers=None: sent.append((content, buffers))
     panel.handle_action({"action": "full", "id": card.id, "purpose": "save"})
     assert sent[0][0] == {"kind": "full", "id": card.id, "mime": "image/png", "purpose": "save"}
     assert Image.open(BytesIO(sent[0][1][0])).format == "PNG"
     assert card.local_path.endswith(".png")
     assert card.file_name.endswith(".png")
+    assert panel.save_note == ""
+    panel.handle_action({"action": "saved", "id": card.id})  # the browser downloaded it
+    assert panel.save_note == (
+        f"Saved: downloaded by your browser as {card.file_name}"
+        f" (the original stays in {card.local_path})"
+    )
     assert panel.errors == []
+    panel.handle_action({"action": "saved", "id": "r-none"})
+    assert "r-none" in panel.notice  # an unknown card is said in the panel, not ignored
 
 
 async def _eventually(check: object, rounds: int = 200) -> bool:
@@ -95,7 +104,7 @@ async def test_ledger_has_every_state_a_card_shows(fast: Session) -> None:
     panel.set(prompt="tide")
     seen: list[tuple[str, str]] = []
 
-    def watch(change: dict) -> None:
+    def watch(change: dict[str, Any]) -> None:
         frame = mediagen_nb.history()
         for shown in change["new"]:
             row = frame[frame["task_id"] == shown["task_id"]]
@@ -240,7 +249,7 @@ async def test_invalid_form_sends_nothing() -> None:
     assert job is not None
     await panel.join()
     assert len(calls) == 1  # the server error reached the panel's notice, not only the log
-    assert panel.errors[-1].startswith("GPT Image 2 request: ")
+    assert panel.errors[-1].startswith("OpenAI image (GPT Image 2) request: ")
     assert panel.notice == panel.errors[-1]
     panel.handle_action({"action": "dismiss"})
     assert panel.notice == ""
@@ -258,7 +267,9 @@ async def test_unknown_action_becomes_a_notice_not_a_traceback(fast: Session) ->
 
 async def test_text_fallback_is_readable(fast: Session) -> None:
     panel = ImagePanel(session=fast, model="nano-banana")
-    data, _meta = panel._repr_mimebundle_()
+    bundle = panel._repr_mimebundle_()
+    assert bundle is not None
+    data, _meta = bundle
     text = data["text/plain"]
     assert "Image panel" in text
     assert "Generate disabled: Add a prompt to generate" in text
@@ -266,7 +277,7 @@ async def test_text_fallback_is_readable(fast: Session) -> None:
 
 
 async def test_throttle_coalesces_updates() -> None:
-    panel = Panel(session=Session(mode_text="test"))
+    panel = widgets.Label()  # any widget: the throttle batches inside its hold_sync()
     applied: list[int] = []
     throttle = Throttle(panel, lambda: applied.append(1), rate=4.0)
     for _ in range(50):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-from collections.abc import AsyncIterator, Hashable, Iterator
+from collections.abc import AsyncIterator, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +17,13 @@ import pytest
 from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.client import AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._history_rows import short_id
 from mediagen_nb.widgets._session import Session
 
-
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=60.0, seed=5)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=60.0, seed=5)
 
 
 @pytest.fixture
@@ -88,10 +83,23 @@ async def test_rows_thumbnails_and_filters(filled: dict[str, Any]) -> None:
     assert video["status"] == "failed"
     assert video["error"]  # the policy reason, shown clamped with expand in the browser
     assert video["media"] == ""  # failed: no badge
-    assert panel.options == {
-        "status": ["completed", "failed"],
-        "model": ["gpt-5.5", "nano-banana", "neutralSora2Plus"],
+    assert panel.options == {  # in the rows' words; the ledger's value in value and tooltip
+        "status": [
+            {"value": "completed", "label": "Done", "title": "completed"},
+            {"value": "failed", "label": "Failed", "title": "failed"},
+        ],
+        "model": [
+            {"value": "gpt-5.5", "label": "GPT-5.5", "title": "gpt-5.5"},
+            {"value": "nano-banana", "label": "Nano Banana", "title": "nano-banana"},
+            {"value": "neutralSora2Plus", "label": "Sora 2 Plus", "title": "neutralSora2Plus"},
+        ],
     }
+    labels = {o["value"]: o["label"] for o in panel.options["status"]}
+    assert {r["status"]: r["status_label"] for r in panel.rows} == {
+        s: labels[s] for s in {r["status"] for r in panel.rows}
+    }  # a badge and its filter option say the same word
+    models = {o["value"]: o["label"] for o in panel.options["model"]}
+    assert all(models[r["model"]] == r["model_title"] for r in panel.rows)
     assert "<script" not in str(panel.rows)
 
     panel.set_values(kind="chat")
@@ -173,6 +181,7 @@ async def test_export_writes_into_mediagen_home_and_download_sends_csv(
     panel.handle_action({"action": "export"})
     assert panel.errors == []
     exports = resolve_home() / "exports"
+    assert panel.export_dir == str(exports)  # the Save button's tooltip names the folder
     (written,) = exports.glob("history-*.csv")
     assert panel.export_note == f"Wrote 2 rows to {written}"
     assert sorted(pd.read_csv(written)["task_id"]) == sorted(

@@ -1,4 +1,4 @@
-"""Studio driven from Python: tabs and banner, connect with a key that never reaches widget
+"""Studio driven from Python: tabs and mode line, connect with a key that never reaches widget
 state, history "open in form", and resume of tasks left by a previous kernel."""
 
 from __future__ import annotations
@@ -8,26 +8,22 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from traitlets import TraitError
 
 from mediagen_nb.client import AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.widgets import Studio
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
+from tests._support import KEY
 
-KEY = "sk-studio-secret-4f9a1c"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=60.0, api_key=KEY, seed=11)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=60.0, api_key=KEY, seed=11)
 
 
 def _client(handle: EmulatorHandle) -> AsyncClient:
@@ -66,61 +62,66 @@ def _create_in_another_process(handle: EmulatorHandle) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _tree(widget: Any) -> Iterator[Any]:
-    """``widget`` and every widget under it (boxes and tabs by their ``children``)."""
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from _tree(child)
-
-
 def _all_widget_state(studio: Studio) -> str:
-    """The state of every live widget, as JSON; checks the whole Studio tree is in it."""
+    """The state of every live widget, as JSON; checks the Studio and its panels are in it."""
     from ipywidgets.widgets.widget import _instances  # every live widget (8.x registry)
 
     live = dict(_instances)
-    searched = {studio.banner, *studio._built(), *_tree(studio)}
-    assert studio.banner in list(_tree(studio))
-    assert all(panel in list(_tree(studio)) for panel in studio._built())
+    searched = {studio, *studio._built()}
     missing = [w for w in searched if live.get(w.model_id) is not w]
-    assert missing == []  # the bar, every built panel and all below them are searched
+    assert missing == []  # the Studio and every built panel are searched
     return json.dumps([w.get_state() for w in live.values()], default=repr)
 
 
-def test_tabs_banner_and_fallback_in_demo_mode() -> None:
+def _refs(studio: Studio) -> dict[str, Any]:
+    """The Studio's panel traits as the front end receives them."""
+    state = studio.get_state()
+    return {name: state[f"panel_{name.lower()}"] for name in studio.titles}
+
+
+def test_tabs_mode_line_and_fallback_in_demo_mode() -> None:
     studio = Studio(session=Session(), resume=False)  # no loop: nothing starts
-    assert studio.banner.resume_text == ""  # no re-attached tasks
-    assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
-    assert [type(c).__name__ for c in studio.tabs.children] == [
-        "ChatPanel",
-        "ImagePanel",
-        "HTML",  # Videos, Assets, History: built when first selected or read
-        "HTML",
-        "HTML",
-    ]
-    placeholders = list(studio.tabs.children[2:])
-    studio.tabs.selected_index = 2  # as a click on the tab in the browser
-    studio.tabs.selected_index = 3
+    assert studio.resume_text == ""  # no re-attached tasks
+    assert studio.titles == ["Chat", "Images", "Videos", "Assets", "History"]
+    assert studio.tab == "Images"  # the first prompt to try is a picture
+    refs = _refs(studio)
+    assert refs == {
+        "Chat": f"anywidget:{studio.chat.model_id}",
+        "Images": f"anywidget:{studio.images.model_id}",
+        "Videos": None,  # Videos, Assets, History: built when first selected or read
+        "Assets": None,
+        "History": None,
+    }
+    studio.select("Videos")  # as a click on the tab in the browser
+    studio.set_state({"tab": "Assets"})  # as the front end sends it
     assert studio.errors == []
     history = studio.history  # reading the attribute builds it too
-    assert [type(c).__name__ for c in studio.tabs.children] == [
+    assert _refs(studio) == {
+        **refs,
+        "Videos": f"anywidget:{studio.videos.model_id}",
+        "Assets": f"anywidget:{studio.assets.model_id}",
+        "History": f"anywidget:{history.model_id}",
+    }
+    assert [type(p).__name__ for p in studio._built()] == [
         "ChatPanel",
         "ImagePanel",
         "VideoPanel",
         "AssetPanel",
         "HistoryPanel",
     ]
-    assert studio.tabs.children[2:] == (studio.videos, studio.assets, history)
-    assert studio.tabs.titles == ("Chat", "Images", "Videos", "Assets", "History")
-    assert studio.tabs.selected_index == 3
-    assert all(p.comm is None for p in placeholders)  # replaced ones are closed
-    assert (studio.banner.mode, studio.banner.demo) == (DEMO_TEXT, True)
-    assert "api_key" not in studio.banner.keys  # the key is never a trait
+    assert studio.tab == "Assets"
+    with pytest.raises(TraitError):
+        studio.select("Nowhere")
+    assert (studio.mode, studio.demo) == (DEMO_TEXT, True)
+    assert "api_key" not in studio.keys  # the key is never a trait
     bundle = studio._repr_mimebundle_()
     assert bundle is not None
-    assert DEMO_TEXT in bundle["text/plain"]
-    assert "Chat · Images · Videos · Assets · History" in bundle["text/html"]
+    data = bundle[0]
+    assert DEMO_TEXT in data["text/plain"]
+    assert "Chat · Images · Videos · Assets · History" in data["text/html"]
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == studio.model_id
     assert studio.resume() is None  # needs a running loop
-    assert "running event loop" in studio.banner.resume_text
+    assert "running event loop" in studio.resume_text
 
 
 async def test_connect_keeps_the_key_out_of_widget_state(emulator: EmulatorHandle) -> None:
@@ -131,11 +132,11 @@ async def test_connect_keeps_the_key_out_of_widget_state(emulator: EmulatorHandl
         "base_url": emulator.base_url,
         "text_base_url": emulator.text_base_url,
     }
-    studio.banner._on_custom_msg(studio.banner, message, [])  # as the Connect button sends it
+    studio._on_custom_msg(studio, message, [])  # as the Connect button sends it
     await studio.join()
-    assert studio.errors == studio.banner.errors == []
+    assert studio.errors == []
     host = emulator.base_url.split("//")[1].split("/")[0]
-    assert (studio.banner.mode, studio.banner.demo) == (f"connected to {host}", False)
+    assert (studio.mode, studio.demo) == (f"connected to {host}", False)
     assert studio.images.mode == f"connected to {host}"  # every panel follows the session
     # the connected session really talks to the service
     studio.chat.send("hello over the real connection")
@@ -169,19 +170,19 @@ async def test_history_open_in_form_fills_the_panel(emulator: EmulatorHandle) ->
             temperature=0.4,
         )
         studio = Studio(session=Session(client=client), resume=False)
-        studio.tabs.selected_index = 4
+        studio.select("History")
         assert studio.history.frame is not None
         assert len(studio.history.frame) == 2
         studio.history.reopen(task.id)
         assert studio.errors == studio.history.errors == []
-        assert studio.tabs.selected_index == 1
+        assert studio.tab == "Images"
         assert studio.images.model == "gpt-image-2"
         assert studio.images.body()["prompt"] == "a lighthouse"
         assert studio.images.body()["quality"] == "high"
         assert studio.images.visible_errors == []
         chat_row = studio.history.frame[studio.history.frame["kind"] == "chat"].iloc[0]
         studio.history.reopen(chat_row["task_id"])
-        assert studio.tabs.selected_index == 0
+        assert studio.tab == "Chat"
         chat = studio.chat.values
         assert (chat["model"], chat["system"]) == ("gemini-2.5-pro", "be kind")
         assert chat["message"] == "tell me about tides"
@@ -210,7 +211,7 @@ async def test_resume_reattaches_unfinished_tasks_as_cards(emulator: EmulatorHan
         )
         assert card.id in studio.images.media
         assert studio._videos is None  # no video task: the Videos panel is not built
-        assert "Re-attached 1 unfinished task(s)" in studio.banner.resume_text
+        assert "Re-attached 1 unfinished task(s)" in studio.resume_text
         text = studio.text_summary()
         assert left_id in text
 
@@ -232,7 +233,6 @@ def test_exported_names_are_sorted_and_complete() -> None:
         "Result",
         "Session",
         "Studio",
-        "StudioBar",
         "VideoPanel",
         "current_session",
     ]
@@ -264,14 +264,14 @@ async def test_active_assets_reach_the_video_reference_fields(emulator: Emulator
 
 def test_connect_without_base_url_shows_the_error_and_stays_in_demo_mode() -> None:
     studio = Studio(session=Session(), resume=False)
-    studio.banner.handle_action({"action": "connect", "key": KEY})
-    assert len(studio.banner.errors) == 1  # shown next to the form, not as a traceback
-    assert "base URL" in studio.banner.notice
-    assert KEY not in studio.banner.notice
-    assert studio.banner.demo
-    assert studio.banner.mode == DEMO_TEXT
-    studio.banner.handle_action({"action": "demo"})
-    assert studio.banner.errors == []
+    studio.handle_action({"action": "connect", "key": KEY})
+    assert len(studio.errors) == 1  # shown next to the form, not as a traceback
+    assert "base URL" in studio.notice
+    assert KEY not in studio.notice
+    assert studio.demo
+    assert studio.mode == DEMO_TEXT
+    studio.handle_action({"action": "demo"})
+    assert studio.errors == []
     session = studio.session
     studio.close()
     assert studio.chat.comm is None
@@ -282,7 +282,7 @@ def test_close_releases_the_whole_tree() -> None:
     from ipywidgets.widgets.widget import _instances
 
     studio = Studio(session=Session(), resume=False)
-    inner = [studio.tabs, studio.banner, studio.chat, studio.history, *studio.tabs.children]
+    inner = [studio, studio.chat, studio.images, studio.history]
     studio.close()
     assert all(w.comm is None for w in inner)  # nothing of the Studio stays live
     assert studio._videos is None  # closing does not build the panels never opened
@@ -300,8 +300,8 @@ def test_unopened_tabs_build_no_panel() -> None:
     before = built()
     lazy = Studio(session=Session(), resume=False)
     assert built() == before  # a notebook that never opens them saves none of their state
-    for index in (2, 3, 4):
-        lazy.tabs.selected_index = index
+    for title in ("Videos", "Assets", "History"):
+        lazy.select(title)
     assert built() == sorted([*before, "AssetPanel", "HistoryPanel", "VideoPanel"])
     assert lazy.errors == []
     lazy.close()
@@ -314,10 +314,9 @@ def test_front_ends_are_the_kit_then_the_panel_module() -> None:
     assert module.index("function mgEl(") < module.index("function render(")
     assert module.rstrip().endswith("export default { render };")
     assert module.count("export default") == 1  # the kit exports nothing of its own
-    for name in ("mgButton", "mgField", "mgSegmented", "mgChip", "mgBadge", "mgCard"):
-        assert f"function {name}(" in module
-    for name in ("mgLightbox", "mgCopy", "mgTabs", "mgNotice"):
-        assert f"function {name}(" in module
+    kit = ("kit.js", "kit_media.js", "kit_table.js")
+    starts = [module.index(f"/* --- {name} --- */") for name in (*kit, "generate.js")]
+    assert starts == sorted(starts)  # the kit's files in order, then the panel's
     sheet = css("generate.css")
     assert sheet.index("--mg-fg: var(--jp-ui-font-color1") < sheet.index(".mg-gen {")
     assert esm("generate.js") is module  # read once, then cached

@@ -1,7 +1,9 @@
 """Declarative catalog of every model, parameter and limit of the service (no I/O).
 
 One catalog feeds the request validators, the forms and the emulator, so adding a model is
-a change here only.
+a change here only. A family is its entry in ``FAMILIES``, its parameter table in
+``PARAMS`` and, when its controls are not one per parameter, its form in ``FORMS`` (how each
+control maps to and from the request body); ``register_family`` adds one at run time.
 """
 
 from mediagen_nb.catalog._assets import (
@@ -11,6 +13,7 @@ from mediagen_nb.catalog._assets import (
     ASSET_PENDING_STATES,
     AssetLibrary,
     asset_uri,
+    library_for_id,
     parse_asset_uri,
 )
 from mediagen_nb.catalog._families import (
@@ -23,6 +26,7 @@ from mediagen_nb.catalog._families import (
     family_for_model,
     family_for_path,
 )
+from mediagen_nb.catalog._forms import FORMS, VALUE, FormControl, best_option
 from mediagen_nb.catalog._labels import (
     MODEL_TITLES,
     ORIENTATIONS,
@@ -42,6 +46,12 @@ from mediagen_nb.catalog._params import (
     generic_params,
     options,
 )
+from mediagen_nb.catalog._registry import (
+    form_for,
+    params_for,
+    register_family,
+    revision,
+)
 from mediagen_nb.catalog._text import (
     TEXT_MODELS,
     VARIANT_MEANING,
@@ -58,6 +68,7 @@ __all__ = [
     "ASSET_LIBRARIES",
     "ASSET_PENDING_STATES",
     "FAMILIES",
+    "FORMS",
     "MODEL_TITLES",
     "ORIENTATIONS",
     "PARAMS",
@@ -66,37 +77,36 @@ __all__ = [
     "STARVIDEOS_MODE_LABELS",
     "TERMINAL_STATUSES",
     "TEXT_MODELS",
+    "VALUE",
     "VARIANT_MEANING",
     "VENDOR_TITLE",
     "AssetLibrary",
     "AssetStatus",
     "AssetType",
     "Family",
+    "FormControl",
     "Kind",
     "Param",
     "TaskStatus",
     "TextModel",
     "Vendor",
     "asset_uri",
+    "best_option",
     "families",
     "family",
     "family_for_model",
     "family_for_path",
+    "form_for",
     "generic_params",
+    "library_for_id",
     "model_title",
     "option_label",
     "options",
     "param_label",
     "params_for",
     "parse_asset_uri",
+    "register_family",
+    "revision",
     "text_model",
     "text_vendor_of",
 ]
-
-
-def params_for(family_id: str) -> tuple[Param, ...]:
-    """The parameters a form shows for a family (documented table or generic set)."""
-    fam = family(family_id)
-    if fam.id in PARAMS:
-        return PARAMS[fam.id]
-    return generic_params(fam.duration_range)

@@ -1,8 +1,9 @@
-"""The two reference-media asset libraries: endpoints, types and review states."""
+"""The two reference-media asset libraries: endpoints, types, review states and how each
+is used (names, batch uploads, delete), so forms and panels hold no library ids."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,22 @@ class AssetLibrary:
     """Path template with ``{assetId}`` for GET and DELETE, where the library has one."""
     asset_types: tuple[str, ...]
     review_states: tuple[str, ...]
+    """States in review order; the first is a new upload's state until the service says."""
     id_format: str
+    short_title: str = ""
+    """The library's name in a sentence ("the SD2 Manxue library")."""
+    takes_names: bool = False
+    """An upload may carry a readable ``name``."""
+    url_lists: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    """Batch upload: the body's URL list for each asset type. Empty: one upload per URL,
+    as ``{"assetType", "url", "name"}``."""
+    id_prefix: str = ""
+    """Every id of this library starts with it; "" for opaque ids (the other library)."""
+
+    @property
+    def can_delete(self) -> bool:
+        """Whether the library has a delete endpoint (else a panel can only forget an id)."""
+        return self.item_path is not None
 
 
 ASSET_LIBRARIES: dict[str, AssetLibrary] = {
@@ -33,6 +49,9 @@ ASSET_LIBRARIES: dict[str, AssetLibrary] = {
         asset_types=("Image", "Video", "Audio", "Document"),
         review_states=("Processing", "Active", "Failed"),
         id_format="asset-{timestamp}-{random}",
+        short_title="Seedance 2.0",
+        takes_names=True,
+        id_prefix="asset-",
     ),
     "sd2": AssetLibrary(
         id="sd2",
@@ -44,9 +63,11 @@ ASSET_LIBRARIES: dict[str, AssetLibrary] = {
         asset_types=("Image", "Video", "Audio"),
         review_states=("submitted", "Processing", "Active", "Failed"),
         id_format="opaque",
+        short_title="SD2 Manxue",
+        url_lists={"Image": "imageUrls", "Video": "videoUrls", "Audio": "audioUrls"},
     ),
 }
-"""Both asset libraries by id."""
+"""Both asset libraries by id; the first is a form's default."""
 
 ASSET_PENDING_STATES: tuple[str, ...] = ("submitted", "Processing")
 ASSET_ACTIVE = "Active"
@@ -63,3 +84,11 @@ def parse_asset_uri(value: str) -> str | None:
     if value.startswith("asset://"):
         return value[len("asset://") :] or None
     return None
+
+
+def library_for_id(asset_id: str) -> AssetLibrary:
+    """The library an asset id belongs to, by its id format (opaque ids: the other one)."""
+    libraries = list(ASSET_LIBRARIES.values())
+    prefixed = [lib for lib in libraries if lib.id_prefix and asset_id.startswith(lib.id_prefix)]
+    opaque = [lib for lib in libraries if not lib.id_prefix]
+    return (prefixed or opaque or libraries)[0]

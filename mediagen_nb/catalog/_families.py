@@ -65,6 +65,8 @@ class Family:
     model_eta_s: dict[str, tuple[float, float]] = field(default_factory=dict)
     model_poll_interval: dict[str, tuple[float, float]] = field(default_factory=dict)
     statuses: tuple[str, ...] = ("queued", "processing", "completed", "failed")
+    eta_per_8s: bool = False
+    """True when ``eta_s`` is for an 8 s video and scales with the requested duration."""
 
     def min_poll_interval(self, model: str | None = None) -> float:
         """Shortest polite interval between result polls for ``model``, in seconds."""
@@ -74,7 +76,7 @@ class Family:
     def eta(self, model: str | None = None, duration: float | None = None) -> tuple[float, float]:
         """Estimated generation time (low, high) in seconds."""
         low, high = self.model_eta_s.get(model or "", self.eta_s)
-        if self.id == "sora" and duration:
+        if self.eta_per_8s and duration:
             return (low * duration / 8.0, high * duration / 8.0)
         return (low, high)
 
@@ -87,7 +89,7 @@ _FAMILIES: tuple[Family, ...] = (
     Family(
         id="banana",
         kind="image",
-        title="Nano Banana",
+        title="Gemini image (Nano Banana)",
         create_path="/v1/banana/images",
         models=(
             "nano-banana",
@@ -110,7 +112,7 @@ _FAMILIES: tuple[Family, ...] = (
     Family(
         id="image2",
         kind="image",
-        title="GPT Image 2",
+        title="OpenAI image (GPT Image 2)",
         create_path="/v1/image2/images",
         models=("gpt-image-2", "gpt-image-2-r"),
         documented=True,
@@ -143,6 +145,7 @@ _FAMILIES: tuple[Family, ...] = (
         create_object="video.generation",
         result_object=None,
         description="Text-to-video 4, 8 or 12 s, portrait or landscape; 1 reference image.",
+        eta_per_8s=True,
     ),
     Family(
         id="veo",
@@ -248,7 +251,7 @@ _FAMILIES: tuple[Family, ...] = (
     Family(
         id="starvideos",
         kind="video",
-        title="StarVideos O3",
+        title="StarVideos",
         create_path="/v1/starvideos/videos",
         models=("starvideos_o3",),
         documented=True,
@@ -335,4 +338,23 @@ def family_for_path(path: str) -> Family | None:
 
 def families(kind: Kind | None = None) -> tuple[Family, ...]:
     """All families, or those of one kind, in the spec's order."""
-    return tuple(f for f in _FAMILIES if kind is None or f.kind == kind)
+    return tuple(f for f in FAMILIES.values() if kind is None or f.kind == kind)
+
+
+def add_family(fam: Family) -> None:
+    """Add a family to the lookups (``register_family`` is the public door)."""
+    taken = [m for m in fam.models if m in _BY_MODEL]
+    if fam.id in FAMILIES or fam.create_path in _BY_PATH or taken:
+        clash = fam.id if fam.id in FAMILIES else (taken or [fam.create_path])[0]
+        raise ValueError(f"family {fam.id!r}: {clash!r} is already in the catalog")
+    FAMILIES[fam.id] = fam
+    _BY_PATH[fam.create_path] = fam
+    _BY_MODEL.update(dict.fromkeys(fam.models, fam))
+
+
+def remove_family(family_id: str) -> None:
+    """Take a family added by ``add_family`` out of the lookups again."""
+    fam = FAMILIES.pop(family_id)
+    _BY_PATH.pop(fam.create_path, None)
+    for model in fam.models:
+        _BY_MODEL.pop(model, None)

@@ -148,18 +148,26 @@ class Param:
     """Name of a parameter that must not be sent together with this one."""
     max_items_by_model: dict[str, int] = field(default_factory=dict, hash=False, compare=False)
     """Per-model ``max_items`` where models of a family differ (the validator's numbers)."""
+    carry: str = ""
+    """What the value means across families ("ratio", "length", "first_frame"...), so a
+    form keeps it when the user switches family; "" derives it from the name and type."""
 
     def max_items_for(self, model: str | None) -> int | None:
         """The item limit for ``model``: its own when listed, else ``max_items``."""
         return self.max_items_by_model.get(model or "", self.max_items)
 
 
-_PROMPT = Param("prompt", "text", "What to generate: subject, style, motion, lighting.", True)
+_IMAGE_PROMPT = Param(
+    "prompt", "text", "What to picture: subject, style, composition, lighting.", True
+)
+_VIDEO_PROMPT = Param(
+    "prompt", "text", "What to film: subject, action, camera movement, lighting.", True
+)
 _REF_IMAGE_HELP = "Image URLs or asset://id of Active assets."
 
 PARAMS: dict[str, tuple[Param, ...]] = {
     "banana": (
-        _PROMPT,
+        _IMAGE_PROMPT,
         Param(
             "resolution",
             "enum",
@@ -172,11 +180,12 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             "enum",
             "Aspect ratio; omitted: the model's default ratio.",
             options=options(BananaSize),
+            carry="ratio",
         ),
         Param("image_urls", "url_list", _REF_IMAGE_HELP, max_items=BANANA_MAX_REFS),
     ),
     "image2": (
-        _PROMPT,
+        _IMAGE_PROMPT,
         Param(
             "quality",
             "enum",
@@ -208,7 +217,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         ),
     ),
     "sora": (
-        _PROMPT,
+        _VIDEO_PROMPT,
         Param(
             "size",
             "enum",
@@ -268,7 +277,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         Param("generate_audio", "bool", "Generate a sound track.", default=True),
     ),
     "starvideos": (
-        _PROMPT,
+        _VIDEO_PROMPT,
         Param(
             "duration",
             "int",

@@ -41,36 +41,40 @@ def accumulate_delta(acc: dict[str, Any], delta: dict[str, Any]) -> dict[str, An
     """Merge one chunk ``delta`` into the accumulated message (``openai``'s rules)."""
     for key, value in delta.items():
         if key not in acc or acc[key] is None:
-            if _indexed(value):
-                acc[key] = []
-            else:
+            if not _indexed(value):
                 acc[key] = value
                 continue
-        current = acc[key]
-        if key in ("index", "type"):
-            acc[key] = value
-            continue
-        both_text = isinstance(current, str) and isinstance(value, str)
-        if both_text or (isinstance(current, int | float) and isinstance(value, int | float)):
-            current += value
-        elif isinstance(current, dict) and isinstance(value, dict):
-            current = accumulate_delta(current, value)
-        elif isinstance(current, list) and isinstance(value, list):
-            if all(isinstance(x, str | int | float) for x in current) and (
-                current or not _indexed(value)
-            ):
-                current.extend(value)
-                continue
-            for entry in value:
-                if not isinstance(entry, dict) or not isinstance(entry.get("index"), int):
-                    raise ValueError(f"list delta entry without an integer index: {entry!r}")
-                index = entry["index"]
-                if index < len(current):
-                    current[index] = accumulate_delta(current[index], entry)
-                else:
-                    current.insert(index, entry)
-        acc[key] = current
+            acc[key] = []
+        acc[key] = value if key in ("index", "type") else _merged(acc[key], value)
     return acc
+
+
+def _merged(current: Any, value: Any) -> Any:
+    """``current`` with ``value`` added: text and numbers add, objects merge, lists extend."""
+    both_text = isinstance(current, str) and isinstance(value, str)
+    if both_text or (isinstance(current, int | float) and isinstance(value, int | float)):
+        return current + value
+    if isinstance(current, dict) and isinstance(value, dict):
+        return accumulate_delta(current, value)
+    if isinstance(current, list) and isinstance(value, list):
+        return _merged_list(current, value)
+    return current
+
+
+def _merged_list(current: list[Any], value: list[Any]) -> list[Any]:
+    """A list of scalars extends; a list of indexed entries merges entry by entry."""
+    if all(isinstance(x, str | int | float) for x in current) and (current or not _indexed(value)):
+        current.extend(value)
+        return current
+    for entry in value:
+        if not isinstance(entry, dict) or not isinstance(entry.get("index"), int):
+            raise ValueError(f"list delta entry without an integer index: {entry!r}")
+        index = entry["index"]
+        if index < len(current):
+            current[index] = accumulate_delta(current[index], entry)
+        else:
+            current.insert(index, entry)
+    return current
 
 
 def _indexed(value: Any) -> bool:

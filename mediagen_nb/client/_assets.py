@@ -13,14 +13,21 @@ library when it has the ``asset-`` prefix of that library's id format, else in s
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx2
 
-from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, asset_uri
+from mediagen_nb import _hooks
+from mediagen_nb.catalog import (
+    ASSET_ACTIVE,
+    ASSET_FAILED,
+    ASSET_LIBRARIES,
+    asset_uri,
+    library_for_id,
+)
 from mediagen_nb.types import AssetEnvelope, AssetInfo
 
 from ._context import DELETED, ClientContext
@@ -167,7 +174,30 @@ class Assets:
         known = self._ctx.asset_library.get(asset_id)
         if known is not None:
             return known
-        return "seedance2" if asset_id.startswith("asset-") else "sd2"
+        return library_for_id(asset_id).id
+
+    async def submit(self, library: str, body: dict[str, Any]) -> AssetBatch:
+        """Send one upload body in ``library``'s shape (``AssetLibrary.url_lists``): a batch
+        library answers with items and failed items; a one-URL library with one item, and a
+        refusal raises :class:`AssetError` as :meth:`upload` does."""
+        lib = ASSET_LIBRARIES[library]
+        if lib.url_lists:
+            return await self.sd2_upload(
+                image_urls=body.get("imageUrls") or (),
+                video_urls=body.get("videoUrls") or (),
+                audio_urls=body.get("audioUrls") or (),
+            )
+        info = await self.upload(str(body["url"]), str(body["assetType"]), name=body.get("name"))
+        return AssetBatch(items=[info])
+
+    async def status_of(self, library: str, asset_ids: Sequence[str]) -> AssetBatch:
+        """Review status of assets of one library: one batch request where the library has a
+        status endpoint, else one request per asset."""
+        if not asset_ids:
+            return AssetBatch(items=[])
+        if ASSET_LIBRARIES[library].status_path is not None:
+            return await self.sd2_status(asset_ids)
+        return AssetBatch(items=[await self.get(asset_id) for asset_id in asset_ids])
 
     async def wait_active(
         self,
@@ -186,21 +216,9 @@ class Assets:
         latest: dict[str, AssetInfo] = {}
         while True:
             pending = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
-            for asset_id in pending:
-                status = self._ctx.asset_status.get(asset_id)
-                if status in (ASSET_FAILED, DELETED):
-                    raise AssetNotUsableError(asset_id, status or "")
-            sd2 = [i for i in pending if self._library_of(i) == "sd2"]
-            if sd2:
-                for info in (await self.sd2_status(sd2)).items:
-                    latest[info.assetId] = info
-            for asset_id in pending:
-                if self._library_of(asset_id) == "seedance2":
-                    latest[asset_id] = await self.get(asset_id)
-            for asset_id in pending:
-                seen = latest.get(asset_id)
-                if seen is not None and seen.status == ASSET_FAILED:
-                    raise AssetNotUsableError(asset_id, ASSET_FAILED)
+            self._raise_if_unusable(pending, latest, self._ctx.asset_status)
+            await self._refresh(pending, latest)
+            self._raise_if_unusable(pending, latest, {})
             if all(i in latest and latest[i].status == ASSET_ACTIVE for i in ids):
                 return {i: latest[i] for i in ids}
             remaining = deadline - self._ctx.clock()
@@ -208,6 +226,29 @@ class Assets:
                 waiting = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
                 raise AssetTimeoutError(waiting, limit)
             await self._ctx.sleep(min(ASSET_POLL_S / self._ctx.core.speed, remaining))
+
+    @staticmethod
+    def _raise_if_unusable(
+        pending: list[str], latest: dict[str, AssetInfo], known: Mapping[str, str]
+    ) -> None:
+        """Raise for the first pending asset known as failed or deleted, or seen ``Failed``."""
+        for asset_id in pending:
+            status = known.get(asset_id)
+            if status in (ASSET_FAILED, DELETED):
+                raise AssetNotUsableError(asset_id, status or "")
+            seen = latest.get(asset_id)
+            if seen is not None and seen.status == ASSET_FAILED:
+                raise AssetNotUsableError(asset_id, ASSET_FAILED)
+
+    async def _refresh(self, pending: list[str], latest: dict[str, AssetInfo]) -> None:
+        """Fetch each pending asset's status: sd2 ids in one batch, seedance 2.0 ids one by one."""
+        sd2 = [i for i in pending if self._library_of(i) == "sd2"]
+        if sd2:
+            for info in (await self.sd2_status(sd2)).items:
+                latest[info.assetId] = info
+        for asset_id in pending:
+            if self._library_of(asset_id) == "seedance2":
+                latest[asset_id] = await self.get(asset_id)
 
     async def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
         """Demo mode only: store a file on the built-in emulator and return the URL it serves.
@@ -246,7 +287,11 @@ class Assets:
         size = 0
         try:
             async with (
-                httpx2.AsyncClient(timeout=timeout, follow_redirects=True) as http,
+                httpx2.AsyncClient(
+                    transport=_hooks.local_transport(url),  # an in-process emulator's file
+                    timeout=timeout,
+                    follow_redirects=True,
+                ) as http,
                 http.stream("GET", url, headers=headers) as response,
             ):
                 response.raise_for_status()

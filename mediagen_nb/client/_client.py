@@ -152,6 +152,9 @@ class AsyncClient:
         self.service_id: str | None = service_id or settings.base_url
         """Identity of the service in history: the base URL, or the built-in emulator's
         stable id (its port changes with every kernel; its journal does not)."""
+        if transport is None:
+            # an in-process emulator (``_hooks.register_local_transport``) on this base URL
+            transport = _hooks.local_transport(settings.base_url or settings.text_base_url or "")
         self._core = HTTPCore(
             settings,
             transport=transport,

@@ -147,7 +147,46 @@ class ServerError(APIError):
 
 
 class APIConnectionError(MediagenError):
-    """No HTTP answer: connection refused or reset, DNS failure, protocol error."""
+    """No HTTP answer: connection refused or reset, DNS failure, protocol error.
+
+    ``cors`` is True when the request was sent by a browser's fetch (a browser kernel, or a
+    fetch error in the message): there the browser hides why a request failed, and the
+    usual cause is a service that does not allow requests from the page's origin; the
+    message then says so (see :func:`connection_error`).
+    """
+
+    def __init__(self, message: str, *, cors: bool = False) -> None:
+        self.cors = cors
+        super().__init__(message)
+
+
+_FETCH_FAILURES = ("failed to fetch", "networkerror when attempting to fetch", "load failed")
+"""What the browsers' fetch says when a request gets no response (CORS refusals included):
+Chrome, Firefox and Safari; the reason is hidden from the page on purpose."""
+
+
+def connection_error(
+    request: httpx2.Request, exc: Exception, *, browser: bool
+) -> APIConnectionError:
+    """The error for a request that got no HTTP answer; names CORS where fetch sent it.
+
+    ``browser``: the request went through the browser's fetch (a Pyodide kernel). Requests
+    to an in-process emulator (``*.mediagen.invalid``) never touch the network.
+    """
+    text = f"{request.method} {request.url.path} failed: {type(exc).__name__}: {exc}"
+    host = request.url.host
+    by_fetch = browser or any(sign in str(exc).lower() for sign in _FETCH_FAILURES)
+    if not by_fetch or host.endswith(".mediagen.invalid"):
+        return APIConnectionError(text)
+    origin = f"{request.url.scheme}://{request.url.netloc.decode('ascii', 'replace')}"
+    return APIConnectionError(
+        f"the service at {origin} does not allow requests from this page (CORS), or cannot "
+        "be reached from this browser. A service used from a browser notebook must answer "
+        "with Access-Control-Allow-Origin for this page's origin and allow the Authorization "
+        "and Content-Type headers (its OPTIONS preflight included); otherwise use the "
+        f"notebook in a local Jupyter. ({text})",
+        cors=True,
+    )
 
 
 class APITimeoutError(APIConnectionError):

@@ -32,10 +32,16 @@ from typing import Any, Literal
 
 import httpx2
 
+from mediagen_nb._platform import is_browser
 from mediagen_nb.types import Problem, RequestValidationError, json_value_problems
 
 from ._config import Settings, get_logger
-from ._exceptions import APIConnectionError, APIError, APITimeoutError, ConfigurationError
+from ._exceptions import (
+    APIError,
+    APITimeoutError,
+    ConfigurationError,
+    connection_error,
+)
 from ._retry import IDEMPOTENT_EXTENSION, NO_RETRY_EXTENSION, RetryTransport, Sleep
 
 logger = get_logger("mediagen_nb.client")
@@ -82,6 +88,25 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return (parsed.scheme, parsed.host, parsed.port)
 
 
+def download_problem(response: httpx2.Response) -> str | None:
+    """Why a result download is not the file (None when it is): a redirect (never followed),
+    any other non-2xx answer, an empty body, or fewer bytes than ``Content-Length`` says."""
+    status = response.status_code
+    if 300 <= status < 400:
+        where = response.headers.get("location", "elsewhere")
+        return f"the result URL redirects to {where[:200]} (redirects are not followed)"
+    if not 200 <= status < 300:
+        return f"the result URL answered HTTP {status}, not the file"
+    size = len(response.content)
+    if size == 0:
+        return "the result URL answered an empty body"
+    declared = response.headers.get("content-length", "")
+    encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
+    if declared.isdigit() and not encoded and int(declared) != size:
+        return f"the result body is {size} bytes, but Content-Length says {declared}"
+    return None
+
+
 class HTTPCore:
     """Sends requests for the resource namespaces; see the module docstring."""
 
@@ -96,7 +121,11 @@ class HTTPCore:
         rng: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
-        if transport is None:
+        if transport is None and is_browser():
+            # httpx2's own transport there is the browser's fetch (httpx2-jsfetch): no pool,
+            # no sockets, and pool limits do not apply (it warns when given any).
+            transport = httpx2.AsyncHTTPTransport()
+        elif transport is None:
             # httpcore2 (and anyio) load with the first client, as inside httpx2 itself, not
             # with ``import mediagen_nb.client`` (bench figure 8 times that import).
             from ._backend import default_transport
@@ -182,9 +211,7 @@ class HTTPCore:
                 f"{request.method} {request.url.path} timed out ({type(exc).__name__})"
             ) from exc
         except httpx2.TransportError as exc:
-            raise APIConnectionError(
-                f"{request.method} {request.url.path} failed: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise connection_error(request, exc, browser=is_browser()) from exc
         self._note_speed(response)
         if response.status_code >= 400:
             try:
@@ -242,6 +269,15 @@ class HTTPCore:
             url = str(httpx2.URL(self.url("base", "")).join(url))  # relative: the service's own
         request = self._build("GET", url, None, idempotent=True, own=False)
         response = await self._send(request, stream=False)
+        problem = download_problem(response)
+        if problem is not None:
+            raise APIError(
+                problem,
+                status_code=response.status_code,
+                method="GET",
+                path=request.url.path,
+                headers=dict(response.headers),
+            )
         return response.content
 
     async def aclose(self) -> None:

@@ -9,6 +9,12 @@ without ``:`` is a field with an empty value, and one space after the colon is d
 At end of input an event without its closing blank line is discarded, as the standard says;
 :attr:`SSEDecoder.pending` tells the caller that happened (a cut stream).
 
+Linear time and bounded memory: each chunk is scanned once (an unfinished line is kept as a
+list of pieces, joined when its end arrives; a CR at a chunk's end ends the line at once and a
+following LF is skipped), so one 32 MB line costs the same as 32 MB of short lines. A line
+longer than ``MAX_LINE_CHARS`` or an event whose data grows past ``MAX_EVENT_CHARS`` ends the
+stream with :class:`StreamInterruptedError` naming the limit instead of eating memory.
+
 Why not ``httpx2.EventSource`` (checked with httpx2 2.16; its events are the same
 :class:`httpx2.ServerSentEvent`, which we use): it costs the same CPU (20,000 chat chunks:
 107 ms vs our 108 ms), but it does not do what this parser does at three points.
@@ -25,12 +31,19 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import AsyncIterable, AsyncIterator
+from typing import Final
 
 from httpx2 import ServerSentEvent
 
-__all__ = ["SSEDecoder", "ServerSentEvent", "aiter_sse"]
+from ._exceptions import StreamInterruptedError
+
+__all__ = ["MAX_EVENT_CHARS", "MAX_LINE_CHARS", "SSEDecoder", "ServerSentEvent", "aiter_sse"]
 
 _EOL = re.compile(r"\r\n|\r|\n")
+MAX_LINE_CHARS: Final = 8 * 1024 * 1024
+"""Longest line of an event stream (a chat delta is a few hundred characters)."""
+MAX_EVENT_CHARS: Final = 16 * 1024 * 1024
+"""Most data one event may carry."""
 
 
 class SSEDecoder:
@@ -38,9 +51,14 @@ class SSEDecoder:
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._buffer = ""
+        self._parts: list[str] = []
+        """Pieces of the line not finished yet."""
+        self._partial = 0
+        self._skip_lf = False
+        """The last chunk ended with CR: an LF starting the next belongs to it."""
         self._at_start = True
         self._data: list[str] = []
+        self._data_size = 0
         self._event = ""
         self._last_id = ""
         self._retry: int | None = None
@@ -55,32 +73,43 @@ class SSEDecoder:
 
     def close(self) -> list[ServerSentEvent]:
         """Finish the input: a trailing lone CR still ends its line; any open event is dropped."""
-        events = self._feed_text(self._decoder.decode(b"", final=True), final=True)
-        self.pending = bool(self._buffer or self._data or self._event)
-        self._buffer = ""
+        events = self._feed_text(self._decoder.decode(b"", final=True))
+        self.pending = bool(self._parts or self._data or self._event)
+        self._parts = []
+        self._partial = 0
         self._data = []
+        self._data_size = 0
         self._event = ""
         return events
 
-    def _feed_text(self, text: str, *, final: bool = False) -> list[ServerSentEvent]:
+    def _feed_text(self, text: str) -> list[ServerSentEvent]:
         if self._at_start and text:
             self._at_start = False
             text = text.removeprefix("\ufeff")
-        self._buffer += text
+        if self._skip_lf and text:
+            self._skip_lf = False
+            text = text.removeprefix("\n")
         events: list[ServerSentEvent] = []
         start = 0
-        buffer = self._buffer
-        while True:
-            match = _EOL.search(buffer, start)
-            if match is None:
-                break
-            if match.group() == "\r" and match.end() == len(buffer) and not final:
-                break  # a CR at the end may be the first half of a CRLF
-            event = self._line(buffer[start : match.start()])
+        for match in _EOL.finditer(text):
+            piece = text[start : match.start()]
+            line = "".join([*self._parts, piece]) if self._parts else piece
+            self._parts = []
+            self._partial = 0
+            event = self._line(line)
             if event is not None:
                 events.append(event)
             start = match.end()
-        self._buffer = buffer[start:]
+        if text.endswith("\r"):
+            self._skip_lf = True  # the CR ended its line; an LF next is its other half
+        rest = text[start:]
+        if rest:
+            self._parts.append(rest)
+            self._partial += len(rest)
+            if self._partial > MAX_LINE_CHARS:
+                raise StreamInterruptedError(
+                    "", f"a line of the event stream is longer than {MAX_LINE_CHARS} characters"
+                )
         return events
 
     def _line(self, line: str) -> ServerSentEvent | None:
@@ -94,6 +123,11 @@ class SSEDecoder:
             value = value[1:]
         if name == "data":
             self._data.append(value)
+            self._data_size += len(value) + 1
+            if self._data_size > MAX_EVENT_CHARS:
+                raise StreamInterruptedError(
+                    "", f"an event of the stream carries more than {MAX_EVENT_CHARS} characters"
+                )
         elif name == "event":
             self._event = value
         elif name == "id":
@@ -114,6 +148,7 @@ class SSEDecoder:
             retry=self._retry,
         )
         self._data = []
+        self._data_size = 0
         self._event = ""
         return event
 

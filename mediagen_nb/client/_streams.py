@@ -273,6 +273,11 @@ class MessageStream(BaseStream[StreamEvent]):
             if self._emit:
                 self._updates.extend(updates)
         self.thinking += item.thinking
+        self._apply(item)
+        return item
+
+    def _apply(self, item: StreamEvent) -> None:
+        """What one event changes: id and model, text, stop reason, usage, the end."""
         if item.type == "message_start" and item.message:
             self.id = item.message.get("id")
             self.model = item.message.get("model")
@@ -290,7 +295,6 @@ class MessageStream(BaseStream[StreamEvent]):
             self.done = True
         elif item.type == "error":
             raise StreamInterruptedError(self.text, f"the service sent an error: {item}")
-        return item
 
     def _usage_from(self, usage: Any) -> None:
         if not isinstance(usage, dict):

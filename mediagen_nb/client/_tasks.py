@@ -24,6 +24,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import Family, TaskStatus
 from mediagen_nb.types import TaskResult
 
@@ -38,6 +39,7 @@ from ._exceptions import (
     TaskFailedError,
     TaskTimeoutError,
 )
+from ._files import safe_file_name, write_atomic
 from ._http import SPEED_HEADER, parse_speed
 from ._recording import media_suffix
 
@@ -243,14 +245,18 @@ class Task:
                 case "cancelled":
                     raise TaskCancelledError(self.id, local=False)
                 case "queued" | "processing":
-                    if not await self._poll_once(deadline, limit, status):
-                        continue
-                    if on_update is not None:
-                        outcome = on_update(self)
-                        if inspect.isawaitable(outcome):
-                            await outcome
+                    if await self._poll_once(deadline, limit, status):
+                        await self._notify(on_update)
                 case _:
                     assert_never(status)
+
+    async def _notify(self, on_update: OnUpdate | None) -> None:
+        """Run ``on_update(self)``, awaiting it when it is a coroutine function."""
+        if on_update is None:
+            return
+        outcome = on_update(self)
+        if inspect.isawaitable(outcome):
+            await outcome
 
     async def _poll_once(self, deadline: float, limit: float, status: TaskStatus) -> bool:
         """Sleep one interval (less near the deadline) and refresh; False if nothing new."""
@@ -352,10 +358,15 @@ class Task:
         cached = self.local_path or self._ctx.recorder.cached_media(self.id)
         if cached is not None:
             try:
-                self._bytes = await asyncio.to_thread(Path(cached).read_bytes)
-                return self._bytes
+                kept = await off_loop(Path(cached).read_bytes)
             except OSError as exc:
                 logger.warning("cached media %s unreadable (%s); downloading", cached, exc)
+            else:
+                if kept:
+                    self._bytes = kept
+                    return kept
+                logger.warning("cached media %s is empty; downloading", cached)
+                self.local_path = None
         data = await self._fetch()
         rec = self._ctx.recorder
         if rec.enabled and self.local_path is None:
@@ -365,23 +376,31 @@ class Task:
         return data
 
     async def download(self, path: str | Path) -> Path:
-        """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file."""
+        """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file.
+
+        The id comes from the service, so the name made of it is sanitised (``_files``): the
+        file always lands inside the directory. The write is atomic (temporary file, rename).
+        """
         data = await self.read_bytes()
-        name = f"{self.id}{media_suffix(data, self.family_info.kind)}"
+        name = safe_file_name(f"{self.id}{media_suffix(data, self.family_info.kind)}")
 
         def write() -> Path:
             target = Path(path)
             if target.is_dir():
                 target = target / name
-            target.write_bytes(data)
-            return target
+            return write_atomic(target, data)
 
-        return await asyncio.to_thread(write)
+        return await off_loop(write)
 
     async def image(self) -> Image:
         """The result as a PIL image (image tasks; PIL is imported only here)."""
-        from PIL import Image as PILImage
-
+        try:
+            from PIL import Image as PILImage
+        except ImportError as exc:  # the browser: Pillow cannot be installed there
+            raise ImportError(
+                "task.image() needs Pillow (pip install pillow); "
+                "await task.read_bytes() gives the file's bytes without it"
+            ) from exc
         data = await self.read_bytes()
         picture = PILImage.open(BytesIO(data))
         picture.load()

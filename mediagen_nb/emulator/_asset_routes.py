@@ -14,8 +14,9 @@ string ``"0"`` on success. Decisions where the spec says "not shown":
   submitted.
 * Both libraries refuse URLs the service could not fetch (``types._urls``: loopback,
   private and local hosts, ``file:``) by the same rule as the client, with code ``"400"``;
-  URLs on the origin the request reached the emulator on are its own (results, files the
-  Studio hands it in demo mode) and are accepted.
+  URLs on the emulator's configured origin (or the address the connection reached; never the
+  ``Host`` header) are its own (results, files the Studio hands it in demo mode) and are
+  accepted.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from starlette.routing import BaseRoute, Route
 
 from mediagen_nb.emulator._errors import JSON_KEY, JSON_TYPE, dumps
 from mediagen_nb.emulator._state import EmulatorState
+from mediagen_nb.emulator._task_routes import server_origin
 from mediagen_nb.types import validate_request
 
 SEEDANCE2_UPLOAD: Final = "/svcVideo2/asset/upload"
@@ -44,19 +46,18 @@ def envelope(code: str, msg: str | None, data: Any) -> Response:
     return Response(dumps({"code": code, "msg": msg, "data": data}), media_type=JSON_TYPE)
 
 
-def _service_origins(request: Request) -> tuple[str, ...]:
-    """The emulator's own origins for this request: as addressed (Host) and as bound."""
-    scheme = request.url.scheme
-    own = [f"{scheme}://{request.headers.get('host', '')}"]
-    server = request.scope.get("server")
-    if server and server[1] is not None:
-        host = f"[{server[0]}]" if ":" in str(server[0]) else server[0]
-        own.append(f"{scheme}://{host}:{server[1]}")
-    return tuple(own)
+def _service_origins(request: Request, state: EmulatorState) -> tuple[str, ...]:
+    """The emulator's own origins: as configured and as the connection reached it (never the
+    ``Host`` header, which would let a client declare any address "own")."""
+    return tuple(
+        dict.fromkeys(
+            (server_origin(request.scope, state.public_origin), server_origin(request.scope))
+        )
+    )
 
 
-def _errors(request: Request, path: str, body: Any) -> list[tuple[str, str]]:
-    problems = validate_request(path, body, service_origins=_service_origins(request))
+def _errors(request: Request, state: EmulatorState, path: str, body: Any) -> list[tuple[str, str]]:
+    problems = validate_request(path, body, service_origins=_service_origins(request, state))
     return [(p.field, p.rule) for p in problems if p.is_error]
 
 
@@ -70,7 +71,7 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
 
     async def seedance2_upload(request: Request) -> Response:
         body: Any = request.scope.get(JSON_KEY)
-        errors = _errors(request, SEEDANCE2_UPLOAD, body)
+        errors = _errors(request, state, SEEDANCE2_UPLOAD, body)
         if errors:
             return envelope("400", _message(errors), None)
         name = body.get("name")
@@ -97,7 +98,7 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
 
     async def sd2_upload(request: Request) -> Response:
         body: Any = request.scope.get(JSON_KEY)
-        errors = _errors(request, SD2_UPLOAD, body)
+        errors = _errors(request, state, SD2_UPLOAD, body)
         if errors:
             failed = []
             for field, rule in errors:
@@ -123,7 +124,7 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
 
     async def sd2_status(request: Request) -> Response:
         body: Any = request.scope.get(JSON_KEY)
-        errors = _errors(request, SD2_STATUS, body)
+        errors = _errors(request, state, SD2_STATUS, body)
         if errors:
             return envelope("400", _message(errors), None)
         now = state.now()

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_facts import Facts, Step, proper_nouns
-from mediagen_nb.emulator._schema_instance import instance_for
+from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
 from mediagen_nb.emulator._textgen import count_tokens
 
 Protocol = Literal["chat", "messages"]
@@ -278,14 +278,17 @@ def plan_calls(
     made = {s.key for s in task.steps}
     calls = []
     for index, tool in enumerate(chosen):
-        arguments = instance_for(
-            tool.schema,
-            seed=seed + index,
-            hints=hints,
-            strict=tool.strict,
-            context=task.question,
-            lookup=task.facts.lookup,
-        )
+        try:
+            arguments = instance_for(
+                tool.schema,
+                seed=seed + index,
+                hints=hints,
+                strict=tool.strict,
+                context=task.question,
+                lookup=task.facts.lookup,
+            )
+        except SchemaLimitError as exc:
+            raise SchemaLimitError(f"tool {tool.name!r} schema, {exc.field}", exc.rule) from exc
         if Step(tool.name, arguments, None).key in made and forced is None and mode != "force":
             continue  # the same call with the same arguments: never repeated
         digest = hashlib.sha256(f"{id_seed}:{index}:{tool.name}".encode()).hexdigest()
@@ -399,14 +402,17 @@ def structured_text(
     if kind == "json_object":
         value: Any = {"answer": answer}
     else:
-        value = instance_for(
-            schema,
-            seed=seed,
-            hints=_hints(task.question),
-            strict=strict,
-            context=task.question,
-            lookup=task.facts.lookup,
-        )
+        try:
+            value = instance_for(
+                schema,
+                seed=seed,
+                hints=_hints(task.question),
+                strict=strict,
+                context=task.question,
+                lookup=task.facts.lookup,
+            )
+        except SchemaLimitError as exc:
+            raise SchemaLimitError(f"output schema, {exc.field}", exc.rule) from exc
     return json.dumps(value, ensure_ascii=False)
 
 

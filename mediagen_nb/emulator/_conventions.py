@@ -199,30 +199,49 @@ def judge(family: Family, body: dict[str, Any], assets: AssetLookup, now: float)
 
     if POLICY_TRIGGER in prompt:
         return verdict(POLICY_ERROR)
+    error = (
+        _reference_problem(family, refs, assets, now)
+        or _video_length_problem(video_seconds)
+        or (_audio_problem(refs, assets) if family.id == "sd2_manxue" else None)
+    )
+    return verdict(error)
+
+
+def _reference_problem(
+    family: Family, refs: list[Reference], assets: AssetLookup, now: float
+) -> str | None:
+    """The first reference that cannot be used: an unusable asset, or a face sent by URL."""
     for ref in refs:
-        asset_id = ref.asset_id
-        if asset_id is not None:
-            problem = assets.reference_problem(asset_id, now)
+        if ref.asset_id is not None:
+            problem = assets.reference_problem(ref.asset_id, now)
             if problem is not None:
-                return verdict(f"{ref.field}: {problem}")
+                return f"{ref.field}: {problem}"
         elif family.kind == "video" and not ref.is_audio and _looks_like_face(ref.value):
             message = SORA_FACE_ERROR if family.id == "sora" else FACE_ERROR
-            return verdict(f"{ref.field}: {message}")
+            return f"{ref.field}: {message}"
+    return None
+
+
+def _video_length_problem(video_seconds: float | None) -> str | None:
     low, high = STARVIDEOS_VIDEO_SECONDS
-    if video_seconds is not None and not low <= video_seconds <= high:
-        return verdict(
-            f"referenceVideos[0]: the reference video is {video_seconds:g} s long; "
-            f"starvideos takes a reference video of {low:g} to {high:g} s"
-        )
-    if family.id == "sd2_manxue":
-        total = 0.0
-        for ref in refs:
-            if ref.is_audio:
-                asset = assets.get(ref.asset_id) if ref.asset_id else None
-                total += media_seconds(asset.url if asset else ref.value)
-        if total > MAX_AUDIO_SECONDS:
-            return verdict(
-                f"referenceAudios: reference audio totals {total:g} s, more than the "
-                f"{MAX_AUDIO_SECONDS:g} s allowed"
-            )
-    return verdict(None)
+    if video_seconds is None or low <= video_seconds <= high:
+        return None
+    return (
+        f"referenceVideos[0]: the reference video is {video_seconds:g} s long; "
+        f"starvideos takes a reference video of {low:g} to {high:g} s"
+    )
+
+
+def _audio_problem(refs: list[Reference], assets: AssetLookup) -> str | None:
+    """sd2: the reference audio's total length over the limit."""
+    total = 0.0
+    for ref in refs:
+        if ref.is_audio:
+            asset = assets.get(ref.asset_id) if ref.asset_id else None
+            total += media_seconds(asset.url if asset else ref.value)
+    if total <= MAX_AUDIO_SECONDS:
+        return None
+    return (
+        f"referenceAudios: reference audio totals {total:g} s, more than the "
+        f"{MAX_AUDIO_SECONDS:g} s allowed"
+    )

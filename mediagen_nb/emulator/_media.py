@@ -4,10 +4,12 @@ Every result the emulator serves is a genuine file a browser or notebook can ope
 the exact pixel size the request implies, and an MP4 of the requested aspect ratio whose
 duration equals the task's ``actualDuration``. Both show the prompt and parameters, over a
 soft background derived from the prompt (different prompts look different; the same prompt
-looks the same). Rendering is cheap by design (a 1k PNG well under 50 ms of CPU, a 5 s
-preview well under 1 s): the background is painted small and upscaled in C, and the PNG is
-encoded here with a vectorised "Up" filter and fast zlib instead of Pillow's per-row
-adaptive filter search. Nothing is cached here; the caller keeps a task's bytes.
+looks the same). Without Pillow (the browser) ``_png_scene`` draws the same kind of picture
+in pure Python, and videos come from ``_clips``. Rendering is cheap by design (a 1k PNG well
+under 50 ms of CPU, a 5 s preview well under 1 s): the background is painted small and
+upscaled in C, and the PNG is encoded here with a vectorised "Up" filter and fast zlib
+instead of Pillow's per-row adaptive filter search. Nothing is cached here; the caller keeps
+a task's bytes.
 
 Image size mapping (``image_pixels``), the spec leaves the pixel sizes "not shown"::
 
@@ -36,11 +38,17 @@ import tempfile
 import zlib
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
+from mediagen_nb._platform import has_module
+from mediagen_nb.emulator import _png_scene
 
-__all__ = ["image_pixels", "render_mp4", "render_png", "video_pixels"]
+HAVE_PIL = has_module("PIL")
+"""Pillow draws the pictures where it is installed; elsewhere (the browser) ``_png_scene``."""
+if TYPE_CHECKING or HAVE_PIL:
+    from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
+
+__all__ = ["HAVE_PIL", "image_pixels", "render_mp4", "render_png", "video_pixels"]
 
 LONG_EDGE: dict[str, int] = {"1k": 1024, "2k": 2048, "4k": 3840}
 """Long edge in pixels per image ``resolution`` value."""
@@ -48,8 +56,7 @@ LONG_EDGE: dict[str, int] = {"1k": 1024, "2k": 2048, "4k": 3840}
 PREVIEW_LONG_EDGE = 480
 """Long edge of video previews in pixels."""
 
-_Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
-_RGB = tuple[int, int, int]
+_Font: TypeAlias = "ImageFont.FreeTypeFont | ImageFont.ImageFont"
 
 
 def _digits(text: str) -> bool:
@@ -112,20 +119,7 @@ def video_pixels(ratio_or_size: str | None) -> tuple[int, int]:
 # -- drawing ---------------------------------------------------------------------------------
 
 
-def _palette(seed: bytes) -> list[_RGB]:
-    """Five harmonious colours from a hash: a base hue and its neighbours, soft and mid-dark."""
-    import colorsys
-
-    base = seed[0] / 255
-    spread = 0.08 + seed[1] / 255 * 0.25
-    colors: list[_RGB] = []
-    for i in range(5):
-        hue = (base + spread * (i - 2) + (0.5 if i == 4 else 0.0)) % 1.0
-        sat = 0.35 + seed[2 + i] / 255 * 0.35
-        val = 0.45 + seed[7 + i] / 255 * 0.4
-        r, g, b = colorsys.hsv_to_rgb(hue, sat, val)
-        colors.append((int(r * 255), int(g * 255), int(b * 255)))
-    return colors
+_palette = _png_scene.palette
 
 
 def _background(width: int, height: int, title: str) -> Image.Image:
@@ -267,6 +261,8 @@ def render_png(width: int, height: int, *, title: str, lines: Sequence[str]) -> 
     """A PNG of exactly ``width`` x ``height`` showing ``title`` (the prompt) and ``lines``."""
     if width < 1 or height < 1:
         raise ValueError(f"bad image size {width}x{height}")
+    if not HAVE_PIL:
+        return _png_scene.render_png(width, height, title=title, lines=lines)
     return _encode_png(_scene(width, height, title, lines)[0])
 
 

@@ -5,7 +5,8 @@ Every response carries ``x-mediagen-emulator-speed`` and a fresh request id as
 gateway use the protocol's own envelope (``_errors.protocol_of``); on ``/v1/messages`` the
 body also carries the id as top-level ``request_id``, as Anthropic's does (the error body
 is held back until its start is known, then sent with the id and its new length). Then, in
-this order:
+this order,
+each a small named step (``EmulatorMiddleware.steps``; a step that answers ends the request):
 
 1. **Auth** on every endpoint except media downloads (a result URL is a direct download
    link; its unguessable token is the credential): ``Authorization: Bearer <key>`` or
@@ -16,10 +17,11 @@ this order:
    clients poll, so it skips the router and Request/Response objects.
 5. **Bodies**, for POSTs to known endpoints only (other methods and paths go on to the
    router, which answers 404/405): larger than ``MAX_BODY_BYTES`` (by ``Content-Length`` or
-   as streamed) 413; a content type other than ``application/json`` (``+json`` and
-   parameters allowed) 415; empty, not UTF-8, not JSON (``NaN``/``Infinity`` included),
-   nested deeper than Python can parse, or carrying lone surrogate escapes: 400. The parsed
-   value is put in the scope under ``JSON_KEY`` and the raw bytes are replayed to the app.
+   as streamed) 413; a body whose next part takes longer than ``BODY_TIMEOUT_S``: 408; a
+   content type other than ``application/json`` (``+json`` and parameters allowed) 415;
+   empty, not UTF-8, not JSON (``NaN``/``Infinity`` included), nested deeper than Python
+   can parse, or carrying lone surrogate escapes: 400. The parsed value is put in the scope
+   under ``JSON_KEY`` and the raw bytes are replayed to the app.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from mediagen_nb.emulator._state import EmulatorState
 
 MAX_BODY_BYTES: Final = 1024 * 1024
 """Largest accepted request body (1 MiB)."""
+BODY_TIMEOUT_S: Final = 30.0
+"""Longest wait for the next part of a request body before answering 408."""
 SPEED_HEADER: Final = b"x-mediagen-emulator-speed"
 MEDIA_PREFIX: Final = "/api/media/"
 RESULT_PREFIX: Final = "/api/v1/result/"
@@ -123,6 +127,49 @@ def _with_request_id(body: bytes, request_id: bytes) -> bytes:
     return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
+class _Call:
+    """One request on its way through the middleware's steps."""
+
+    def __init__(self, scope: Scope, receive: Receive, send: Send, speed: bytes) -> None:
+        self.scope = scope
+        self.receive = receive
+        self.path: str = scope["path"]
+        self.method: str = scope["method"]
+        self.protocol = protocol_of(self.path)
+        self.error_after = False
+        """An injected error is sent after the app has handled the request."""
+        request_id = ("req_" + uuid.uuid4().hex[:24]).encode("ascii")
+        stamp = [(SPEED_HEADER, speed), (b"x-request-id", request_id), (b"request-id", request_id)]
+
+        held: list[Message] = []
+
+        async def stamped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *stamp]
+                if self.protocol == "messages" and message["status"] >= 400:
+                    held.append(message)  # the body gets the id too (Anthropic's envelope)
+                    return
+            elif held and message["type"] == "http.response.body":
+                start = held.pop()
+                message["body"] = _with_request_id(message.get("body", b""), request_id)
+                start["headers"] = [
+                    (k, str(len(message["body"])).encode() if k == b"content-length" else v)
+                    for k, v in start["headers"]
+                ]
+                await send(start)
+            await send(message)
+
+        self.send: Send = stamped
+
+    async def fail(self, status: int, message: str, **kwargs: Any) -> None:
+        """Answer with an error in the request's protocol envelope."""
+        await send_error(self.send, status, message, protocol=self.protocol, **kwargs)
+
+
+Step = Callable[[_Call], Awaitable[bool]]
+"""One check of the middleware: True when it has answered the request (nothing else runs)."""
+
+
 class EmulatorMiddleware:
     """Wraps the router; see the module docstring for what it does and in which order."""
 
@@ -137,109 +184,110 @@ class EmulatorMiddleware:
         self.state = state
         self.post_paths = frozenset(post_paths)
         self.fast_result = fast_result
+        self.steps: tuple[Step, ...] = (
+            self._check_auth,
+            self._check_path,
+            self._inject_faults,
+            self._answer_result,
+            self._check_body,
+        )
+        """The checks, in the order of the module docstring."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        speed = self.state.speed_header
-        request_id = ("req_" + uuid.uuid4().hex[:24]).encode("ascii")
-        path: str = scope["path"]
-        protocol = protocol_of(path)
+        call = _Call(scope, receive, send, self.state.speed_header)
+        for step in self.steps:
+            if await step(call):
+                return
+        await self._handle(call)
 
-        held: list[Message] = []
+    async def _check_auth(self, call: _Call) -> bool:
+        if call.path.startswith(MEDIA_PREFIX) or self._authorized(call.scope):
+            return False
+        await call.fail(
+            401,
+            "missing or invalid API key: send 'Authorization: Bearer <key>'",
+            headers={"www-authenticate": "Bearer"},
+        )
+        return True
 
-        async def send_with_speed(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", ()),
-                    (SPEED_HEADER, speed),
-                    (b"x-request-id", request_id),
-                    (b"request-id", request_id),
-                ]
-                if protocol == "messages" and message["status"] >= 400:
-                    held.append(message)  # the body gets the id too (Anthropic's envelope)
-                    return
-            elif held and message["type"] == "http.response.body":
-                start = held.pop()
-                message["body"] = _with_request_id(message.get("body", b""), request_id)
-                start["headers"] = [
-                    (k, str(len(message["body"])).encode() if k == b"content-length" else v)
-                    for k, v in start["headers"]
-                ]
-                await send(start)
-            await send(message)
+    async def _check_path(self, call: _Call) -> bool:
+        if not _CONTROL.search(call.path):
+            return False
+        await call.fail(400, "the request path contains control characters")
+        return True
 
-        async def fail(status: int, message: str, **kwargs: Any) -> None:
-            await send_error(send_with_speed, status, message, protocol=protocol, **kwargs)
-
-        if not path.startswith(MEDIA_PREFIX) and not self._authorized(scope):
-            await fail(
-                401,
-                "missing or invalid API key: send 'Authorization: Bearer <key>'",
-                headers={"www-authenticate": "Bearer"},
-            )
-            return
-        if _CONTROL.search(path):
-            await fail(400, "the request path contains control characters")
-            return
-        method: str = scope["method"]
-        kind = category(method, path)
-        error_after = False
+    async def _inject_faults(self, call: _Call) -> bool:
         faults = self.state.faults
-        if faults.applies(kind):
-            if faults.config.latency_s > 0:
-                faults.count("latency")
-                await asyncio.sleep(faults.config.latency_s)
-            fault = faults.draw()
-            if fault == "drop":
-                faults.count("drop")
-                await drop_connection(scope, receive, send_with_speed)
-                return
-            if fault == "rate_limit":
-                faults.count("rate_limit")
-                wait = format_seconds(max(0.05, 1.0 / self.state.speed))
-                await fail(
-                    429,
-                    "rate limited (injected fault); retry after the Retry-After seconds",
-                    headers={"retry-after": wait},
-                )
-                return
-            if fault == "error":
-                if method in _STATE_CHANGING:
-                    error_after = True
-                else:
-                    await self._send_fault_error(send_with_speed, protocol)
-                    return
-        if method == "GET" and self.fast_result is not None and path.startswith(RESULT_PREFIX):
-            task_id = path[len(RESULT_PREFIX) :]
-            if "/" not in task_id:
-                status, body, extra = self.fast_result(scope, task_id)
-                headers = [
-                    (b"content-type", JSON_TYPE.encode()),
-                    (b"content-length", str(len(body)).encode()),
-                    *((k.encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()),
-                ]
-                await send_with_speed(
-                    {"type": "http.response.start", "status": status, "headers": headers}
-                )
-                await send_with_speed({"type": "http.response.body", "body": body})
-                return
-        if method == "POST" and path in self.post_paths:
-            replay = await self._read_body(scope, receive, fail)
-            if replay is None:
-                return
-            receive = replay
-        if not error_after:
-            await self.app(scope, receive, send_with_speed)
+        if not faults.applies(category(call.method, call.path)):
+            return False
+        if faults.config.latency_s > 0:
+            faults.count("latency")
+            await asyncio.sleep(faults.config.latency_s)
+        fault = faults.draw()
+        if fault == "drop":
+            faults.count("drop")
+            await drop_connection(call.scope, call.receive, call.send)
+            return True
+        if fault == "rate_limit":
+            faults.count("rate_limit")
+            wait = format_seconds(max(0.05, 1.0 / self.state.speed))
+            await call.fail(
+                429,
+                "rate limited (injected fault); retry after the Retry-After seconds",
+                headers={"retry-after": wait},
+            )
+            return True
+        if fault == "error" and call.method in _STATE_CHANGING:
+            call.error_after = True
+        elif fault == "error":
+            await self._send_fault_error(call.send, call.protocol)
+            return True
+        return False
+
+    async def _answer_result(self, call: _Call) -> bool:
+        """``GET /api/v1/result/{id}`` answered here: the path clients poll skips the router."""
+        task_id = call.path[len(RESULT_PREFIX) :]
+        if (
+            call.method != "GET"
+            or self.fast_result is None
+            or not call.path.startswith(RESULT_PREFIX)
+            or "/" in task_id
+        ):
+            return False
+        status, body, extra = self.fast_result(call.scope, task_id)
+        headers = [
+            (b"content-type", JSON_TYPE.encode()),
+            (b"content-length", str(len(body)).encode()),
+            *((k.encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()),
+        ]
+        await call.send({"type": "http.response.start", "status": status, "headers": headers})
+        await call.send({"type": "http.response.body", "body": body})
+        return True
+
+    async def _check_body(self, call: _Call) -> bool:
+        if call.method != "POST" or call.path not in self.post_paths:
+            return False
+        replay = await self._read_body(call.scope, call.receive, call.fail)
+        if replay is None:
+            return True
+        call.receive = replay
+        return False
+
+    async def _handle(self, call: _Call) -> None:
+        """Hand the request to the router (an injected error replaces its answer)."""
+        if not call.error_after:
+            await self.app(call.scope, call.receive, call.send)
             return
 
         async def swallow(message: Message) -> None:
             return None
 
-        await self.app(scope, receive, swallow)
-        faults.count("error_after_handling")
-        await self._send_fault_error(send_with_speed, protocol)
+        await self.app(call.scope, call.receive, swallow)
+        self.state.faults.count("error_after_handling")
+        await self._send_fault_error(call.send, call.protocol)
 
     def _authorized(self, scope: Scope) -> bool:
         for name, value in scope["headers"]:
@@ -292,7 +340,12 @@ class EmulatorMiddleware:
         chunks: list[bytes] = []
         size = 0
         while True:
-            message = await receive()
+            try:
+                async with asyncio.timeout(BODY_TIMEOUT_S):
+                    message = await receive()
+            except TimeoutError:
+                await fail(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s")
+                return None
             if message["type"] == "http.disconnect":
                 return None
             chunk = message.get("body", b"")

@@ -10,8 +10,11 @@ Decisions (the spec leaves them open):
   a starvideos reference video gives its own length (``_conventions`` fails the task when
   it is outside 3-10 s); otherwise the family default
   (sora 4, seedance 5, starvideos 3, others the low end of their range, veo 8).
+* Without av (the browser) a video's file is a stock clip of its orientation (``_clips``);
+  its metadata is the task's own.
 * vidu ``totalTokens`` = 1,000 per second of video (viduq3-pro: 2,000).
-* Media are rendered on the first download, in a worker thread, and kept in an LRU cache of
+* Media are rendered on the first download, in a worker thread (inline on the loop where
+  there is none: ``MediaCache.inline``), and kept in an LRU cache of
   at most ``MAX_MEDIA_BYTES``; an evicted file is rendered again (the same picture) when
   asked for. Nothing is written to disk.
 """
@@ -26,11 +29,21 @@ from typing import Any, Final, Literal
 
 from starlette.concurrency import run_in_threadpool
 
+from mediagen_nb._platform import has_module, is_browser
 from mediagen_nb.catalog import Family
 from mediagen_nb.catalog._params import STARVIDEOS_VIDEO_SECONDS
+from mediagen_nb.emulator._clips import stock_clip
 from mediagen_nb.emulator._conventions import media_seconds, prompt_text
-from mediagen_nb.emulator._media import image_pixels, render_mp4, render_png, video_pixels
+from mediagen_nb.emulator._media import (
+    HAVE_PIL,
+    image_pixels,
+    render_mp4,
+    render_png,
+    video_pixels,
+)
 
+CAN_ENCODE_VIDEO: Final = HAVE_PIL and has_module("av")
+"""Videos are rendered for each task with av and Pillow; elsewhere a stock clip (``_clips``)."""
 MAX_MEDIA_BYTES: Final = 256 * 1024 * 1024
 """Upper bound of rendered media kept in memory."""
 MAX_TITLE_CHARS: Final = 400
@@ -152,6 +165,8 @@ def render(spec: MediaSpec) -> bytes:
     if spec.kind == "image":
         return render_png(spec.width, spec.height, title=spec.title, lines=list(spec.lines))
     assert spec.seconds is not None
+    if not CAN_ENCODE_VIDEO:
+        return stock_clip(spec.width, spec.height)
     return render_mp4(
         spec.width, spec.height, spec.seconds, title=spec.title, lines=list(spec.lines)
     )
@@ -162,6 +177,8 @@ class MediaCache:
 
     def __init__(self, max_bytes: int = MAX_MEDIA_BYTES) -> None:
         self.max_bytes = max_bytes
+        self.inline = is_browser()
+        """Render on the event loop itself (the browser, in-process emulators: no thread)."""
         self.renders = 0
         """How many files were rendered (evicted files count again)."""
         self._items: OrderedDict[str, bytes] = OrderedDict()
@@ -191,7 +208,7 @@ class MediaCache:
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._pending[key] = future
         try:
-            data = await run_in_threadpool(render, spec)
+            data = render(spec) if self.inline else await run_in_threadpool(render, spec)
         except Exception as error:
             future.set_exception(error)
             future.exception()  # mark retrieved: waiters (if any) re-raise it themselves

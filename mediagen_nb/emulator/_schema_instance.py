@@ -14,6 +14,14 @@ simple ``pattern``\\ s (tried against candidates), and ``default`` / ``examples`
 The Anthropic SDK moves numeric and length bounds into the description as
 ``{minimum: 1, maximum: 10}``; those are read back too.
 
+Bounded work (``_schema_limits``): at most ``MAX_DEPTH`` levels (a ``$ref`` cycle or a
+self-referencing ``allOf`` ends there with ``SchemaLimitError``, never a ``RecursionError``)
+and about ``MAX_OUTPUT_CHARS`` of output; ``minLength`` / ``minItems`` are capped. A
+``pattern`` is never run on long or generated input: a value is built from the regex's
+structure (literals, classes, repeats at their minimum, first branch) and the user's regex
+is only tried on short strings when it has no nested repetition (``(a+)+`` backtracks
+exponentially in Python's engine).
+
 Determinism: the same schema, ``hints`` and ``seed`` always give the same instance. ``hints``
 maps lower-case property names to preferred string values (the emulator passes words from
 the user's message, e.g. a capitalised place name for ``city``). ``lookup(name, schema)``,
@@ -25,6 +33,7 @@ fits the schema.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
@@ -32,7 +41,10 @@ from collections.abc import Callable, Mapping
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["MISSING", "Lookup", "instance_for"]
+from mediagen_nb.emulator import _schema_limits as limits
+from mediagen_nb.emulator._schema_limits import SchemaLimitError
+
+__all__ = ["MISSING", "Lookup", "SchemaLimitError", "instance_for"]
 
 MISSING: Any = object()
 """What a ``lookup`` returns when it has no value for a field."""
@@ -72,7 +84,8 @@ def instance_for(
     lookup: Lookup | None = None,
 ) -> Any:
     """An instance valid against ``schema`` (see the module docstring); an ``enum`` value
-    that ``context`` mentions is preferred, and ``lookup``'s values come first."""
+    that ``context`` mentions is preferred, and ``lookup``'s values come first. Raises
+    ``SchemaLimitError`` past the bounds."""
     root = schema if isinstance(schema, dict) else {}
     maker = _Maker(root, random.Random(seed), dict(hints or {}), strict)
     maker.context = context.lower()
@@ -90,6 +103,20 @@ class _Maker:
         self.strict = strict
         self.context = ""
         self.lookup: Lookup | None = None
+        self.spent = 0
+
+    def spend(self, size: int, name: str) -> None:
+        """Count ``size`` characters of output; refuse the schema past the limit."""
+        self.spent += size
+        if self.spent > limits.MAX_OUTPUT_CHARS:
+            raise SchemaLimitError(
+                name or "schema", f"asks for more than {limits.MAX_OUTPUT_CHARS} characters of JSON"
+            )
+
+    def copied(self, value: Any, name: str) -> Any:
+        """A value taken from the schema (const, enum, default, example), counted."""
+        self.spend(len(json.dumps(value, default=str)), name)
+        return value
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         ref = schema.get("$ref")
@@ -113,30 +140,37 @@ class _Maker:
         return schema
 
     def make(self, schema: Any, name: str, depth: int) -> Any:
+        if depth > limits.MAX_DEPTH:
+            raise SchemaLimitError(
+                name or "schema",
+                f"nests deeper than {limits.MAX_DEPTH} levels"
+                " ($ref or allOf recursion without an end)",
+            )
+        self.spend(1, name)
         if schema is True or not isinstance(schema, dict):
             return self.string({}, name)
         schema = self.resolve(schema)
         if "const" in schema:
-            return schema["const"]
+            return self.copied(schema["const"], name)
         if self.lookup is not None and name and not any(k in schema for k in _BRANCHING):
             found = self.lookup(name, schema)
             if found is not MISSING:
-                return found
+                return self.copied(found, name)
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             said = [
                 v for v in schema["enum"] if isinstance(v, str) and v and v.lower() in self.context
             ]
-            return said[0] if said else schema["enum"][0]
+            return self.copied(said[0] if said else schema["enum"][0], name)
         if "default" in schema and not self.strict:
-            return schema["default"]
+            return self.copied(schema["default"], name)
         if isinstance(schema.get("examples"), list) and schema["examples"]:
-            return schema["examples"][0]
+            return self.copied(schema["examples"][0], name)
         if isinstance(schema.get("allOf"), list):
             merged: dict[str, Any] = {}
             for part in schema["allOf"]:
                 merged = _merge(merged, self.resolve(part) if isinstance(part, dict) else {})
             rest = {k: v for k, v in schema.items() if k != "allOf"}
-            return self.make(_merge(merged, rest), name, depth)
+            return self.make(_merge(merged, rest), name, depth + 1)
         for key in ("anyOf", "oneOf"):
             options = schema.get(key)
             if isinstance(options, list) and options:
@@ -173,7 +207,8 @@ class _Maker:
         return non_null[0]
 
     def bounds(self, schema: dict[str, Any]) -> dict[str, float]:
-        found = {k: float(v) for k, v in _DESC_BOUNDS.findall(str(schema.get("description") or ""))}
+        described = str(schema.get("description") or "")[: limits.DESCRIPTION_SCAN]
+        found = {k: float(v) for k, v in _DESC_BOUNDS.findall(described)}
         for key in (
             "minimum",
             "maximum",
@@ -207,7 +242,7 @@ class _Maker:
         prefix = schema.get("prefixItems")
         if isinstance(prefix, list):
             return [self.make(item, name, depth + 1) for item in prefix]
-        low = int(bounds.get("minItems", 0))
+        low = min(int(bounds.get("minItems", 0)), limits.MAX_ITEMS)
         high = int(bounds.get("maxItems", max(low, 2)))
         count = 0 if depth >= MAX_DEPTH else min(high, max(low, 2))
         if depth >= MAX_DEPTH:
@@ -259,26 +294,67 @@ class _Maker:
         )
         pattern = schema.get("pattern")
         if not isinstance(pattern, str):
-            found = _DESC_PATTERN.search(str(schema.get("description") or ""))
+            found = _DESC_PATTERN.search(
+                str(schema.get("description") or "")[: limits.DESCRIPTION_SCAN]
+            )
             pattern = found.group(1) if found else None
         if isinstance(pattern, str):
             value = _fit_pattern(pattern, value)
-        low = int(bounds.get("minLength", 0))
+        low = min(int(bounds.get("minLength", 0)), limits.MAX_STRING_LENGTH)
         high = int(bounds.get("maxLength", max(low, len(value))))
         if len(value) < low:
             value = (value + "x" * low)[: max(low, 1)]
-        return value[:high] if high >= low else value
+        value = value[:high] if high >= low else value
+        self.spend(len(value), name)
+        return value
+
+
+_SAFE_MATCH_CHARS = 64
+"""Longest string the user's regex is ever run on (and only without nested repetition)."""
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+
+
+def _nested_repeat(items: Any, inside: bool = False) -> bool:
+    """Whether a parsed regex has a repeat inside a repeat (catastrophic backtracking)."""
+    for op, arg in items:
+        name = str(op)
+        if name in _REPEATS:
+            if inside or _nested_repeat(arg[2], inside=True):
+                return True
+        elif any(_nested_repeat(part, inside) for part in _parts(name, arg)):
+            return True
+    return False
+
+
+def _parts(name: str, arg: Any) -> list[Any]:
+    """The sub-expressions of a group, alternation or lookaround."""
+    if name == "SUBPATTERN":
+        return [arg[-1]]
+    if name == "BRANCH":
+        return list(arg[1])
+    if name in ("ASSERT", "ASSERT_NOT"):
+        return [arg[1]]
+    return []
 
 
 def _fit_pattern(pattern: str, value: str) -> str:
-    """``value`` if it matches ``pattern``, else a shortest-ish string built from the regex."""
+    """``value`` if it (short) matches ``pattern``, else a string built from the regex.
+
+    The user's regex runs only on strings of at most ``_SAFE_MATCH_CHARS`` and only when it
+    has no nested repetition; otherwise the built string is trusted as it is.
+    """
     try:
-        if re.search(pattern, value):
-            return value
-        built = "".join(_from_regex(_parser.parse(pattern)))
-    except (re.error, ValueError, TypeError, IndexError):
+        parsed = _parser.parse(pattern)
+        built = "".join(_from_regex(parsed))[: limits.MAX_STRING_LENGTH]
+    except (re.error, ValueError, TypeError, IndexError, OverflowError, RecursionError):
         return value
-    return built if re.search(pattern, built) else value
+    if _nested_repeat(parsed):
+        return built
+    if len(value) <= _SAFE_MATCH_CHARS and re.search(pattern, value):
+        return value
+    if len(built) <= _SAFE_MATCH_CHARS and not re.search(pattern, built):
+        return value
+    return built
 
 
 _CATEGORY_CHARS = {"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}
@@ -296,7 +372,7 @@ def _from_regex(items: Any) -> list[str]:
             out.append(_from_class(arg))
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             low, _high, sub = arg
-            out.extend(_from_regex(sub) * max(low, 0))
+            out.extend(_from_regex(sub) * min(max(low, 0), limits.MAX_STRING_LENGTH))
         elif name == "SUBPATTERN":
             out.extend(_from_regex(arg[-1]))
         elif name == "BRANCH":

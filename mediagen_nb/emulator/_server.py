@@ -8,81 +8,50 @@ client falls back to when no API key is configured (``fallback_endpoint`` is wha
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import threading
-import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Self
+from typing import TYPE_CHECKING, Final, Self
 
-import h11
-import uvicorn
 from starlette.applications import Starlette
-from starlette.types import Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from mediagen_nb import _hooks
+from mediagen_nb import _hooks, _platform
 from mediagen_nb._home import resolve_home
 from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX, create_app
-from mediagen_nb.emulator._errors import error_body
-from mediagen_nb.emulator._faults import TRANSPORT_KEY, FaultConfig
+from mediagen_nb.emulator._faults import FaultConfig
+from mediagen_nb.emulator._inprocess import (
+    StreamingASGITransport,
+    in_process_origin,
+    register,
+    unregister,
+)
 from mediagen_nb.emulator._state import EmulatorState
+
+if TYPE_CHECKING:
+    import uvicorn
 
 DEFAULT_SPEED: Final = 30.0
 """Speed of ``start_emulator`` and the default emulator: a 2-minute video takes 4 s."""
-STARTUP_TIMEOUT_S: Final = 15.0
 DEMO_TEXT_RATE: Final = 30.0
 """Tokens per second the default (demo) emulator streams chat replies at: a human reading
 pace, so a reply can be watched and stopped. Change it with ``handle.text_rate``."""
 
 
-class DroppingH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, handing the connection's transport to the app.
-
-    The emulator needs it to close a socket without any response (the drop fault).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        inner = self.app
-
-        async def app(scope: Scope, receive: Receive, send: Send) -> None:
-            scope[TRANSPORT_KEY] = self.transport
-            await inner(scope, receive, send)
-
-        self.app = app
-
-    def send_400_response(self, msg: str) -> None:
-        """Answer bytes that are not valid HTTP with the emulator's JSON error shape.
-
-        uvicorn's own answer is ``text/plain``; clients parsing errors expect the same body
-        as every other error, so the spec's shape is written here and the connection closed.
-        """
-        body = error_body(400, msg)
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-        ]
-        for event in (
-            h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
-            h11.Data(data=body),
-            h11.EndOfMessage(),
-        ):
-            self.transport.write(self.conn.send(event))
-        self.transport.close()
-
-
 class EmulatorHandle:
-    """A running emulator: its URLs, key and state; ``stop()`` or use it as a context manager."""
+    """A running emulator: its URLs, key and state; ``stop()`` or use it as a context manager.
+
+    Served on a socket by uvicorn in a daemon thread (``start_emulator``), or in-process
+    (:class:`InProcessEmulator`, no thread, no socket; ``host`` is then a ``.invalid`` name
+    and ``port`` 80).
+    """
 
     def __init__(
         self,
         *,
         app: Starlette,
-        server: uvicorn.Server,
-        thread: threading.Thread,
+        server: uvicorn.Server | None,
+        thread: threading.Thread | None,
         host: str,
         port: int,
         api_key: str,
@@ -95,13 +64,22 @@ class EmulatorHandle:
         self.port = port
         self.api_key = api_key
         """The key clients must send (never shown in ``repr``)."""
-        root = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+        root = self._root(host, port)
         self.base_url = root + API_PREFIX
         """Base of image, video, result, media and asset endpoints."""
         self.text_base_url = root + TEXT_PREFIX
         """Base of the chat-completions and messages endpoints."""
         self._server = server
         self._thread = thread
+
+    @staticmethod
+    def _root(host: str, port: int) -> str:
+        return f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+
+    @property
+    def in_process(self) -> bool:
+        """True when clients reach it through an in-process transport (no socket)."""
+        return False
 
     @property
     def state(self) -> EmulatorState:
@@ -130,10 +108,14 @@ class EmulatorHandle:
     @property
     def running(self) -> bool:
         """Whether the server thread is still serving."""
+        assert self._thread is not None
+        assert self._server is not None
         return self._thread.is_alive() and not self._server.should_exit
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop serving and wait for the thread (idempotent)."""
+        assert self._thread is not None
+        assert self._server is not None
         self._server.should_exit = True
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
@@ -157,10 +139,57 @@ class EmulatorHandle:
 
     def __repr__(self) -> str:
         status = "running" if self.running else "stopped"
+        kind = "in-process, " if self.in_process else ""
         return (
             f"EmulatorHandle(base_url={self.base_url!r}, text_base_url={self.text_base_url!r}, "
-            f"speed={self.speed:g}, api_key=<redacted>, {status})"
+            f"speed={self.speed:g}, {kind}api_key=<redacted>, {status})"
         )
+
+
+class InProcessEmulator(EmulatorHandle):
+    """An emulator inside this kernel, reached through ``StreamingASGITransport``.
+
+    ``AsyncClient(api_key=h.api_key, base_url=h.base_url, text_base_url=h.text_base_url)``
+    finds its transport by the base URL's origin; ``h.transport()`` gives one explicitly.
+    """
+
+    def __init__(self, *, app: Starlette, origin: str, api_key: str, service_id: str | None):
+        host = origin.split("://", 1)[1]
+        super().__init__(
+            app=app,
+            server=None,
+            thread=None,
+            host=host,
+            port=80,
+            api_key=api_key,
+            service_id=service_id,
+        )
+        self.origin = origin
+        self._running = True
+        register(app, origin)
+
+    @staticmethod
+    def _root(host: str, port: int) -> str:
+        return f"http://{host}"
+
+    @property
+    def in_process(self) -> bool:
+        return True
+
+    @property
+    def running(self) -> bool:
+        """True until ``stop()``."""
+        return self._running
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Forget the transport route (idempotent); clients made before keep theirs."""
+        del timeout  # nothing to wait for: no thread
+        self._running = False
+        unregister(self.origin)
+
+    def transport(self) -> StreamingASGITransport:
+        """A new streaming transport to this emulator (for ``AsyncClient(transport=...)``)."""
+        return StreamingASGITransport(self.app, self.origin)
 
 
 def start_emulator(
@@ -173,6 +202,7 @@ def start_emulator(
     seed: int | None = None,
     state_dir: Path | None = None,
     text_rate: float | None = None,
+    in_process: bool | None = None,
 ) -> EmulatorHandle:
     """Serve a new emulator in a daemon thread; returns once it accepts connections.
 
@@ -180,42 +210,32 @@ def start_emulator(
     ``state_dir`` journals task records there so a later emulator on the same folder
     finishes them (the handle's ``service_id`` then names that folder, not the port).
     ``text_rate`` paces streamed chat text in tokens per wall-clock second (None: by speed).
+    ``in_process=True`` runs it inside this kernel instead (no thread, no socket: an
+    :class:`InProcessEmulator`; ``port`` and ``host`` are then unused); None (the default)
+    does so only where a server cannot run (``_platform.demo_in_process``: the browser,
+    ``MEDIAGEN_DEMO=in-process``, no uvicorn).
     Raises RuntimeError when the server cannot start (e.g. the port is taken).
     """
     key = api_key or f"emu-{secrets.token_urlsafe(24)}"
     app = create_app(api_key=key, speed=speed, faults=faults, seed=seed, state_dir=state_dir)
     app.state.emulator.text_rate = text_rate
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        http=DroppingH11Protocol,
-        lifespan="off",
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=2,
-    )
-    server = uvicorn.Server(config)
-    failure: list[BaseException] = []
-
-    def serve() -> None:
-        try:
-            asyncio.run(server.serve())
-        except BaseException as error:  # reported to the starting thread below
-            failure.append(error)
-
-    thread = threading.Thread(target=serve, name=f"mediagen-emulator-{port}", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while not server.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.005)
-    if not server.started:
-        server.should_exit = True
-        thread.join(5)
-        detail = f": {failure[0]!r}" if failure else ""
-        raise RuntimeError(f"the emulator could not start on {host}:{port}{detail}")
-    bound_port = server.servers[0].sockets[0].getsockname()[1]
     service_id = f"emulator:{state_dir.resolve()}" if state_dir is not None else None
+    if in_process or (in_process is None and _platform.demo_in_process()):
+        app.state.emulator.tasks.media.inline = True
+        origin = in_process_origin()
+        app.state.emulator.public_origin = origin
+        return InProcessEmulator(app=app, origin=origin, api_key=key, service_id=service_id)
+    return _serve(app, host, port, key, service_id)
+
+
+def _serve(
+    app: Starlette, host: str, port: int, key: str, service_id: str | None
+) -> EmulatorHandle:
+    from mediagen_nb.emulator._uvicorn import serve_in_thread
+
+    server, thread, bound_port = serve_in_thread(app, host, port, what="the emulator")
+    if host not in ("0.0.0.0", "::", ""):  # a wildcard: the address each connection reached
+        app.state.emulator.public_origin = EmulatorHandle._root(host, bound_port)
     return EmulatorHandle(
         app=app,
         server=server,

@@ -34,3 +34,7 @@ class EmulatorState(Runtime):
         """Both asset libraries."""
         self.tasks = TaskStore(self, self.assets)
         """Image and video tasks (they fail when an asset they use is deleted)."""
+        self.public_origin: str | None = None
+        """``scheme://host:port`` clients reach this emulator at, set by whoever serves it:
+        result and upload URLs are built on it, and asset URLs on it are the emulator's own.
+        None: the address the connection arrived at (the socket's, never the Host header)."""

@@ -29,32 +29,38 @@ from mediagen_nb.emulator._errors import (
     error_response,
     format_seconds,
 )
+from mediagen_nb.emulator._media_types import media_headers, served_type
 from mediagen_nb.emulator._state import EmulatorState
 
 _ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 _MEDIA_NAME = re.compile(r"^([0-9a-f]{32})\.(png|mp4)$")
-_HOST = re.compile(r"^[A-Za-z0-9.\-:\[\]]{1,255}$")
 _log = logging.getLogger("mediagen_nb.emulator")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 MEDIA_CACHE_CONTROL: Final = "private, max-age=3600"
 
 
-def media_root(scope: Scope) -> str:
-    """``scheme://host/api/media/`` for a request scope (a hostile Host header is ignored).
+def server_origin(scope: Scope, configured: str | None = None) -> str:
+    """The emulator's origin for a request: the configured one, else the address the
+    connection reached (``scope["server"]``). The ``Host`` header is never used: it is the
+    client's to write, so it could point result URLs or the own-URL rule anywhere."""
+    if configured:
+        return configured.rstrip("/")
+    scheme = str(scope.get("scheme", "http"))
+    name, port = scope.get("server") or ("127.0.0.1", None)
+    host = f"[{name}]" if ":" in str(name) else str(name)
+    if port is None or (scheme, port) in (("http", 80), ("https", 443)):
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
+def media_root(scope: Scope, configured: str | None = None) -> str:
+    """``origin/api/media/`` for a request scope (see ``server_origin``).
 
     Works both inside the ``/api`` mount and in the middleware's fast path (before it).
     """
-    host = ""
-    for name, value in scope["headers"]:
-        if name == b"host":
-            host = value.decode("latin-1")
-            break
-    if not _HOST.match(host):
-        name, port = scope.get("server") or ("127.0.0.1", None)
-        host = f"{name}:{port}" if port else str(name)
     root = scope.get("app_root_path", scope.get("root_path", ""))
-    return f"{scope.get('scheme', 'http')}://{host}{root}/api/media/"
+    return f"{server_origin(scope, configured)}{root}/api/media/"
 
 
 Reply = tuple[int, bytes, dict[str, str]]
@@ -78,7 +84,7 @@ def result_reply(state: EmulatorState, scope: Scope, task_id: str) -> Reply:
             f" s for {task.family.title} tasks"
         )
         return 429, error_body(429, message), {"retry-after": format_seconds(wait)}
-    return 200, task.result_json(now, media_root(scope)), {}
+    return 200, task.result_json(now, media_root(scope, state.public_origin)), {}
 
 
 def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
@@ -114,8 +120,9 @@ def _media_endpoint(state: EmulatorState) -> Endpoint:
             _log.exception("rendering the result of %s failed", task.id)
             return error_response(500, "the emulator could not render this result")
         state.counters["media_served"] += 1
-        headers = {"cache-control": MEDIA_CACHE_CONTROL}
-        return Response(data, media_type=task.spec.content_type, headers=headers)
+        kind = served_type(data)
+        headers = {"cache-control": MEDIA_CACHE_CONTROL, **media_headers(kind, match[0])}
+        return Response(data, media_type=kind, headers=headers)
 
     return media
 

@@ -49,6 +49,7 @@ from mediagen_nb.emulator._chat_wire import Item, chat_body, chat_items
 from mediagen_nb.emulator._errors import TextProtocol, error_response, json_response
 from mediagen_nb.emulator._messages_wire import messages_body, messages_items
 from mediagen_nb.emulator._middleware import JSON_KEY
+from mediagen_nb.emulator._schema_limits import SchemaLimitError, body_schema_problems
 from mediagen_nb.emulator._textgen import (
     Conversation,
     chat_conversation,
@@ -147,7 +148,7 @@ async def _parse(
     body = await _read_json(request, protocol)
     if isinstance(body, Response):
         return body
-    problems = errors_only(validate_request(path, body))
+    problems = errors_only(validate_request(path, body)) or body_schema_problems(body)
     if problems:
         return _bad_request(problems, protocol)
     return body, reader(body)
@@ -214,19 +215,22 @@ async def chat_completions(request: Request) -> Response:
     request_id = "chatcmpl-" + state.random_hex(12)
     n_value = body.get("n")
     n = n_value if isinstance(n_value, int) else 1
-    replies = [
-        build_reply(
-            body,
-            "chat",
-            conversation,
-            model=model,
-            max_tokens=limit,
-            stop=_stop_list(body.get("stop")),
-            id_seed=request_id,
-            choice=i,
-        )
-        for i in range(max(1, n))
-    ]
+    try:
+        replies = [
+            build_reply(
+                body,
+                "chat",
+                conversation,
+                model=model,
+                max_tokens=limit,
+                stop=_stop_list(body.get("stop")),
+                id_seed=request_id,
+                choice=i,
+            )
+            for i in range(max(1, n))
+        ]
+    except SchemaLimitError as exc:
+        return _bad_request([Problem(exc.field, exc.rule)], "chat")
     created = int(state.now())
     top = body.get("top_logprobs")
     top_logprobs = (top if isinstance(top, int) else 0) if body.get("logprobs") is True else None
@@ -269,15 +273,18 @@ async def messages(request: Request) -> Response:
     state = _state(request)
     model = str(body["model"])
     message_id = "msg_" + state.random_hex(12)
-    reply = build_reply(
-        body,
-        "messages",
-        conversation,
-        model=model,
-        max_tokens=int(body["max_tokens"]),
-        stop=_stop_list(body.get("stop_sequences")),
-        id_seed=message_id,
-    )
+    try:
+        reply = build_reply(
+            body,
+            "messages",
+            conversation,
+            model=model,
+            max_tokens=int(body["max_tokens"]),
+            stop=_stop_list(body.get("stop_sequences")),
+            id_seed=message_id,
+        )
+    except SchemaLimitError as exc:
+        return _bad_request([Problem(exc.field, exc.rule)], "messages")
     if body.get("stream") is not True:
         return json_response(messages_body(reply, message_id=message_id, model=model))
     items = messages_items(reply, message_id=message_id, model=model, seed=int(message_id[-8:], 16))

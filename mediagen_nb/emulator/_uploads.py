@@ -10,12 +10,16 @@ the emulator serves, which the emulator's asset libraries accept for review.
   ``data: {"url", "bytes", "contentType"}``. A refusal is HTTP 400/413/415 in the emulator's
   error shape (this is not a spec endpoint, so it follows the HTTP error convention).
 * ``GET {base_url}/media/uploads/{token}/{name}``: the bytes, no auth (the unguessable token is
-  the credential, as for result URLs); 404 once forgotten.
+  the credential, as for result URLs); 404 once forgotten. The content type served is the one
+  the bytes are (``_media_types.sniff``: PNG, JPEG, GIF, WebP, MP4, WebM, MP3, WAV, ...),
+  never the uploader's header; anything else is ``application/octet-stream`` as an
+  attachment, with ``nosniff`` and a sandboxing CSP (``_media_types.media_headers``).
 
-Decisions: at most ``MAX_UPLOAD_BYTES`` per file; at most ``MAX_STORED_BYTES`` in all, the
-oldest uploads forgotten first. With a ``state_dir`` the files are kept on disk under
-``state_dir/uploads`` (so a restarted emulator still serves the URLs its journaled assets
-point at); without one, in memory.
+Decisions: at most ``MAX_UPLOAD_BYTES`` per file; at most ``MAX_STORED_BYTES`` and
+``MAX_STORED_FILES`` in all, the oldest uploads forgotten first (the total is kept as a
+running sum, so an upload costs the same however many are stored). With a ``state_dir``
+the files are kept on disk under ``state_dir/uploads`` (so a restarted emulator still serves
+the URLs its journaled assets point at); without one, in memory.
 """
 
 from __future__ import annotations
@@ -32,12 +36,14 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from mediagen_nb.emulator._errors import JSON_TYPE, dumps, error_response
+from mediagen_nb.emulator._media_types import media_headers, served_type
 from mediagen_nb.emulator._task_routes import MEDIA_CACHE_CONTROL, media_root
 
 UPLOAD_PATH: Final = "/uploads"
 SERVE_PATH: Final = "/media/uploads/{token}/{name}"
 MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
 MAX_STORED_BYTES: Final = 256 * 1024 * 1024
+MAX_STORED_FILES: Final = 1_000
 ALLOWED_PREFIXES: Final = ("image/", "video/", "audio/")
 ALLOWED_TYPES: Final = frozenset({"application/pdf"})
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -69,11 +75,18 @@ class StoredFile:
 class UploadStore:
     """Uploaded files by token, bounded in total size; on disk when given a folder."""
 
-    def __init__(self, folder: Path | None = None, max_bytes: int = MAX_STORED_BYTES) -> None:
+    def __init__(
+        self,
+        folder: Path | None = None,
+        max_bytes: int = MAX_STORED_BYTES,
+        max_files: int = MAX_STORED_FILES,
+    ) -> None:
         self.folder = folder
         self.max_bytes = max_bytes
+        self.max_files = max_files
         self._files: OrderedDict[str, StoredFile] = OrderedDict()
         self._data: dict[str, bytes] = {}
+        self._stored = 0
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
             self._load(folder)
@@ -88,17 +101,25 @@ class UploadStore:
             content_type, _, name = meta.read_text("utf-8").partition("\n")
             size = path.stat().st_size
             self._files[token] = StoredFile(token, safe_name(name), content_type, size)
+            self._stored += size
+        while len(self._files) > self.max_files or self._stored > self.max_bytes:
+            self._forget(next(iter(self._files)))
 
     @property
     def stored_bytes(self) -> int:
-        """Bytes held by all remembered uploads."""
-        return sum(f.size for f in self._files.values())
+        """Bytes held by all remembered uploads (a running sum)."""
+        return self._stored
+
+    def __len__(self) -> int:
+        return len(self._files)
 
     def put(self, data: bytes, name: str | None, content_type: str) -> StoredFile:
         """Keep ``data``; forgets the oldest uploads when the total would exceed the cap."""
         token = secrets.token_urlsafe(18)
         stored = StoredFile(token, safe_name(name), content_type, len(data))
-        while self._files and self.stored_bytes + stored.size > self.max_bytes:
+        while self._files and (
+            self._stored + stored.size > self.max_bytes or len(self._files) >= self.max_files
+        ):
             self._forget(next(iter(self._files)))
         if self.folder is not None:
             (self.folder / f"{token}.type").write_text(f"{content_type}\n{stored.name}", "utf-8")
@@ -106,6 +127,7 @@ class UploadStore:
         else:
             self._data[token] = data
         self._files[token] = stored
+        self._stored += stored.size
         return stored
 
     def get(self, token: str) -> tuple[StoredFile, bytes] | None:
@@ -118,11 +140,13 @@ class UploadStore:
         try:
             return stored, (self.folder / f"{token}.bin").read_bytes()
         except OSError:
-            self._files.pop(token, None)
+            self._forget(token)
             return None
 
     def _forget(self, token: str) -> None:
-        self._files.pop(token, None)
+        gone = self._files.pop(token, None)
+        if gone is not None:
+            self._stored -= gone.size
         self._data.pop(token, None)
         if self.folder is not None:
             for suffix in (".bin", ".type"):
@@ -161,12 +185,14 @@ def upload_routes(state_dir: Path | None = None) -> list[BaseRoute]:
             return error_response(413, too_big)
         if not data:
             return error_response(400, "the file is empty")
-        stored = store.put(data, request.query_params.get("name"), content_type)
-        url = f"{media_root(request.scope)}uploads/{stored.token}/{stored.name}"
+        kind = served_type(data)
+        stored = store.put(data, request.query_params.get("name"), kind)
+        configured = getattr(getattr(request.app.state, "emulator", None), "public_origin", None)
+        url = f"{media_root(request.scope, configured)}uploads/{stored.token}/{stored.name}"
         body = {
             "code": "0",
             "msg": "success",
-            "data": {"url": url, "bytes": stored.size, "contentType": content_type},
+            "data": {"url": url, "bytes": stored.size, "contentType": kind},
         }
         return Response(dumps(body), media_type=JSON_TYPE)
 
@@ -176,8 +202,9 @@ def upload_routes(state_dir: Path | None = None) -> list[BaseRoute]:
         if found is None or found[0].name != request.path_params["name"]:
             return error_response(404, "no such uploaded file (unknown or forgotten)")
         stored, data = found
-        headers = {"cache-control": MEDIA_CACHE_CONTROL}
-        return Response(data, media_type=stored.content_type, headers=headers)
+        kind = served_type(data)  # from the bytes, whatever was stored or declared
+        headers = {"cache-control": MEDIA_CACHE_CONTROL, **media_headers(kind, stored.name)}
+        return Response(data, media_type=kind, headers=headers)
 
     return [
         Route(UPLOAD_PATH, upload, methods=["POST"]),

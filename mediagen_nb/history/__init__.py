@@ -1,5 +1,6 @@
 """History: an append-only SQLite ledger of every task, chat turn and asset event, a media
-cache beside it, a pandas view of it, and re-attaching tasks left running by a dead kernel.
+cache beside it, a pandas view of it (``history_records``: the same rows without pandas),
+export/import of the ledger as JSON, and re-attaching tasks left running by a dead kernel.
 
 pandas is imported only when :func:`history` or :func:`export` is first used. This module
 is itself callable (``mediagen_nb.history(...)`` is :func:`history`): the package
@@ -14,7 +15,10 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from mediagen_nb.history._backup import export_history, import_history
+from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
+from mediagen_nb.history._records import HistoryRecords, history_records
 from mediagen_nb.history._resume import EXPIRED_ERROR, PendingTask, resume, unfinished
 
 if TYPE_CHECKING:
@@ -24,10 +28,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPIRED_ERROR",
+    "HistoryRecords",
+    "HistoryUnavailableWarning",
     "Ledger",
     "PendingTask",
     "export",
+    "export_history",
     "history",
+    "history_records",
+    "import_history",
     "ledger",
     "resume",
     "unfinished",

@@ -1,7 +1,8 @@
 """The history as a pandas DataFrame, and its export to CSV or Parquet.
 
 This is the only module of the package that imports pandas (lazily from the package
-``__init__``), so recording from the client never loads it.
+``__init__``), so recording from the client never loads it. The rows come from
+``_records.history_records`` (plain dicts, what a kernel without pandas uses).
 
 Decisions: times (``time``, ``updated``, ``url_expires``) are timezone-aware pandas
 Timestamps in **UTC** (``datetime64[ns, UTC]``); call ``.dt.tz_convert(None)`` or
@@ -15,47 +16,39 @@ whose missing value is NaN), so ``row.error is None`` works in callers.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mediagen_nb.history._ledger import Ledger, ledger
+from mediagen_nb._platform import has_module
+from mediagen_nb.history._fallback import HistoryUnavailableWarning
+from mediagen_nb.history._records import (
+    COLUMNS,
+    DICT_COLUMNS,
+    PANDAS_HINT,
+    TIME_COLUMNS,
+    HistoryRecords,
+    history_records,
+    write_csv,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-COLUMNS: tuple[str, ...] = (
-    "time",
-    "kind",
-    "family",
-    "model",
-    "prompt",
-    "parameters",
-    "task_id",
-    "status",
-    "elapsed",
-    "polls",
-    "remote_url",
-    "url_expires",
-    "local_file",
-    "error",
-    "text",
-    "usage",
-    "updated",
-    "service",
-    "path",
-    "request",
-)
-"""Columns of :func:`history`, in display order."""
+__all__ = ["COLUMNS", "export", "history", "to_frame"]
 
-_RENAMED = {"time": "created", "parameters": "params", "task_id": "key"}
-_TIME_COLUMNS = ("time", "updated", "url_expires")
-_DICT_COLUMNS = ("parameters", "usage", "request")
 _EXPORT_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
-def _ledger_for(home: Path | str | None) -> Ledger:
-    return ledger() if home is None else Ledger(home)
+def _pandas() -> Any:
+    """The pandas module, or an ImportError that says what to use instead."""
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError(f"mediagen_nb.history() returns a DataFrame, but {PANDAS_HINT}") from exc
+    return pd
 
 
 def history(
@@ -70,26 +63,43 @@ def history(
     ``kind``, ``status`` and ``model`` match exactly (a string or several); ``text`` is a
     case-insensitive substring of prompt, answer, error, id or model. ``home`` reads another
     history folder than ``$MEDIAGEN_HOME``.
-    """
-    import pandas as pd
 
-    source = _ledger_for(home)
-    try:
-        rows = source.items(kind=kind, status=status, model=model, text=text)
-    finally:
-        if home is not None:
-            source.close()
-    records = [{c: row.get(_RENAMED.get(c, c)) for c in COLUMNS} for row in rows]
-    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
-    for column in _TIME_COLUMNS:
-        seconds = pd.to_numeric(frame[column], errors="coerce").astype("float64")
-        frame[column] = pd.to_datetime(seconds, unit="s", utc=True).astype("datetime64[ns, UTC]")
-    frame["elapsed"] = pd.to_numeric(frame["elapsed"], errors="coerce").astype("float64")
-    frame["polls"] = pd.to_numeric(frame["polls"], errors="coerce").astype("Int64")
+    When the history file cannot be used, the rows come from the in-memory fallback (this
+    session's at least), a ``HistoryUnavailableWarning`` says what happened and where, and
+    ``frame.attrs["problem"]`` holds the same sentence. Without pandas (a browser kernel)
+    this raises ImportError naming :func:`mediagen_nb.history_records`, the same rows as
+    dicts.
+    """
+    _pandas()
+    records = history_records(kind, status, model, text, home, warn=False)
+    if records.problem is not None:
+        warnings.warn(HistoryUnavailableWarning(records.problem), stacklevel=2)
+    return to_frame(records)
+
+
+def _seconds(value: Any) -> Any:
+    """A record's datetime as Unix seconds (the frame converts them in one vectorised step)."""
+    return value.timestamp() if isinstance(value, datetime) else value
+
+
+def to_frame(records: HistoryRecords | list[dict[str, Any]]) -> pd.DataFrame:
+    """The DataFrame of :func:`history` from its records (dtypes in the module docstring)."""
+    pdm = _pandas()
+    rows = [{c: _seconds(record.get(c)) for c in COLUMNS} for record in records]
+    frame = pdm.DataFrame.from_records(rows, columns=list(COLUMNS))
+    for column in TIME_COLUMNS:
+        numeric = pdm.to_numeric(frame[column], errors="coerce").astype("float64")
+        frame[column] = pdm.to_datetime(numeric, unit="s", utc=True).astype("datetime64[ns, UTC]")
+    frame["elapsed"] = pdm.to_numeric(frame["elapsed"], errors="coerce").astype("float64")
+    frame["polls"] = pdm.to_numeric(frame["polls"], errors="coerce").astype("Int64")
     for column in COLUMNS:
-        if column not in _TIME_COLUMNS and column not in {"elapsed", "polls"}:
+        if column not in TIME_COLUMNS and column not in {"elapsed", "polls"}:
             frame[column] = frame[column].astype(object)
-    return frame
+    problem = getattr(records, "problem", None)
+    if problem is not None:
+        frame.attrs["problem"] = problem
+    result: pd.DataFrame = frame
+    return result
 
 
 def _as_json(value: Any) -> Any:
@@ -100,13 +110,14 @@ def _as_json(value: Any) -> Any:
 
 def export(
     path: Path | str,
-    frame: pd.DataFrame | None = None,
+    frame: pd.DataFrame | list[dict[str, Any]] | None = None,
     *,
     home: Path | str | None = None,
     **filters: Any,
 ) -> Path:
-    """Write the history (or ``frame``) to ``path``: CSV for ``.csv``, Parquet for
-    ``.parquet`` / ``.pq``. Dict columns become JSON text so both formats keep them.
+    """Write the history (or ``frame``: a DataFrame or records) to ``path``: CSV for
+    ``.csv``, Parquet for ``.parquet`` / ``.pq``. Dict columns become JSON text so both
+    formats keep them. Without pandas, CSV only (written by the ``csv`` module).
 
     ``filters`` are those of :func:`history` when no frame is given. Returns the path.
     """
@@ -116,8 +127,18 @@ def export(
         known = ", ".join(sorted(_EXPORT_SUFFIXES))
         msg = f"cannot export to {target.name!r}: suffix must be one of {known}"
         raise ValueError(msg)
-    data = history(home=home, **filters) if frame is None else frame.copy()
-    for column in _DICT_COLUMNS:
+    if not has_module("pandas"):
+        if fmt != "csv":
+            raise ImportError(f"Parquet export needs pandas: {PANDAS_HINT}")
+        records = history_records(home=home, warn=False, **filters) if frame is None else frame
+        if not isinstance(records, list):
+            raise TypeError(f"frame must be a list of records here, got {type(frame).__name__}")
+        return write_csv(records, target)
+    if frame is None:
+        data = history(home=home, **filters)
+    else:
+        data = to_frame(frame) if isinstance(frame, list) else frame.copy()
+    for column in DICT_COLUMNS:
         if column in data.columns:
             data[column] = data[column].map(_as_json).astype(object)
     target.parent.mkdir(parents=True, exist_ok=True)

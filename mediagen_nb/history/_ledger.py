@@ -7,12 +7,26 @@
 ``synchronous=NORMAL``: readers never block the writer, and two kernels may write at once
 (SQLite's busy timeout, then our own retry loop with jittered backoff on
 ``database is locked``). Within a process one connection is shared under a lock; a forked
-child opens its own. ``record`` never raises for I/O trouble: an event that cannot be
-written is logged and kept in memory, and written before the next one.
+child opens its own.
+
+``record`` never raises and never loses an event without a word:
+
+- every string is cleaned first (a lone surrogate becomes U+FFFD, see ``_safe``); an event
+  that still cannot be written is recorded as a visible stand-in (``action="error"``) and
+  the events after it go on;
+- while another process holds the lock too long, events wait in a backlog, written in
+  order before the next one and at interpreter exit;
+- when the file cannot be used at all (corrupt, truncated, read-only, newer schema, folder
+  that cannot be made) or the backlog reaches ``_BACKLOG_MAX``, the ledger falls back to an
+  in-memory database (``_fallback``) seeded with what is still readable: reads keep showing
+  the session's rows, ``problem`` says what happened and where, ``on_problem`` callbacks
+  (the panels) are told, and the file is tried again every ``_FILE_RETRY_S`` seconds (and on
+  ``flush()``); once it works the backlog is written there and the fallback ends.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -21,42 +35,33 @@ import sqlite3
 import threading
 import time
 import uuid
+import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import EventKind, LedgerEvent
-from mediagen_nb.history._materialise import apply_event
+from mediagen_nb._platform import is_browser
+from mediagen_nb.history._fallback import BROWSER_NOTICE, close_quietly, describe, open_memory
 from mediagen_nb.history._media import find_media, media_path, write_atomic
-from mediagen_nb.history._redact import redact, scrub_text
-from mediagen_nb.history._schema import ITEM_COLUMNS, JSON_COLUMNS, migrate
+from mediagen_nb.history._rows import Prepared, decode, prepare, write
+from mediagen_nb.history._schema import migrate
 
 log = logging.getLogger("mediagen_nb.history")
 
 DB_NAME = "history.sqlite3"
 MEDIA_DIR = "media"
 _BACKLOG_MAX = 10_000
+"""Events waiting for the file beyond this move to the in-memory fallback (with a notice)."""
+_FILE_RETRY_S = 30.0
+"""While falling back, how often ``record`` tries the file again (``flush()`` always does)."""
+_UNUSABLE = (sqlite3.Error, OSError, RuntimeError)
+"""Errors that mean the file cannot be used now."""
 _T = TypeVar("_T")
-
-
-def url_lifetime(family_id: str | None) -> float | None:
-    """The catalog's result-URL lifetime of a family, or None when unknown.
-
-    Imported lazily so the ledger works (without expiry times) before the catalog exists
-    or for families it does not know.
-    """
-    if not family_id:
-        return None
-    try:
-        from mediagen_nb.catalog import family
-
-        lifetime = family(family_id).url_lifetime_s
-    except (ImportError, LookupError, AttributeError, ValueError):
-        return None
-    return float(lifetime) if lifetime is not None else None
+ProblemCallback = Callable[[str], None]
 
 
 _token_lock = threading.Lock()
@@ -77,21 +82,13 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def _encode(item: Mapping[str, Any]) -> list[Any]:
-    return [
-        json.dumps(item[c], default=str, ensure_ascii=False)
-        if c in JSON_COLUMNS and item[c] is not None
-        else item[c]
-        for c in ITEM_COLUMNS
-    ]
+@dataclass
+class _Pending:
+    """An event waiting for the file; ``in_memory`` once the fallback database has it."""
 
-
-def _decode(row: sqlite3.Row) -> dict[str, Any]:
-    item = {k: row[k] for k in row.keys()}  # noqa: SIM118 - sqlite3.Row is not a Mapping
-    for column in JSON_COLUMNS:
-        if item.get(column) is not None:
-            item[column] = json.loads(item[column])
-    return item
+    row: Prepared
+    ts: float
+    in_memory: bool = False
 
 
 class Ledger:
@@ -122,9 +119,16 @@ class Ledger:
         self._conn: sqlite3.Connection | None = None
         self._pid = os.getpid()
         self._inherited: list[sqlite3.Connection] = []
-        self._backlog: deque[tuple[LedgerEvent, float]] = deque(maxlen=_BACKLOG_MAX)
+        self._backlog: deque[_Pending] = deque()
+        self._memory: sqlite3.Connection | None = None
+        self._next_file_try = 0.0
+        self._memory_only = False
+        self._on_problem: list[ProblemCallback] = []
+        self.problem: str | None = None
+        """What keeps the history from its file, and where (None while all is well)."""
         self.retries = 0
         """How many times a statement was retried because another writer held the lock."""
+        _LIVE.add(self)
 
     def __repr__(self) -> str:
         return f"Ledger(home={str(self.home)!r})"
@@ -133,6 +137,20 @@ class Ledger:
     def origin(self) -> str:
         """What this ledger writes as ``origin``: the process token unless overridden."""
         return self._origin if self._origin is not None else process_token()
+
+    def on_problem(self, callback: ProblemCallback, remove: bool = False) -> None:
+        """Call ``callback(problem)`` when the history falls back to memory."""
+        with self._lock:
+            if remove:
+                if callback in self._on_problem:
+                    self._on_problem.remove(callback)
+            elif callback not in self._on_problem:
+                self._on_problem.append(callback)
+
+    def check(self) -> str | None:
+        """Open the file (falling back when it cannot be used); return ``problem``."""
+        self._read("SELECT 1 FROM items LIMIT 1")
+        return self.problem
 
     # -- connection ---------------------------------------------------------------------
 
@@ -179,106 +197,114 @@ class Ledger:
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.25)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
     def close(self) -> None:
         """Close this process's connection (a later call opens a new one)."""
         with self._lock:
             if self._conn is not None and self._pid == os.getpid():
-                self._conn.close()
+                close_quietly(self._conn)
             self._conn = None
+
+    # -- the fallback -------------------------------------------------------------------
+
+    def use_memory(self, reason: str, *, expected: bool = False) -> None:
+        """Keep this session's history in memory from now on (see ``_fallback``).
+
+        Called when the file fails; callable directly where SQLite cannot use a file.
+        ``expected``: the normal state of this platform (the browser), logged at INFO, as a
+        warning would be drawn as an error box under the cell; the notice still shows.
+        """
+        with self._lock:
+            if self._memory is None:
+                self._memory = open_memory(self.db_path)
+            self._next_file_try = time.monotonic() + _FILE_RETRY_S
+            if self.problem == reason:
+                return
+            self.problem = reason
+            callbacks = list(self._on_problem)
+        log.log(logging.INFO if expected else logging.WARNING, "%s", reason)
+        for callback in callbacks:
+            try:
+                callback(reason)
+            except Exception:
+                log.exception("history: a problem callback failed")
+
+    def keep_in_memory(self, reason: str) -> None:
+        """Use the in-memory database for good (the browser: a file there does not outlive
+        the tab, or SQLite cannot use it); ``reason`` becomes the notice. Never tries the file
+        again; ``mediagen_nb.export_history`` / ``import_history`` carry it across."""
+        with self._lock:
+            self._memory_only = True
+        self.use_memory(reason, expected=True)
+
+    def _fall_back(self, exc: BaseException) -> None:
+        self.close()
+        self.use_memory(describe(self.db_path, exc))
+
+    def _leave_memory(self) -> None:
+        """The file works again and holds everything: read from it from now on."""
+        close_quietly(self._memory)
+        self._memory = None
+        self.problem = None
+        log.warning("history: the file %s is usable again", self.db_path)
 
     # -- writing ------------------------------------------------------------------------
 
     def record(self, event: LedgerEvent) -> None:
-        """Append ``event`` and update its item row in one transaction; never raises for I/O."""
+        """Append ``event`` and update its item row in one transaction; never raises."""
+        row = prepare(event)
         with self._lock:
-            self._backlog.append((event, self._clock()))
-            self._flush_locked()
+            self._backlog.append(_Pending(row, self._clock()))
+            due = self._memory is None or time.monotonic() >= self._next_file_try
+            self._flush_locked(to_file=due)
 
     def flush(self) -> int:
-        """Try again to write events kept in memory after a failure; return how many remain."""
+        """Try the file again for events not yet written there; return how many remain."""
         with self._lock:
-            self._flush_locked()
+            self._flush_locked(to_file=True)
             return len(self._backlog)
 
-    def _flush_locked(self) -> None:
+    def _flush_locked(self, *, to_file: bool) -> None:
+        if to_file and not self._memory_only:
+            self._flush_to_file()
+        if len(self._backlog) >= _BACKLOG_MAX and self._memory is None:
+            self.use_memory(
+                describe(self.db_path, f"locked by another process; {len(self._backlog)} waiting")
+            )
+        if self._memory is not None:
+            self._mirror()
+            if self._memory_only:
+                self._backlog.clear()  # in memory for good: nothing waits for the file
+            while len(self._backlog) > _BACKLOG_MAX:
+                self._backlog.popleft()  # in memory already; the file never gets it
+                log.warning("history: an event kept only in memory (file unusable)")
+
+    def _flush_to_file(self) -> None:
         while self._backlog:
-            event, ts = self._backlog[0]
+            pending = self._backlog[0]
             try:
-                self._retry(lambda: self._write(event, ts))  # noqa: B023 - called at once
-            except (sqlite3.Error, OSError, RuntimeError) as exc:
-                log.warning(
-                    "history: could not record %s %s for %s (%s); kept in memory (%d pending)",
-                    event.kind,
-                    event.action,
-                    scrub_text(event.key),
-                    type(exc).__name__,
-                    len(self._backlog),
-                )
+                self._retry(lambda: self._write_to_file(pending))  # noqa: B023 - called at once
+            except _UNUSABLE as exc:
+                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                    log.warning("history: the file is locked; %d events wait", len(self._backlog))
+                else:
+                    self._fall_back(exc)
                 return
             self._backlog.popleft()
+        if self._memory is not None:
+            self._leave_memory()
 
-    def _write(self, event: LedgerEvent, ts: float) -> None:
-        data = redact(dict(event.data))
-        key = scrub_text(event.key)
-        family, model, service = (
-            scrub_text(v) if v is not None else None
-            for v in (event.family, event.model, event.service)
-        )
-        origin = self.origin
-        with self._transaction() as conn:
-            conn.execute(
-                "INSERT INTO events (ts, kind, action, key, family, model, service, data, origin)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    ts,
-                    event.kind,
-                    event.action,
-                    key,
-                    family,
-                    model,
-                    service,
-                    json.dumps(data, default=str, ensure_ascii=False),
-                    origin,
-                ),
-            )
-            row = conn.execute(
-                "SELECT * FROM items WHERE kind = ? AND key = ?", (event.kind, key)
-            ).fetchone()
-            item = apply_event(
-                _decode(row) if row is not None else None,
-                kind=event.kind,
-                action=event.action,
-                key=key,
-                ts=ts,
-                data=data,
-                family=family,
-                model=model,
-                service=service,
-                url_lifetime=url_lifetime,
-            )
-            if item is None:
-                return
-            item["origin"] = origin
-            columns = ", ".join(ITEM_COLUMNS)
-            marks = ", ".join("?" for _ in ITEM_COLUMNS)
-            updates = ", ".join(f"{c} = excluded.{c}" for c in ITEM_COLUMNS[2:])
-            conn.execute(
-                f"INSERT INTO items ({columns}) VALUES ({marks})"
-                f" ON CONFLICT (kind, key) DO UPDATE SET {updates}",
-                _encode(item),
-            )
+    def _write_to_file(self, pending: _Pending) -> None:
+        write(self._connection(), pending.row, pending.ts, self.origin)
+
+    def _mirror(self) -> None:
+        """Write events the memory database does not have yet into it."""
+        memory = self._memory
+        assert memory is not None
+        for pending in self._backlog:
+            if pending.in_memory:
+                continue
+            write(memory, pending.row, pending.ts, self.origin)
+            pending.in_memory = True
 
     # -- media --------------------------------------------------------------------------
 
@@ -314,14 +340,19 @@ class Ledger:
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         args = tuple(params)
-        try:
-            with self._lock:
-                conn = self._connection()
-                rows = self._retry(lambda: conn.execute(sql, args).fetchall())
-        except (sqlite3.Error, OSError, RuntimeError) as exc:
-            log.warning("history: read failed (%s)", type(exc).__name__)
-            return []
-        return [_decode(row) for row in rows]
+        with self._lock:
+            try:
+                rows = self._retry(lambda: self._reader().execute(sql, args).fetchall())
+            except _UNUSABLE as exc:
+                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                    log.warning("history: read failed (%s)", type(exc).__name__)
+                    return []
+                self._fall_back(exc)
+                rows = self._reader().execute(sql, args).fetchall()
+        return [decode(row) for row in rows]
+
+    def _reader(self) -> sqlite3.Connection:
+        return self._memory if self._memory is not None else self._connection()
 
     def items(
         self,
@@ -378,6 +409,42 @@ class Ledger:
             row["data"] = json.loads(row["data"])
         return rows
 
+    def restore(self, events: Iterable[tuple[LedgerEvent, float, str]]) -> int:
+        """Write ``(event, ts, origin)`` triples the ledger does not hold yet (same time,
+        kind, action, key and origin); return how many were added (see ``_backup``)."""
+        with self._lock:
+            self._flush_locked(to_file=not self._memory_only)
+            if self._memory is None:
+                self._read("SELECT 1 FROM events LIMIT 1")  # opens the file, or falls back
+            conn = self._reader()
+            have = {
+                (row[0], row[1], row[2], row[3], row[4])
+                for row in conn.execute("SELECT ts, kind, action, key, origin FROM events")
+            }
+            added = 0
+            for event, ts, origin in sorted(events, key=lambda item: item[1]):
+                if (ts, event.kind, event.action, event.key, origin) in have:
+                    continue
+                write(conn, prepare(event), ts, origin)
+                added += 1
+            return added
+
+
+_LIVE: weakref.WeakSet[Ledger] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    """Write what still waits in any ledger's backlog before the interpreter ends."""
+    for store in list(_LIVE):
+        if store._backlog and store._pid == os.getpid():
+            try:
+                remaining = store.flush()
+            except Exception:  # exit must go on
+                remaining = len(store._backlog)
+            if remaining:
+                log.warning("history: %d events could not be written before exit", remaining)
+
 
 _default_lock = threading.Lock()
 _default: Ledger | None = None
@@ -395,4 +462,6 @@ def ledger() -> Ledger:
         current = _default
         if current is None or current.home != home or current._pid != os.getpid():
             current = _default = Ledger(home)
+            if is_browser():  # a file in the tab's file system is gone after a reload
+                current.keep_in_memory(BROWSER_NOTICE)
         return current

@@ -191,6 +191,22 @@ def _polled_elsewhere(pending: PendingTask) -> bool:
     return _process_alive(pending.origin)
 
 
+def _attach(client: AsyncClient, pending: PendingTask, include_this_process: bool) -> Task | None:
+    """A handle on ``pending`` to poll, or None when this kernel should leave it alone."""
+    if not include_this_process and pending.origin == process_token():
+        return None
+    if _polled_elsewhere(pending):
+        return None
+    if pending.family is None or pending.model is None:
+        log.warning("cannot resume task %s: family or model unknown", pending.task_id)
+        return None
+    try:
+        return client.tasks.attach(pending.task_id, family=pending.family, model=pending.model)
+    except ValueError as exc:  # RequestValidationError: family no longer in the catalog
+        log.warning("cannot resume task %s: %s", pending.task_id, exc)
+        return None
+
+
 async def resume(
     client: AsyncClient,
     *,
@@ -225,17 +241,8 @@ async def resume(
         if live is not None:
             resumed.append(live)
             continue
-        if not include_this_process and pending.origin == process_token():
-            continue
-        if _polled_elsewhere(pending):
-            continue
-        if pending.family is None or pending.model is None:
-            log.warning("cannot resume task %s: family or model unknown", pending.task_id)
-            continue
-        try:
-            task = client.tasks.attach(pending.task_id, family=pending.family, model=pending.model)
-        except ValueError as exc:  # RequestValidationError: family no longer in the catalog
-            log.warning("cannot resume task %s: %s", pending.task_id, exc)
+        task = _attach(client, pending, include_this_process)
+        if task is None:
             continue
         poller = loop.create_task(_finish(task, pending, store), name=f"resume-{task.id}")
         _running[key] = (task, poller)

@@ -45,6 +45,37 @@ def _name_rule(value: Any, field: str) -> Iterator[Problem]:
         yield Problem(field, "must be 1 to 64 letters, digits, underscores or dashes")
 
 
+SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+"""Keywords whose value maps names to schemas."""
+SUBSCHEMAS = ("items", "anyOf", "allOf", "oneOf", "not", "additionalProperties")
+"""Keywords whose value is a schema or a list of schemas."""
+
+
+def _strict_object(schema: dict[str, Any], field: str) -> Iterator[Problem]:
+    if schema.get("additionalProperties") is not False:
+        yield Problem(
+            f"{field}.additionalProperties", "must be false in strict mode (on every object)"
+        )
+    properties = schema.get("properties") or {}
+    required = schema.get("required") or []
+    missing = [name for name in properties if name not in required]
+    if missing:
+        yield Problem(
+            f"{field}.required",
+            f"must list every property in strict mode; missing {', '.join(missing)}",
+        )
+
+
+def _subschemas(schema: dict[str, Any], field: str) -> Iterator[tuple[Any, str]]:
+    """Each nested schema (or list of schemas) with the field that names it."""
+    for key, value in schema.items():
+        if key in SUBSCHEMA_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                yield sub, f"{field}.{key}.{name}"
+        elif key in SUBSCHEMAS:
+            yield value, f"{field}.{key}"
+
+
 def strict_schema_problems(schema: Any, field: str) -> Iterator[Problem]:
     """OpenAI strict mode: every object schema requires all its properties, allows no others."""
     if isinstance(schema, list):
@@ -54,25 +85,9 @@ def strict_schema_problems(schema: Any, field: str) -> Iterator[Problem]:
     if not isinstance(schema, dict):
         return
     if schema.get("type") == "object" or "properties" in schema:
-        if schema.get("additionalProperties") is not False:
-            yield Problem(
-                f"{field}.additionalProperties", "must be false in strict mode (on every object)"
-            )
-        properties = schema.get("properties") or {}
-        required = schema.get("required") or []
-        missing = [name for name in properties if name not in required]
-        if missing:
-            yield Problem(
-                f"{field}.required",
-                f"must list every property in strict mode; missing {', '.join(missing)}",
-            )
-    for key, value in schema.items():
-        if key in ("properties", "$defs", "definitions", "patternProperties"):
-            if isinstance(value, dict):
-                for name, sub in value.items():
-                    yield from strict_schema_problems(sub, f"{field}.{key}.{name}")
-        elif key in ("items", "anyOf", "allOf", "oneOf", "not", "additionalProperties"):
-            yield from strict_schema_problems(value, f"{field}.{key}")
+        yield from _strict_object(schema, field)
+    for sub, sub_field in _subschemas(schema, field):
+        yield from strict_schema_problems(sub, sub_field)
 
 
 def _schema_object(value: Any, field: str) -> Iterator[Problem]:
@@ -104,39 +119,42 @@ def chat_tool_names(tools: Any) -> list[str]:
     return names
 
 
+def _function_tool(function: Any, field: str) -> Iterator[Problem]:
+    """A ``function`` tool's name, description, parameters and ``strict`` flag."""
+    if not isinstance(function, dict):
+        yield Problem(field, "must be an object with a name")
+        return
+    yield from _name_rule(function.get("name"), f"{field}.name")
+    if "description" in function and not isinstance(function["description"], str):
+        yield Problem(f"{field}.description", "must be a string")
+    if "parameters" in function:
+        yield from _schema_object(function["parameters"], f"{field}.parameters")
+    strict = function.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        yield Problem(f"{field}.strict", "must be true or false")
+    if strict is True:
+        yield from strict_schema_problems(function.get("parameters") or {}, f"{field}.parameters")
+
+
+def _chat_tool(tool: Any, field: str) -> Iterator[Problem]:
+    if not isinstance(tool, dict):
+        yield Problem(field, "must be an object")
+    elif tool.get("type") == "custom":  # a free-form custom tool (name + optional format)
+        custom = tool.get("custom")
+        name = custom.get("name") if isinstance(custom, dict) else None
+        yield from _name_rule(name, f"{field}.custom.name")
+    elif tool.get("type") != "function":
+        yield Problem(f"{field}.type", "must be 'function' or 'custom'")
+    else:
+        yield from _function_tool(tool.get("function"), f"{field}.function")
+
+
 def _chat_tools(tools: Any) -> Iterator[Problem]:
     if not isinstance(tools, list):
         yield Problem("tools", "must be an array of tools")
         return
     for index, tool in enumerate(tools):
-        field = f"tools[{index}]"
-        if not isinstance(tool, dict):
-            yield Problem(field, "must be an object")
-            continue
-        if tool.get("type") == "custom":  # a free-form custom tool (name + optional format)
-            custom = tool.get("custom")
-            name = custom.get("name") if isinstance(custom, dict) else None
-            yield from _name_rule(name, f"{field}.custom.name")
-            continue
-        if tool.get("type") != "function":
-            yield Problem(f"{field}.type", "must be 'function' or 'custom'")
-            continue
-        function = tool.get("function")
-        if not isinstance(function, dict):
-            yield Problem(f"{field}.function", "must be an object with a name")
-            continue
-        yield from _name_rule(function.get("name"), f"{field}.function.name")
-        if "description" in function and not isinstance(function["description"], str):
-            yield Problem(f"{field}.function.description", "must be a string")
-        if "parameters" in function:
-            yield from _schema_object(function["parameters"], f"{field}.function.parameters")
-        strict = function.get("strict")
-        if strict is not None and not isinstance(strict, bool):
-            yield Problem(f"{field}.function.strict", "must be true or false")
-        if strict is True:
-            yield from strict_schema_problems(
-                function.get("parameters") or {}, f"{field}.function.parameters"
-            )
+        yield from _chat_tool(tool, f"tools[{index}]")
     names = chat_tool_names(tools)
     for name in sorted({n for n in names if names.count(n) > 1}):
         yield Problem("tools", f"function names must be unique; {name!r} appears twice")
@@ -196,22 +214,55 @@ def chat_content_may_be_null(message: Any) -> bool:
     return message.role == "assistant" and message.content is None and bool(extra.get("tool_calls"))
 
 
+def _tool_message(field: str, extra: dict[str, Any], open_calls: dict[str, int]) -> Problem | None:
+    """A ``tool`` turn answers one open call (which it closes), or is a problem."""
+    call_id = extra.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        return Problem(f"{field}.tool_call_id", "is required on a tool message")
+    if call_id not in open_calls:
+        return Problem(
+            f"{field}.tool_call_id",
+            f"{call_id!r} does not answer a tool call of an earlier assistant message",
+        )
+    del open_calls[call_id]
+    return None
+
+
+def _tool_call(call: Any, field: str) -> Iterator[Problem]:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+        yield Problem(f"{field}.id", "must be a string")
+    elif not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        yield Problem(f"{field}.function.name", "must be a string")
+    elif not isinstance(function.get("arguments"), str):
+        yield Problem(f"{field}.function.arguments", "must be a JSON string")
+
+
+def _tool_calls(
+    message: Any, field: str, calls: Any, open_calls: dict[str, int]
+) -> Iterator[Problem]:
+    """An assistant turn's ``tool_calls``; each call with an id is open until answered."""
+    if message.role != "assistant":
+        yield Problem(f"{field}.tool_calls", "only assistant messages carry tool_calls")
+        return
+    if not isinstance(calls, list):
+        yield Problem(f"{field}.tool_calls", "must be an array")
+        return
+    for c_index, call in enumerate(calls):
+        yield from _tool_call(call, f"{field}.tool_calls[{c_index}]")
+        if isinstance(call, dict) and isinstance(call.get("id"), str):
+            open_calls[call["id"]] = c_index
+
+
 def _chat_turns(messages: list[Any]) -> Iterator[Problem]:
     open_calls: dict[str, int] = {}
     for index, message in enumerate(messages):
         extra = message.model_extra or {}
         field = f"messages[{index}]"
         if message.role == "tool":
-            call_id = extra.get("tool_call_id")
-            if not isinstance(call_id, str) or not call_id:
-                yield Problem(f"{field}.tool_call_id", "is required on a tool message")
-            elif call_id not in open_calls:
-                yield Problem(
-                    f"{field}.tool_call_id",
-                    f"{call_id!r} does not answer a tool call of an earlier assistant message",
-                )
-            else:
-                del open_calls[call_id]
+            problem = _tool_message(field, extra, open_calls)
+            if problem is not None:
+                yield problem
             continue
         if open_calls:
             ids = ", ".join(sorted(open_calls))
@@ -220,25 +271,8 @@ def _chat_turns(messages: list[Any]) -> Iterator[Problem]:
             )
             open_calls.clear()
         calls = extra.get("tool_calls")
-        if calls is None:
-            continue
-        if message.role != "assistant":
-            yield Problem(f"{field}.tool_calls", "only assistant messages carry tool_calls")
-            continue
-        if not isinstance(calls, list):
-            yield Problem(f"{field}.tool_calls", "must be an array")
-            continue
-        for c_index, call in enumerate(calls):
-            c_field = f"{field}.tool_calls[{c_index}]"
-            function = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(call, dict) or not isinstance(call.get("id"), str):
-                yield Problem(f"{c_field}.id", "must be a string")
-                continue
-            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                yield Problem(f"{c_field}.function.name", "must be a string")
-            elif not isinstance(function.get("arguments"), str):
-                yield Problem(f"{c_field}.function.arguments", "must be a JSON string")
-            open_calls[call["id"]] = c_index
+        if calls is not None:
+            yield from _tool_calls(message, field, calls, open_calls)
     if open_calls:
         ids = ", ".join(sorted(open_calls))
         yield Problem("messages", f"the tool calls {ids} are never answered by a tool message")

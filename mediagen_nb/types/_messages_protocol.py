@@ -124,54 +124,75 @@ def _blocks(message: Any) -> list[Any]:
     return message.content if isinstance(message.content, list) else []
 
 
+def _tool_use_ids(message: Any) -> set[str]:
+    """Ids of the ``tool_use`` blocks of an assistant message (what the next turn answers)."""
+    return {
+        b["id"]
+        for b in _blocks(message)
+        if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str)
+    }
+
+
+def _tool_use_block(block: dict[str, Any], field: str, role: str) -> Iterator[Problem]:
+    if role != "assistant":
+        yield Problem(field, "tool_use blocks belong in assistant messages")
+    for key in ("id", "name"):
+        if not isinstance(block.get(key), str):
+            yield Problem(f"{field}.{key}", "must be a string")
+    if not isinstance(block.get("input"), dict):
+        yield Problem(f"{field}.input", "must be an object")
+
+
+def _tool_result_block(
+    block: dict[str, Any], field: str, role: str, wanted: set[str], answered: set[str]
+) -> Iterator[Problem]:
+    """Rules of a ``tool_result`` block; the id it answers goes into ``answered``."""
+    ref = block.get("tool_use_id")
+    if role != "user":
+        yield Problem(field, "tool_result blocks belong in user messages")
+    elif not isinstance(ref, str):
+        yield Problem(f"{field}.tool_use_id", "must be a string")
+    elif ref not in wanted:
+        yield Problem(
+            f"{field}.tool_use_id",
+            f"{ref!r} does not answer a tool_use block of the previous message",
+        )
+    else:
+        answered.add(ref)
+
+
+def _turn(message: Any, index: int, wanted: set[str]) -> Iterator[Problem]:
+    """One turn's blocks, then whether a user turn answered every pending tool use."""
+    answered: set[str] = set()
+    for b_index, block in enumerate(_blocks(message)):
+        if not isinstance(block, dict):
+            continue
+        field = f"messages[{index}].content[{b_index}]"
+        kind = block.get("type")
+        if kind == "tool_use":
+            yield from _tool_use_block(block, field, message.role)
+        elif kind == "tool_result":
+            yield from _tool_result_block(block, field, message.role, wanted, answered)
+        elif kind in ("thinking", "redacted_thinking") and message.role != "assistant":
+            yield Problem(field, f"{kind} blocks belong in assistant messages")
+    missing = wanted - answered
+    if missing and message.role == "user":
+        yield Problem(
+            f"messages[{index}]",
+            "must answer every tool_use of the previous message with a tool_result; "
+            f"missing {', '.join(sorted(missing))}",
+        )
+
+
 def _turns(messages: list[Any]) -> Iterator[Problem]:
     for index, message in enumerate(messages):
-        blocks = _blocks(message)
-        wanted: set[str] = set()
-        if index > 0 and messages[index - 1].role == "assistant":
-            wanted = {
-                b["id"]
-                for b in _blocks(messages[index - 1])
-                if isinstance(b, dict)
-                and b.get("type") == "tool_use"
-                and isinstance(b.get("id"), str)
-            }
-        answered: set[str] = set()
-        for b_index, block in enumerate(blocks):
-            if not isinstance(block, dict):
-                continue
-            field = f"messages[{index}].content[{b_index}]"
-            kind = block.get("type")
-            if kind == "tool_use":
-                if message.role != "assistant":
-                    yield Problem(field, "tool_use blocks belong in assistant messages")
-                for key in ("id", "name"):
-                    if not isinstance(block.get(key), str):
-                        yield Problem(f"{field}.{key}", "must be a string")
-                if not isinstance(block.get("input"), dict):
-                    yield Problem(f"{field}.input", "must be an object")
-            elif kind == "tool_result":
-                ref = block.get("tool_use_id")
-                if message.role != "user":
-                    yield Problem(field, "tool_result blocks belong in user messages")
-                elif not isinstance(ref, str):
-                    yield Problem(f"{field}.tool_use_id", "must be a string")
-                elif ref not in wanted:
-                    yield Problem(
-                        f"{field}.tool_use_id",
-                        f"{ref!r} does not answer a tool_use block of the previous message",
-                    )
-                else:
-                    answered.add(ref)
-            elif kind in ("thinking", "redacted_thinking") and message.role != "assistant":
-                yield Problem(field, f"{kind} blocks belong in assistant messages")
-        missing = wanted - answered
-        if missing and message.role == "user":
-            yield Problem(
-                f"messages[{index}]",
-                "must answer every tool_use of the previous message with a tool_result; "
-                f"missing {', '.join(sorted(missing))}",
-            )
+        previous = messages[index - 1] if index > 0 else None
+        wanted = (
+            _tool_use_ids(previous)
+            if previous is not None and previous.role == "assistant"
+            else set()
+        )
+        yield from _turn(message, index, wanted)
 
 
 def messages_protocol_problems(request: Any) -> Iterator[Problem]:

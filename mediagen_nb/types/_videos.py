@@ -160,61 +160,76 @@ class SeedanceRequest(RequestModel):
 
     def _content_rules(self) -> Iterator[Problem]:
         texts = 0
-        roles: dict[str, list[int]] = {"first_frame": [], "last_frame": [], "reference_image": []}
+        roles: dict[str, list[int]] = {role: [] for role in SEEDANCE_ROLES}
         for index, item in enumerate(self.content):
             field = f"content[{index}]"
             kind = item.get("type")
             if kind == "text":
                 texts += 1
-                text = item.get("text")
-                if not isinstance(text, str):
-                    yield Problem(f"{field}.text", "is required and must be a string")
-                else:
-                    yield from check_prompt(text, f"{field}.text")
-                    yield from text_length_problems(text, f"{field}.text")
+                yield from _text_item(item, field)
             elif kind == "image_url":
-                image = item.get("image_url")
-                if image is not None and not isinstance(image, dict):
-                    yield Problem(f"{field}.image_url", "must be an object with a 'url'")
-                elif image is None or image.get("url") is None:
-                    yield Problem(f"{field}.image_url.url", "is required")
-                else:
-                    url_field = f"{field}.image_url.url"
-                    yield from check_reference(image["url"], url_field, allow_asset=False)
-                role = item.get("role", "first_frame")
-                if role is None:
-                    role = "first_frame"
-                if not isinstance(role, str) or role not in roles:
-                    yield Problem(
-                        f"{field}.role",
-                        "must be one of 'first_frame', 'last_frame', 'reference_image'",
-                    )
-                else:
-                    roles[role].append(index)
+                yield from _image_item(item, field, index, roles)
             else:
                 yield Problem(f"{field}.type", "must be 'text' or 'image_url'")
         if texts == 0:
             yield Problem("content", "needs at least one text object")
-        first, last, refs = roles["first_frame"], roles["last_frame"], roles["reference_image"]
-        if len(first) > 1:
-            yield Problem(f"content[{first[1]}].role", "only one first_frame image is allowed")
-        if len(last) > 1:
-            yield Problem(f"content[{last[1]}].role", "only one last_frame image is allowed")
-        if last and not first:
-            yield Problem(
-                f"content[{last[0]}].role", "a last_frame image needs a first_frame image"
-            )
-        if refs and (first or last):
-            yield Problem(
-                f"content[{refs[0]}].role",
-                "reference_image cannot be mixed with first_frame/last_frame images "
-                "(the scenarios are mutually exclusive)",
-            )
-        if len(refs) > SEEDANCE_MAX_REFERENCE_IMAGES:
-            yield Problem(
-                f"content[{refs[SEEDANCE_MAX_REFERENCE_IMAGES]}].role",
-                f"at most {SEEDANCE_MAX_REFERENCE_IMAGES} reference_image images are allowed",
-            )
+        yield from _scenario_rules(roles)
+
+
+SEEDANCE_ROLES = ("first_frame", "last_frame", "reference_image")
+"""The roles of seedance image objects (``first_frame`` when omitted)."""
+
+
+def _text_item(item: dict[str, Any], field: str) -> Iterator[Problem]:
+    text = item.get("text")
+    if not isinstance(text, str):
+        yield Problem(f"{field}.text", "is required and must be a string")
+        return
+    yield from check_prompt(text, f"{field}.text")
+    yield from text_length_problems(text, f"{field}.text")
+
+
+def _image_item(
+    item: dict[str, Any], field: str, index: int, roles: dict[str, list[int]]
+) -> Iterator[Problem]:
+    """An image object's URL and role; its index is added under its role."""
+    image = item.get("image_url")
+    if image is not None and not isinstance(image, dict):
+        yield Problem(f"{field}.image_url", "must be an object with a 'url'")
+    elif image is None or image.get("url") is None:
+        yield Problem(f"{field}.image_url.url", "is required")
+    else:
+        yield from check_reference(image["url"], f"{field}.image_url.url", allow_asset=False)
+    role = item.get("role")
+    role = "first_frame" if role is None else role
+    if not isinstance(role, str) or role not in roles:
+        yield Problem(
+            f"{field}.role", "must be one of 'first_frame', 'last_frame', 'reference_image'"
+        )
+    else:
+        roles[role].append(index)
+
+
+def _scenario_rules(roles: dict[str, list[int]]) -> Iterator[Problem]:
+    """The image scenarios are exclusive: one first frame, a last frame only after it, refs."""
+    first, last, refs = roles["first_frame"], roles["last_frame"], roles["reference_image"]
+    if len(first) > 1:
+        yield Problem(f"content[{first[1]}].role", "only one first_frame image is allowed")
+    if len(last) > 1:
+        yield Problem(f"content[{last[1]}].role", "only one last_frame image is allowed")
+    if last and not first:
+        yield Problem(f"content[{last[0]}].role", "a last_frame image needs a first_frame image")
+    if refs and (first or last):
+        yield Problem(
+            f"content[{refs[0]}].role",
+            "reference_image cannot be mixed with first_frame/last_frame images "
+            "(the scenarios are mutually exclusive)",
+        )
+    if len(refs) > SEEDANCE_MAX_REFERENCE_IMAGES:
+        yield Problem(
+            f"content[{refs[SEEDANCE_MAX_REFERENCE_IMAGES]}].role",
+            f"at most {SEEDANCE_MAX_REFERENCE_IMAGES} reference_image images are allowed",
+        )
 
 
 class StarvideosRequest(RequestModel):

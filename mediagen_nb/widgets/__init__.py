@@ -14,7 +14,6 @@ from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session, current_session
 from mediagen_nb.widgets._studio import Studio
-from mediagen_nb.widgets._studio_bar import StudioBar
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
 __all__ = [
@@ -30,7 +29,6 @@ __all__ = [
     "Result",
     "Session",
     "Studio",
-    "StudioBar",
     "VideoPanel",
     "current_session",
 ]

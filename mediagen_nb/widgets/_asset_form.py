@@ -3,13 +3,14 @@
 Kept apart from the widget so the rules (what a submit sends, what a row says) are plain
 functions. Decisions where the spec is silent:
 
-* The form takes one library, one media type, an optional name (seedance 2.0 only) and URLs
-  (one per line from Python; the front end offers one URL box). SD2 puts the URLs in the list
-  of the chosen type (``imageUrls``, ``videoUrls`` or ``audioUrls``).
+* The form takes one library, one media type, an optional name (where the library takes
+  names) and URLs (one per line from Python; the front end offers one URL box). A batch
+  library gets the URLs in the list of the chosen type (``AssetLibrary.url_lists``); the
+  others get one upload per URL.
 * A failed review comes with no reason from the service (the spec shows none); the row says
   so in plain words, and in demo mode adds the emulator's rule (URLs containing ``reject`` or
   ``nsfw`` fail). A refusal the service does explain (an upload answered with a non-zero
-  ``code``, an SD2 ``failedItems`` entry) shows that explanation.
+  ``code``, a batch upload's ``failedItems`` entry) shows that explanation.
 """
 
 from __future__ import annotations
@@ -18,14 +19,18 @@ import base64
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_LIBRARIES, ASSET_PENDING_STATES, asset_uri
+from mediagen_nb.catalog import (
+    ASSET_ACTIVE,
+    ASSET_LIBRARIES,
+    ASSET_PENDING_STATES,
+    AssetLibrary,
+    asset_uri,
+    library_for_id,
+)
 from mediagen_nb.types import Problem, validate_request
 from mediagen_nb.widgets._chat_options import split_lines
 from mediagen_nb.widgets._preview import thumbnail
 
-SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
-SD2 = ASSET_LIBRARIES["sd2"]
-SD2_LISTS = {"Image": "imageUrls", "Video": "videoUrls", "Audio": "audioUrls"}
 THUMB_PX = 96
 """Longest edge of an asset's thumbnail (WebP, a data URL in the row)."""
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -35,9 +40,7 @@ FIELD_LABELS = {
     "url": "URL",
     "assetType": "Type",
     "name": "Name",
-    "imageUrls": "URL",
-    "videoUrls": "URL",
-    "audioUrls": "URL",
+    **{name: "URL" for lib in ASSET_LIBRARIES.values() for name in lib.url_lists.values()},
 }
 REVIEW_FAILED = (
     "The library's content review did not approve this media, so it cannot be used in "
@@ -49,7 +52,7 @@ NEEDS_PUBLIC_URL = (
     "URL: put the file somewhere public (object storage, a web server) and paste its URL."
 )
 DEFAULT_VALUES: dict[str, str] = {
-    "library": "seedance2",
+    "library": next(iter(ASSET_LIBRARIES)),
     "asset_type": "Image",
     "name": "",
     "url": "",
@@ -62,7 +65,7 @@ class AssetRow:
 
     asset_id: str
     library: str
-    """``seedance2`` or ``sd2``."""
+    """The id of its library in ``ASSET_LIBRARIES``."""
     asset_type: str = "Image"
     name: str = ""
     url: str = ""
@@ -102,30 +105,53 @@ class AssetRow:
         return data
 
 
-def library_title(library: str) -> str:
-    """ "Seedance 2.0" / "SD2 Manxue"."""
-    return ASSET_LIBRARIES[library].title.removesuffix(" asset library")
+def asset_library(library_id: str | None) -> AssetLibrary:
+    """The library of a form or row (the default one when the id is unknown)."""
+    return ASSET_LIBRARIES.get(library_id or "") or next(iter(ASSET_LIBRARIES.values()))
+
+
+def library_title(library_id: str) -> str:
+    """The library's short name, as a row's chip shows it."""
+    return asset_library(library_id).short_title
+
+
+def libraries_for_front_end() -> list[dict[str, Any]]:
+    """The libraries the form offers: id, name, asset types, whether an upload takes a name."""
+    return [
+        {
+            "value": lib.id,
+            "label": lib.short_title,
+            "types": list(lib.asset_types),
+            "names": lib.takes_names,
+        }
+        for lib in ASSET_LIBRARIES.values()
+    ]
 
 
 def delete_label(row: AssetRow) -> str:
-    """The row's delete button: Delete (seedance 2.0), Forget (sd2), Remove (refused)."""
+    """The row's delete button: Delete where the library deletes, else Forget; Remove for a
+    refused upload."""
     if row.refused:
         return "Remove"
-    return "Delete" if row.library == "seedance2" else "Forget"
+    return "Delete" if asset_library(row.library).can_delete else "Forget"
 
 
 def delete_question(row: AssetRow) -> str:
     """What the confirmation asks."""
     if row.refused:
         return "Remove this refused upload from the list?"
-    if row.library == "seedance2":
+    lib = asset_library(row.library)
+    if lib.can_delete:
         return "Delete for good? The id stops working, also in pending tasks that use it."
-    return "Forget it here? The SD2 library has no delete: the asset stays in the library."
+    return (
+        f"Forget it here? The {lib.short_title} library has no delete: the asset stays in "
+        "the library."
+    )
 
 
 def library_of(asset_id: str) -> str:
-    """The library an id belongs to, from the seedance 2.0 id format."""
-    return "seedance2" if asset_id.startswith("asset-") else "sd2"
+    """The library an id belongs to, from the libraries' id formats."""
+    return library_for_id(asset_id).id
 
 
 def type_of(content_type: str) -> str | None:
@@ -158,19 +184,20 @@ def bodies(values: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     """(endpoint path, body) of each upload the form would send."""
     urls = split_lines(values.get("url", ""))
     asset_type = values.get("asset_type", "Image")
-    if values.get("library") == "sd2":
+    lib = asset_library(values.get("library"))
+    if lib.url_lists:
         if not urls:
             return []
-        body: dict[str, Any] = {"imageUrls": [], "videoUrls": [], "audioUrls": []}
-        body[SD2_LISTS.get(asset_type, "imageUrls")] = list(urls)
-        return [(SD2.upload_path, body)]
-    name = values.get("name", "").strip()
+        body: dict[str, Any] = {name: [] for name in lib.url_lists.values()}
+        body[lib.url_lists.get(asset_type, next(iter(lib.url_lists.values())))] = list(urls)
+        return [(lib.upload_path, body)]
+    name = values.get("name", "").strip() if lib.takes_names else ""
     out: list[tuple[str, dict[str, Any]]] = []
     for index, url in enumerate(urls, start=1):
         upload: dict[str, Any] = {"assetType": asset_type, "url": url}
         if name:
             upload["name"] = name if len(urls) == 1 else f"{name} ({index})"
-        out.append((SEEDANCE2.upload_path, upload))
+        out.append((lib.upload_path, upload))
     return out
 
 
@@ -192,10 +219,10 @@ def problems(values: dict[str, str], **checks: Any) -> list[Problem]:
     ``checks`` go to ``validate_request`` as they are (the panel passes the session's
     ``service_origins`` when the session has them: the service's own URLs are reachable).
     """
-    library = values.get("library", "seedance2")
-    if library not in ASSET_LIBRARIES:
+    library_id = values.get("library", DEFAULT_VALUES["library"])
+    if library_id not in ASSET_LIBRARIES:
         return [Problem("Library", f"must be one of {', '.join(ASSET_LIBRARIES)}")]
-    allowed = ASSET_LIBRARIES[library].asset_types
+    allowed = ASSET_LIBRARIES[library_id].asset_types
     if values.get("asset_type") not in allowed:
         return [Problem("Type", f"must be one of {', '.join(allowed)} in this library")]
     found = bodies(values)

@@ -12,8 +12,9 @@ file picker is disabled and the panel says plainly that the service needs a publ
 Image rows get a small thumbnail (WebP, ``THUMB_PX``) made by the kernel: from the file's
 bytes, or fetched once from the asset's URL (one try; no thumbnail when it cannot be read).
 Review status is polled every ``ASSET_POLL_S`` / speed seconds; ``Active`` assets go to
-``session.active_assets`` so the other panels' reference fields offer them. SD2 has no delete
-endpoint: its rows offer "Forget" (local only).
+``session.active_assets`` so the other panels' reference fields offer them. A library without
+a delete endpoint offers "Forget" (local only). What each library takes (names, batch
+uploads, delete, status by batch) is its catalog descriptor (``AssetLibrary``).
 """
 
 from __future__ import annotations
@@ -24,15 +25,18 @@ from typing import Any
 
 import traitlets
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED
 from mediagen_nb.types import RequestValidationError, errors_only
 from mediagen_nb.widgets._asset_form import (
     DEFAULT_VALUES,
     NEEDS_PUBLIC_URL,
     AssetRow,
+    asset_library,
     bodies,
     failed_reason,
     file_problems,
+    libraries_for_front_end,
     problems,
     reported_reason,
     rows_from_history,
@@ -66,7 +70,11 @@ class AssetPanel(WidgetPanel):
     _css = css("assets.css")
 
     values = traitlets.Dict(dict(DEFAULT_VALUES)).tag(sync=True)
-    """The form: ``library`` (seedance2 / sd2), ``asset_type``, ``name``, ``url``."""
+    """The form: ``library`` (an id of ``ASSET_LIBRARIES``), ``asset_type``, ``name``, ``url``."""
+    libraries: traitlets.List[dict[str, Any]] = traitlets.List(libraries_for_front_end()).tag(
+        sync=True
+    )
+    """The libraries offered: ``value``, ``label``, ``types``, ``names`` (takes a name)."""
     problems: traitlets.List[dict[str, str]] = traitlets.List([]).tag(sync=True)
     """Errors of the form as ``{"field", "message"}`` (shown once the user touched it)."""
     hint = traitlets.Unicode("").tag(sync=True)
@@ -149,6 +157,11 @@ class AssetPanel(WidgetPanel):
         return list(self._rows.values())
 
     def _on_upload(self, message: dict[str, Any]) -> None:
+        # The form as the browser shows it comes with the action: a value typed just before
+        # the click may not have reached the kernel yet (marimo sends trait changes later).
+        shown = message.get("values")
+        if isinstance(shown, dict):
+            self.set_values(**{k: str(v) for k, v in shown.items() if k in DEFAULT_VALUES})
         data = message.get("file")
         if isinstance(data, bytes):
             self.upload_file(data, str(message.get("name") or ""), str(message.get("type") or ""))
@@ -201,48 +214,35 @@ class AssetPanel(WidgetPanel):
         return await self._submit(library, found, thumbs)
 
     async def _submit(
-        self, library: str, found: list[tuple[str, dict[str, Any]]], thumbs: dict[str, str]
+        self, library_id: str, found: list[tuple[str, dict[str, Any]]], thumbs: dict[str, str]
     ) -> list[AssetRow]:
         from mediagen_nb.client import AssetError
 
         assets = self.session.client.assets
+        lib = asset_library(library_id)
         added: list[AssetRow] = []
         refused_before = self._refused
         self.busy = True
         try:
-            if library == "seedance2":
-                for _path, body in found:
-                    url, kind = body["url"], body["assetType"]
-                    try:
-                        info = await assets.upload(url, kind, name=body.get("name"))
-                    except AssetError as exc:
-                        self._put(self._refusal("seedance2", kind, url, exc.msg or str(exc)))
-                        continue
-                    row = AssetRow(
-                        asset_id=info.assetId,
-                        library="seedance2",
-                        asset_type=kind,
-                        name=body.get("name") or "",
-                        url=url,
-                        status=info.status or "Processing",
-                        thumb=thumbs.get(url, ""),
+            for _path, body in found:
+                kind = str(body.get("assetType") or "Image")
+                try:
+                    batch = await assets.submit(lib.id, body)
+                except AssetError as exc:
+                    urls = body.get("url") or "\n".join(
+                        u for v in body.values() if isinstance(v, list) for u in v
                     )
-                    added.append(self._put(row))
-            else:
-                body = found[0][1]
-                batch = await assets.sd2_upload(
-                    image_urls=body["imageUrls"],
-                    video_urls=body["videoUrls"],
-                    audio_urls=body["audioUrls"],
-                )
+                    self._put(self._refusal(lib.id, kind, str(urls), exc.msg or str(exc)))
+                    continue
                 for info in batch.items:
-                    url = info.originalUrl or ""
+                    url = info.url or info.originalUrl or str(body.get("url") or "")
                     row = AssetRow(
                         asset_id=info.assetId,
-                        library="sd2",
-                        asset_type=info.assetType or "Image",
+                        library=lib.id,
+                        asset_type=info.assetType or kind,
+                        name=str(body.get("name") or info.name or ""),
                         url=url,
-                        status=info.status or "submitted",
+                        status=info.status or lib.review_states[0],
                         thumb=thumbs.get(url, ""),
                     )
                     added.append(self._put(row))
@@ -251,7 +251,7 @@ class AssetPanel(WidgetPanel):
                     reason = str(item.get("reason") or failed)
                     url = str(item.get("url") or "")
                     kind = str(item.get("assetType") or "Image")
-                    self._put(self._refusal("sd2", kind, url, reason))
+                    self._put(self._refusal(lib.id, kind, url, reason))
         finally:
             self.busy = False
         self.status_text = submitted_text(len(added), self._refused - refused_before)
@@ -283,7 +283,7 @@ class AssetPanel(WidgetPanel):
             async with self._fetching:
                 assets = self.session.client.assets
                 data = await assets.fetch_media(url, max_bytes=MAX_THUMB_SOURCE)
-            thumb = await asyncio.to_thread(thumb_data_url, data)
+            thumb = await off_loop(thumb_data_url, data)
         except (MediagenError, ValueError, OSError):
             return
         row = self._rows.get(asset_id)
@@ -295,11 +295,11 @@ class AssetPanel(WidgetPanel):
         return self.spawn(self._refresh(), name="asset refresh")
 
     async def _refresh(self) -> None:
-        from mediagen_nb.history import history
+        from mediagen_nb.history import history_records  # the rows without pandas (browser)
 
         client = self.session.client
         service = str(client.service_id or client.base_url or "").rstrip("/")
-        records = history(kind="asset").to_dict("records")
+        records = history_records(kind="asset", warn=False)
         for row in rows_from_history(records, service):
             if row.asset_id in self._rows:
                 continue
@@ -310,7 +310,8 @@ class AssetPanel(WidgetPanel):
         self._ensure_watcher()
 
     def delete(self, asset_id: str, confirm: bool = False) -> asyncio.Task[None] | None:
-        """Without ``confirm``: ask in the row. With it: delete (seedance 2.0) or forget (sd2)."""
+        """Without ``confirm``: ask in the row. With it: delete, or forget where the library
+        has no delete."""
         row = self._row(asset_id)
         if not confirm:
             self._put(replace(row, confirming=True))
@@ -326,11 +327,12 @@ class AssetPanel(WidgetPanel):
         label = row.name or row.asset_id
         if row.refused:
             self.status_text = "Removed the refused upload from the list."
-        elif row.library == "seedance2":
+        elif asset_library(row.library).can_delete:
             await self.session.client.assets.delete(row.asset_id)
             self.status_text = f"Deleted {label}: its asset:// id no longer works."
         else:
-            self.status_text = f"Forgot {label} here; it stays in the SD2 library."
+            where = asset_library(row.library).short_title
+            self.status_text = f"Forgot {label} here; it stays in the {where} library."
         self._rows.pop(row.asset_id, None)
         self.session.remove_active_asset(row.asset_id)
         self._sync_rows()
@@ -391,18 +393,14 @@ class AssetPanel(WidgetPanel):
     async def _poll_once(self, rows: list[AssetRow]) -> None:
         assets = self.session.client.assets
         live = [r for r in rows if r.asset_id in self._rows and not r.refused]
-        sd2 = [r.asset_id for r in live if r.library == "sd2"]
-        if sd2:
-            batch = await assets.sd2_status(sd2)
+        for library_id in dict.fromkeys(r.library for r in live):
+            ids = [r.asset_id for r in live if r.library == library_id and r.asset_id in self._rows]
+            batch = await assets.status_of(library_id, ids)
             for info in batch.items:
                 self._update(info.assetId, info.status, reported_reason(info))
             for failed in batch.failed_items:
                 if isinstance(failed, dict) and failed.get("assetId") in self._rows:
                     self._update(str(failed["assetId"]), ASSET_FAILED, str(failed.get("reason")))
-        for row in live:
-            if row.library == "seedance2" and row.asset_id in self._rows:
-                info = await assets.get(row.asset_id)
-                self._update(row.asset_id, info.status, reported_reason(info))
         done = [r for r in self._rows.values() if r.status in (ASSET_ACTIVE, ASSET_FAILED)]
         self.status_text = f"{len(done)} reviewed, {len(self._pending())} in review."
 

@@ -1,15 +1,13 @@
 """What every panel shares: errors shown in the panel, background tasks, throttling.
 
-Two bases with the same surface (``session``, ``errors``, ``show_error``, ``guard``, ``spawn``,
-``join``, ``close``, ``text_summary``):
-
-- ``WidgetPanel``: a panel that is ONE ``anywidget.AnyWidget`` (Images, Videos, Chat, Assets,
-  History). Its front end is ``kit.js`` + the panel's module (``_frontend.esm``). A readable
-  error goes to the synced ``notice`` trait (the kit's ``mgNotice`` shows it with a Dismiss
-  button); the front end sends ``{"action": name, ...}`` custom messages, dispatched to the
-  handlers registered with ``on_action`` (an exception there becomes the notice, never a
-  traceback in the browser). ``mode`` mirrors the session's mode text.
-- ``Panel``: an ``ipywidgets.VBox`` with an ``Output`` error area (the ``Studio`` frame).
+``WidgetPanel`` (``session``, ``errors``, ``show_error``, ``guard``, ``spawn``, ``join``,
+``close``, ``text_summary``) is the base of every panel, each ONE ``anywidget.AnyWidget``
+(Images, Videos, Chat, Assets, History, and the Studio that composes them). Its front end is
+``kit.js`` + the panel's module (``_frontend.esm``). A readable error goes to the synced
+``notice`` trait (the kit's ``mgNotice`` shows it with a Dismiss button); the front end sends
+``{"action": name, ...}`` custom messages, dispatched to the handlers registered with
+``on_action`` (an exception there becomes the notice, never a traceback in the browser).
+``mode`` mirrors the session's mode text.
 
 Errors are also kept in ``panel.errors`` for tests. ``Throttle`` coalesces trait updates to at
 most a few per second and sends each batch inside ``hold_sync()`` as one comm message.
@@ -43,7 +41,7 @@ def describe_error(exc: BaseException) -> str:
 
 
 class _PanelCore:
-    """Errors, guarded callbacks and background tasks (mixed into both bases)."""
+    """Errors, guarded callbacks and background tasks (mixed into ``WidgetPanel``)."""
 
     title = "mediagen panel"
     session: Session
@@ -201,45 +199,6 @@ class WidgetPanel(_PanelCore, anywidget.AnyWidget):
         if bundle is not None:  # (data, metadata): readable text where widgets cannot load
             bundle[0]["text/plain"] = self.text_summary()
         return bundle
-
-
-class Panel(_PanelCore, widgets.VBox):  # type: ignore[misc]
-    """Base of the ipywidgets panels: ``VBox`` + ``Output`` error area (the Studio frame)."""
-
-    def __init__(self, *, session: Session | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._setup_core(session)
-        self.error_area = widgets.Output(layout=widgets.Layout(max_height="12em"))
-        self.error_area.add_class("mediagen-errors")
-
-    def _display_error(self, line: str) -> None:
-        self.error_area.append_stderr(line + "\n")
-
-    def _clear_display(self) -> None:
-        self.error_area.clear_output()
-
-    def close(self) -> None:
-        """Cancel background tasks and close the widget with every widget inside it."""
-        self._cancel_tasks()
-        for child in list(self.children):
-            close_tree(child)
-        super().close()
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
-        bundle: dict[str, Any] | None = super()._repr_mimebundle_(**kwargs)
-        if bundle is not None:
-            bundle["text/plain"] = self.text_summary()
-        return bundle
-
-
-def close_tree(widget: widgets.Widget) -> None:
-    """Close ``widget`` and its descendants, so no live container points at a closed one."""
-    if isinstance(widget, (Panel, WidgetPanel)):
-        widget.close()  # cancels its tasks, then closes its own subtree
-        return
-    for child in list(getattr(widget, "children", ())):
-        close_tree(child)
-    widget.close()
 
 
 class Throttle:

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from mediagen_nb.widgets._codegen import INDENT, py_literal
+from mediagen_nb.widgets._codegen import CLIENT_LINES, INDENT, py_literal
 
 _FILE_MARK = re.compile(r'"@@file:(\w+):([\w/.+-]*)@@"')
 
@@ -38,11 +38,7 @@ def chat_code(path: str, body: dict[str, Any], file_names: list[str] | None = No
     chat = path.endswith("/completions")
     final = "get_final_completion" if chat else "get_final_message"
     marked = _mark_files(body)
-    lines = [
-        "from mediagen_nb import AsyncClient",
-        "",
-        "client = AsyncClient()  # MEDIAGEN_API_KEY etc. from the environment; demo mode without",
-    ]
+    lines = list(CLIENT_LINES)
     call = (
         "client.chat.completions.create"
         if path.endswith("/completions")
@@ -64,7 +60,7 @@ def chat_code(path: str, body: dict[str, Any], file_names: list[str] | None = No
             "",
             "import base64, pathlib",
             "",
-            "def b64(path, media_type):  # a file attached in the panel, read from disk",
+            "def b64(path, media_type):  # Reads a file attached in the panel from disk.",
             f"{INDENT}return base64.b64encode(pathlib.Path(path).read_bytes()).decode()",
             "",
             "def data_url(path, media_type):",
@@ -73,8 +69,9 @@ def chat_code(path: str, body: dict[str, Any], file_names: list[str] | None = No
     lines += [
         "",
         source,
-        "async for text in stream.text_stream:  # the answer as it arrives",
+        "async for text in stream.text_stream:  # Prints the answer as it arrives.",
         f'{INDENT}print(text, end="", flush=True)',
-        f"reply = await stream.{final}()  # the whole reply: text, thinking, tool calls, usage",
+        "# The whole reply holds the text, thinking, tool calls and usage.",
+        f"reply = await stream.{final}()",
     ]
     return "\n".join(lines)

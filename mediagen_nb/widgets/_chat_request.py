@@ -190,23 +190,37 @@ def conversation(settings: ChatSettings, turns: Sequence[ChatTurn]) -> list[dict
 def build_request(settings: ChatSettings, messages: list[dict[str, Any]]) -> dict[str, Any]:
     """The request body (without ``stream``) for the conversation ``messages``."""
     system = settings.system.strip()
-    if system and settings.protocol == "chat-completions":
-        messages = [{"role": "system", "content": system}, *messages]
-    body: dict[str, Any] = {"model": settings.model, "messages": messages}
     if settings.protocol == "messages":
-        floor = (
-            settings.thinking_budget + DEFAULT_MAX_TOKENS
-            if settings.thinking
-            else DEFAULT_MAX_TOKENS
-        )
-        body["max_tokens"] = settings.max_tokens or floor
+        body = _messages_body(settings, messages, system)
+    else:
         if system:
-            body["system"] = system
-        if settings.sampling == "temperature":
-            body["temperature"] = settings.temperature
-        if settings.thinking:
-            body["thinking"] = {"type": "enabled", "budget_tokens": settings.thinking_budget}
-        return {**body, **tools_body(settings)}
+            messages = [{"role": "system", "content": system}, *messages]
+        body = _chat_body(settings, messages)
+    return {**body, **tools_body(settings)}
+
+
+def _messages_body(
+    settings: ChatSettings, messages: list[dict[str, Any]], system: str
+) -> dict[str, Any]:
+    floor = (
+        settings.thinking_budget + DEFAULT_MAX_TOKENS if settings.thinking else DEFAULT_MAX_TOKENS
+    )
+    body: dict[str, Any] = {
+        "model": settings.model,
+        "messages": messages,
+        "max_tokens": settings.max_tokens or floor,
+    }
+    if system:
+        body["system"] = system
+    if settings.sampling == "temperature":
+        body["temperature"] = settings.temperature
+    if settings.thinking:
+        body["thinking"] = {"type": "enabled", "budget_tokens": settings.thinking_budget}
+    return body
+
+
+def _chat_body(settings: ChatSettings, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": settings.model, "messages": messages}
     if settings.sampling == "temperature":
         body["temperature"] = settings.temperature
     elif settings.sampling == "top_p":
@@ -217,7 +231,7 @@ def build_request(settings: ChatSettings, messages: list[dict[str, Any]]) -> dic
         body["stop"] = settings.stop[0]
     elif settings.stop:
         body["stop"] = list(settings.stop)
-    return {**body, **tools_body(settings)}
+    return body
 
 
 def form_problems(settings: ChatSettings) -> list[Problem]:

@@ -13,6 +13,14 @@ from typing import Any
 from mediagen_nb.catalog import Kind, family_for_model
 
 INDENT = "    "
+CLIENT_LINES = (
+    "from mediagen_nb import AsyncClient",
+    "",
+    "# AsyncClient() reads MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL from",
+    "# the environment. Without a key it starts the built-in emulator (demo mode).",
+    "client = AsyncClient()",
+)
+"""The opening of every snippet: the client, and where its settings come from."""
 
 
 def py_literal(value: Any, depth: int = 1) -> str:
@@ -25,33 +33,30 @@ def py_literal(value: Any, depth: int = 1) -> str:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
-    pad, inner = INDENT * depth, INDENT * (depth + 1)
     if isinstance(value, list):
-        if not value:
-            return "[]"
         items = [py_literal(v, depth + 1) for v in value]
-        flat = "[" + ", ".join(items) + "]"
-        if len(flat) <= 60 and "\n" not in flat:
-            return flat
-        return "[\n" + "".join(f"{inner}{i},\n" for i in items) + pad + "]"
+        return _bracketed("[]", items, depth)
     if isinstance(value, dict):
-        if not value:
-            return "{}"
         items = [f"{json.dumps(str(k))}: {py_literal(v, depth + 1)}" for k, v in value.items()]
-        flat = "{" + ", ".join(items) + "}"
-        if len(flat) <= 60 and "\n" not in flat:
-            return flat
-        return "{\n" + "".join(f"{inner}{i},\n" for i in items) + pad + "}"
+        return _bracketed("{}", items, depth)
     return repr(value)
+
+
+def _bracketed(brackets: str, items: list[str], depth: int) -> str:
+    """Items in brackets: on one line when short, else one per line, indented."""
+    opening, closing = brackets[0], brackets[1]
+    flat = opening + ", ".join(items) + closing
+    if len(flat) <= 60 and "\n" not in flat:
+        return flat
+    inner = INDENT * (depth + 1)
+    return opening + "\n" + "".join(f"{inner}{i},\n" for i in items) + INDENT * depth + closing
 
 
 def code_for(kind: Kind, body: dict[str, Any], family: str | None = None) -> str:
     """The ``client.images.create(...)`` / ``client.videos.create(...)`` call for ``body``."""
     model = str(body.get("model", ""))
     lines = [
-        "from mediagen_nb import AsyncClient",
-        "",
-        "client = AsyncClient()  # MEDIAGEN_API_KEY etc. from the environment; demo mode without",
+        *CLIENT_LINES,
         f"task = await client.{kind}s.create(",
         f"{INDENT}model={py_literal(model)},",
     ]
@@ -69,7 +74,7 @@ def code_for(kind: Kind, body: dict[str, Any], family: str | None = None) -> str
         lines.append(f"{INDENT}**{py_literal(odd)},")
     lines += [
         ")",
-        "await task.wait()  # polls at the family's pace; raises TaskFailedError on failure",
+        "await task.wait()  # Polls at the family's pace; a failed task raises TaskFailedError.",
         "data = await task.read_bytes()",
     ]
     return "\n".join(lines)

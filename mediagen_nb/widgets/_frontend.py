@@ -1,9 +1,11 @@
 """Compose a panel's front end from the shared kit and the panel's own files (no build step).
 
 anywidget loads ``_esm`` as one module string, so a relative ``import`` between files cannot
-resolve. ``esm("images.js")`` therefore returns ``kit.js`` followed by ``images.js`` (which
-ends with ``export default { render }``), and ``css("images.css")`` returns ``kit.css``
-followed by ``images.css``. Files are read from ``widgets/static/`` once per process.
+resolve. ``esm("images.js")`` therefore returns the kit (``kit.js``: elements, form rows,
+controls and ``mgCompose``; ``kit_media.js``: result card, gallery, lightbox; ``kit_table.js``:
+the table) followed by ``images.js`` (which ends with ``export default { render }``), and
+``css("images.css")`` returns ``kit.css`` followed by ``images.css``. Files are read from
+``widgets/static/`` once per process.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import functools
 from pathlib import Path
 
 STATIC = Path(__file__).parent / "static"
-KIT_JS = "kit.js"
-KIT_CSS = "kit.css"
+KIT_JS = ("kit.js", "kit_media.js", "kit_table.js")
+KIT_CSS = ("kit.css",)
 
 
 @functools.cache
@@ -24,14 +26,14 @@ def _read(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def _compose(kit: str, names: tuple[str, ...]) -> str:
-    parts = [kit, *(name for name in names if name != kit)]
+def _compose(kit: tuple[str, ...], names: tuple[str, ...]) -> str:
+    parts = [*kit, *(name for name in names if name not in kit)]
     return "\n".join(f"/* --- {name} --- */\n{_read(name)}" for name in parts)
 
 
 @functools.cache
 def esm(*names: str) -> str:
-    """``kit.js`` then each named file of ``static/``, as one ES module string."""
+    """The kit's modules then each named file of ``static/``, as one ES module string."""
     return _compose(KIT_JS, names)
 
 

@@ -17,9 +17,12 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mediagen_nb.catalog import model_title
+from mediagen_nb._platform import off_loop
+from mediagen_nb.catalog import FAMILIES, model_title
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._codegen import code_for
+from mediagen_nb.widgets._form_body import from_body
+from mediagen_nb.widgets._form_spec import controls_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
@@ -30,15 +33,14 @@ FOLLOW_S = 0.25
 T = TypeVar("T")
 
 
-def prompt_of(body: dict[str, Any]) -> str:
-    """The prompt of a request body (Seedance keeps it in ``content``)."""
-    prompt = body.get("prompt")
-    if isinstance(prompt, str):
-        return prompt
-    for item in body.get("content") or []:
-        if isinstance(item, dict) and item.get("type") == "text":
-            return str(item.get("text", ""))
-    return ""
+def prompt_of(body: dict[str, Any], family_id: str) -> str:
+    """The prompt of a request body, wherever the family's form puts it."""
+    if family_id not in FAMILIES:  # a family no longer in the catalog: the plain field
+        prompt = body.get("prompt")
+        return prompt if isinstance(prompt, str) else ""
+    values = from_body(family_id, body)
+    keys = [c.key for c in controls_for(family_id) if c.carry == "prompt"]
+    return str(values.get(keys[0]) or "") if keys else ""
 
 
 @dataclass
@@ -72,7 +74,7 @@ class Result:
 
     @property
     def prompt(self) -> str:
-        return prompt_of(self.body)
+        return prompt_of(self.body, self.family)
 
     @property
     def title(self) -> str:
@@ -135,7 +137,10 @@ class Result:
             if note:
                 self.note = note + (f" ({local_path})" if local_path else "")
         else:
-            self.thumbnail, self.thumbnail_mime = thumbnail(data)
+            try:
+                self.thumbnail, self.thumbnail_mime = thumbnail(data)
+            except ValueError as exc:  # no Pillow here and an image it cannot shrink
+                self.note = str(exc) + (f" ({local_path})" if local_path else "")
 
     def media_json(self) -> dict[str, Any]:
         """The ``media`` trait entry: preview bytes and their MIME type."""
@@ -168,6 +173,7 @@ class GalleryMixin:
     results: Any
     media: Any
     sending: Any
+    save_note: Any
     _results: list[Result]
     _handles: dict[str, Any]
     _throttle: Throttle
@@ -228,7 +234,7 @@ class GalleryMixin:
             self._handles.pop(result.id, None)
         if completed:
             data = await task.read_bytes()
-            await asyncio.to_thread(result.set_media, data, task.id, task.local_path)
+            await off_loop(result.set_media, data, task.id, task.local_path)
             self._media_dirty = True
         update(task)
         await self._throttle.drain()
@@ -279,6 +285,15 @@ class GalleryMixin:
         result = self._find(result_id)
         data, mime = result.full()
         self.send({"kind": "full", "id": result_id, "mime": mime, "purpose": purpose}, [data])
+
+    def saved(self, result_id: str) -> None:
+        """Say in the panel where a Save went: the browser downloaded the file under its name
+        (into its own downloads folder), and the original stays in the media cache."""
+        result = self._find(result_id)
+        note = f"Saved: downloaded by your browser as {result.file_name}"
+        if result.local_path:
+            note += f" (the original stays in {result.local_path})"
+        self.save_note = note
 
     def _push(self) -> None:
         self.sending = self._sending

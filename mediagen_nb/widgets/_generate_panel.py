@@ -83,6 +83,8 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     sending = t.Int(0).tag(sync=True)
     """Requests being sent (before their task exists); sent with the gallery's batches."""
     show_mode = t.Bool(True).tag(sync=True)
+    save_note = t.Unicode("").tag(sync=True)
+    """Where the last Save went (shown in the panel as a polite status line)."""
     suggestions = t.Dict().tag(sync=True)
     """Model names typed for families whose names the catalog does not list, by family."""
 
@@ -119,6 +121,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
             "remove": lambda m: self.remove(str(m.get("id", ""))),
             "cancel": lambda m: self.cancel(str(m.get("id", ""))),
             "full": lambda m: self.send_full(str(m.get("id", "")), str(m.get("purpose", "view"))),
+            "saved": lambda m: self.saved(str(m.get("id", ""))),
         }.items():
             self.on_action(action, handler)
 
@@ -321,7 +324,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
 
 
 class ImagePanel(GeneratePanel):
-    """Image generation: banana and image2 families."""
+    """Image generation: the catalog's image families."""
 
     kind: Kind = "image"
 

@@ -36,13 +36,23 @@ from mediagen_nb._home import resolve_home
 from mediagen_nb.catalog import family as family_of
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
-from mediagen_nb.widgets._history_rows import Thumbnails, front_end_row, preview
+from mediagen_nb.widgets._history_rows import (
+    Thumbnails,
+    front_end_row,
+    model_label,
+    preview,
+    status_label,
+)
 from mediagen_nb.widgets._session import Session
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping
 
     import pandas as pd
+
+    from mediagen_nb.history._records import HistoryRecords
+
+Record = dict[str, Any]
 
 ReopenCallback = Callable[[str, str | None, dict[str, Any]], None]
 """``callback(kind, family, body)``: kind ``image``, ``video`` or ``chat``."""
@@ -58,12 +68,34 @@ DEFAULT_FILTERS: dict[str, str] = {
 }
 
 
+def filter_options(records: list[Record]) -> dict[str, list[dict[str, str]]]:
+    """The ``status`` and ``model`` filter options of the rows, sorted by label."""
+    statuses = {str(r["status"]) for r in records if r["status"]}
+    models: dict[str, str] = {}
+    for kind, model in ((r["kind"], r["model"]) for r in records):
+        if isinstance(model, str) and model:
+            models.setdefault(model, model_label(str(kind), model))
+
+    def option(value: str, label: str) -> dict[str, str]:
+        return {"value": value, "label": label, "title": value}
+
+    return {
+        "status": sorted((option(s, status_label(s)) for s in statuses), key=_by_label),
+        "model": sorted((option(m, t) for m, t in models.items()), key=_by_label),
+    }
+
+
+def _by_label(option: dict[str, str]) -> tuple[str, str]:
+    return option["label"].casefold(), option["value"]
+
+
 class HistoryPanel(WidgetPanel):
     """Every task, chat turn and asset of the history: a page at a time, filterable,
     reopenable in its panel, exportable.
 
-    Programmatic use: ``values`` (filters), ``next_page()`` / ``prev_page()``, ``frame`` (the
-    rows matching the filters), ``reopen(task_id)``, ``export()``, ``download()``.
+    Programmatic use: ``values`` (filters), ``next_page()`` / ``prev_page()``, ``records``
+    (the rows matching the filters, as dicts; ``frame``: the same as a DataFrame),
+    ``reopen(task_id)``, ``export()``, ``download()``.
     """
 
     title = "History"
@@ -82,9 +114,14 @@ class HistoryPanel(WidgetPanel):
     """Rows in the whole history."""
     rows: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     """The current page, newest first, as the front end renders it."""
-    options: traitlets.Dict[str, list[str]] = traitlets.Dict({}).tag(sync=True)
-    """Values the ``status`` and ``model`` filters offer (present in the chosen scope)."""
+    options: traitlets.Dict[str, list[dict[str, str]]] = traitlets.Dict({}).tag(sync=True)
+    """What the ``status`` and ``model`` filters offer (present in the chosen scope), as
+    ``{"value", "label", "title"}``: labels in the rows' words (badge, model title), the
+    ledger value (API name) as value and tooltip."""
     export_note = traitlets.Unicode("").tag(sync=True)
+    """What the last export or download did (how many rows, and where they went)."""
+    export_dir = traitlets.Unicode("").tag(sync=True)
+    """The folder ``export()`` writes to (``$MEDIAGEN_HOME/exports``), for the button's tooltip."""
     can_reopen = traitlets.Bool(False).tag(sync=True)
     """Whether a reopen callback is registered (rows are clickable only then)."""
 
@@ -98,11 +135,13 @@ class HistoryPanel(WidgetPanel):
         super().__init__(session=session)
         self.home = home
         self.page_size = page_size
-        self.frame: pd.DataFrame | None = None
-        """The rows matching the filters, newest first (every page)."""
+        self.export_dir = str(self.export_path().parent)
+        self.records: list[Record] | None = None
+        """The rows matching the filters, newest first (every page), as dicts."""
         self._callbacks: list[ReopenCallback] = []
         self._thumbs = Thumbnails()
         self._refreshing = False
+        self._problem_shown: str | None = None
         self.on_action("refresh", lambda _m: self.refresh())
         self.on_action("prev", lambda _m: self.prev_page())
         self.on_action("next", lambda _m: self.next_page())
@@ -134,9 +173,18 @@ class HistoryPanel(WidgetPanel):
             self.page = 0
             self.refresh()
 
-    def _scoped(self, frame: pd.DataFrame) -> pd.DataFrame:
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        """The rows matching the filters as a DataFrame (needs pandas; ``records`` does not)."""
+        if self.records is None:
+            return None
+        from mediagen_nb.history._frame import to_frame
+
+        return to_frame(self.records)
+
+    def _scoped(self, records: list[Record]) -> list[Record]:
         if {**DEFAULT_FILTERS, **self.values}["scope"] != "session":
-            return frame
+            return records
         from mediagen_nb.history import Ledger, ledger
 
         source = ledger() if self.home is None else Ledger(self.home)
@@ -145,10 +193,9 @@ class HistoryPanel(WidgetPanel):
         finally:
             if self.home is not None:
                 source.close()
-        mine = [(k, t) in keys for k, t in zip(frame["kind"], frame["task_id"], strict=True)]
-        return frame[mine] if len(frame) else frame
+        return [r for r in records if (r["kind"], r["task_id"]) in keys]
 
-    def refresh(self) -> pd.DataFrame:
+    def refresh(self) -> list[Record]:
         """Read the history with the current filters and show the current page."""
         self._refreshing = True
         try:
@@ -156,28 +203,35 @@ class HistoryPanel(WidgetPanel):
         finally:
             self._refreshing = False
 
-    def _refresh(self) -> pd.DataFrame:
-        from mediagen_nb.history import history
+    def _history(self, **filters: Any) -> HistoryRecords:
+        """The history records of this panel's folder; the history's notice (a fallback, or
+        a browser tab keeping it in memory) becomes the panel's notice."""
+        from mediagen_nb.history._records import history_records
 
-        everything = history(home=self.home)
+        records = history_records(home=self.home, warn=False, **filters)
+        problem = records.problem
+        if isinstance(problem, str) and problem != self._problem_shown:
+            self._problem_shown = problem
+            self.show_error(problem)
+        return records
+
+    def _refresh(self) -> list[Record]:
+        everything = self._history()
         scoped = self._scoped(everything)
-        frame = self._scoped(history(home=self.home, **self.filters()))
-        self.frame = frame
-        pages = max(1, math.ceil(len(frame) / self.page_size))
+        records = self._scoped(self._history(**self.filters()))
+        self.records = records
+        pages = max(1, math.ceil(len(records) / self.page_size))
         page = min(max(self.page, 0), pages - 1)
-        shown = frame.iloc[page * self.page_size : (page + 1) * self.page_size]
+        shown = records[page * self.page_size : (page + 1) * self.page_size]
         with self.hold_sync():
-            self.options = {
-                "status": sorted({str(v) for v in scoped["status"].dropna() if str(v)}),
-                "model": sorted({str(v) for v in scoped["model"].dropna() if str(v)}),
-            }
+            self.options = filter_options(scoped)
             self.everything = len(everything)
-            self.total = len(frame)
+            self.total = len(records)
             self.pages = pages
             self.page = page
             self.can_reopen = bool(self._callbacks)
-            self.rows = [front_end_row(r, self._thumbs) for r in shown.to_dict("records")]
-        return frame
+            self.rows = [front_end_row(r, self._thumbs) for r in shown]
+        return records
 
     def next_page(self) -> None:
         """Show the next (older) page."""
@@ -210,12 +264,12 @@ class HistoryPanel(WidgetPanel):
 
     def reopen(self, task_id: str) -> tuple[str, str | None, dict[str, Any]]:
         """Hand the request of row ``task_id`` to the ``on_reopen`` callbacks; returns it."""
-        if self.frame is None or not task_id:
+        if self.records is None or not task_id:
             raise ValueError("choose a row first")
-        match = self.frame[self.frame["task_id"] == task_id]
-        if match.empty:
+        match = [r for r in self.records if r["task_id"] == task_id]
+        if not match:
             raise ValueError(f"no row {task_id!r} in the table (check the filters)")
-        row = match.iloc[0]
+        row = match[0]
         body = row["request"]
         if row["kind"] not in ("task", "chat") or not isinstance(body, dict):
             raise ValueError(f"row {task_id!r} has no request to reopen")
@@ -234,19 +288,17 @@ class HistoryPanel(WidgetPanel):
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         return resolve_home(self.home) / EXPORT_DIR / f"history-{stamp}{suffix}"
 
-    def _matching(self) -> pd.DataFrame:
-        from mediagen_nb.history import history
-
-        return self._scoped(history(home=self.home, **self.filters()))
+    def _matching(self) -> list[Record]:
+        return self._scoped(self._history(**self.filters()))
 
     def export(self, path: str | Path | None = None) -> Path:
         """Write the rows matching the filters (every page) to ``path`` (default: see
         ``export_path``); CSV or Parquet by suffix. Returns the file written."""
         from mediagen_nb.history import export
 
-        frame = self._matching()
-        target = export(self.export_path() if path is None else path, frame)
-        self.export_note = f"Wrote {len(frame)} rows to {target}"
+        records = self._matching()
+        target = export(self.export_path() if path is None else path, records)
+        self.export_note = f"Wrote {len(records)} rows to {target}"
         return target
 
     def download(self) -> tuple[str, bytes]:
@@ -255,12 +307,12 @@ class HistoryPanel(WidgetPanel):
 
         from mediagen_nb.history import export
 
-        frame = self._matching()
+        records = self._matching()
         name = self.export_path().name
         with tempfile.TemporaryDirectory() as folder:
-            data = export(Path(folder) / name, frame).read_bytes()
+            data = export(Path(folder) / name, records).read_bytes()
         self.send({"event": "download", "name": name, "mime": "text/csv"}, buffers=[data])
-        self.export_note = f"Sent {len(frame)} rows to the browser as {name}"
+        self.export_note = f"Sent {len(records)} rows to the browser as {name}"
         return name, data
 
     def text_summary(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import math
 import mimetypes
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,32 @@ from mediagen_nb.widgets._preview import thumbnail
 
 THUMB_PX = 64
 KIND_LABELS = {"task": "Task", "chat": "Chat", "asset": "Asset"}
+STATUS_LABELS = {
+    "queued": "Queued",
+    "processing": "Working",
+    "completed": "Done",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+    "unconfirmed": "Unconfirmed",
+    "started": "Writing",
+    "incomplete": "Stopped",
+    "submitted": "Submitted",
+    "Processing": "In review",
+    "Active": "Active",
+    "Failed": "Failed",
+    "deleted": "Deleted",
+}
+"""The words of the status badges (as the panels' cards say them), shared by the filter."""
+
+
+def status_label(status: str) -> str:
+    """The badge word of a ledger status ("completed" -> "Done")."""
+    return STATUS_LABELS.get(status, status.capitalize())
+
+
+def model_label(kind: str, model: str) -> str:
+    """A model's readable title as the row shows it (chat and media models differ)."""
+    return (chat_model_title if kind == "chat" else media_model_title)(model)
 
 
 def missing(value: Any) -> bool:
@@ -46,16 +72,18 @@ def short_id(value: str, keep: int = 10) -> str:
 
 
 def when(value: Any, now: datetime | None = None) -> tuple[str, str]:
-    """(short local time, full local time) of a UTC timestamp; ("", "") when missing."""
-    if missing(value) or not hasattr(value, "to_pydatetime"):
+    """(short local time, full local time) of a UTC datetime or pandas Timestamp; ("", "")
+    when missing."""
+    if missing(value) or not isinstance(value, datetime):
         return "", ""
-    local = value.to_pydatetime(warn=False).astimezone()
+    exact = value.to_pydatetime(warn=False) if hasattr(value, "to_pydatetime") else value
+    local = exact.astimezone()
     today = (now or datetime.now().astimezone()).date()
     short = local.strftime("%H:%M:%S" if local.date() == today else "%Y-%m-%d %H:%M")
     return short, local.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
 
 
-def media_kind(row: Mapping[Hashable, Any]) -> str:
+def media_kind(row: Mapping[Any, Any]) -> str:
     """``image``, ``video`` or "" for a task row (by family, else by the cached file)."""
     if row.get("kind") != "task":
         return ""
@@ -87,7 +115,7 @@ class Thumbnails:
         return self._made[path]
 
 
-def preview(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, Any]:
+def preview(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
     """``{"media": "image"|"video"|"", "thumb": data URL, "cached": bool}`` of a row."""
     kind = media_kind(row)
     local = row.get("local_file")
@@ -103,7 +131,7 @@ def preview(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, Any]:
     return {"media": "", "thumb": "", "cached": False}
 
 
-def front_end_row(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, Any]:
+def front_end_row(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
     """One record as the table renders it."""
     key = text(row.get("task_id"))
     short, full = when(row.get("time"))
@@ -126,9 +154,10 @@ def front_end_row(row: Mapping[Hashable, Any], thumbs: Thumbnails) -> dict[str, 
         "kind_label": KIND_LABELS.get(kind, kind),
         "family": text(row.get("family")),
         "model": model,
-        "model_title": (chat_model_title if kind == "chat" else media_model_title)(model),
+        "model_title": model_label(kind, model),
         "prompt": prompt,
         "status": text(row.get("status")),
+        "status_label": status_label(text(row.get("status"))),
         "time": short,
         "time_full": full,
         "elapsed": "" if missing(elapsed) else f"{float(elapsed):.1f} s",

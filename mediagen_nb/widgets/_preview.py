@@ -4,7 +4,9 @@ Images: a thumbnail (WebP, longest edge ``THUMB_PX``) is always sent; a larger b
 version (longest edge ``FULL_PX``, PNG if the source is PNG else JPEG) only when the user
 asks for it. Videos: the MP4 itself when it is at most ``MAX_VIDEO_BYTES`` (the emulator's
 previews are far smaller); a bigger real-service video is not sent and the card says where
-the local file is instead. PIL is imported here only, lazily.
+the local file is instead. PIL is imported here only, lazily. Without Pillow (a browser
+kernel) PNGs are shrunk by ``mediagen_nb._png`` (nearest neighbour), other images are sent
+as they are up to ``MAX_ORIGINAL_BYTES``, and a larger one gets a plain note instead.
 
 Decision: thumbnails are WebP at quality ``THUMB_QUALITY``, about half the bytes of a JPEG
 that looks the same, at 512 px (a gallery card is 300-560 px wide, so the preview is large
@@ -15,8 +17,12 @@ under 1 MB; every browser JupyterLab supports shows WebP.
 
 from __future__ import annotations
 
+import zlib
 from io import BytesIO
 from typing import TYPE_CHECKING
+
+from mediagen_nb._platform import has_module
+from mediagen_nb._png import thumbnail_png
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -24,6 +30,9 @@ if TYPE_CHECKING:
 THUMB_PX = 512
 THUMB_QUALITY = 80
 FULL_PX = 2048
+HAVE_PIL = has_module("PIL")
+MAX_ORIGINAL_BYTES = 1024 * 1024
+"""Without Pillow, an image that cannot be shrunk is sent as it is up to this size."""
 MAX_VIDEO_BYTES = 8 * 1024 * 1024
 """Decision: videos above 8 MB are not sent over the comm (they would bloat the notebook)."""
 
@@ -71,8 +80,31 @@ def _encode(picture: Image, fmt: str) -> bytes:
     return out.getvalue()
 
 
+def _without_pillow(data: bytes, max_px: int, keep_up_to: int) -> tuple[bytes, str]:
+    """The pure-Python preview: a PNG shrunk by ``_png`` (PNGs as our encoders write them),
+    else the original bytes when at most ``keep_up_to``; else ValueError saying why."""
+    mime = sniff_mime(data)
+    if mime == "image/png":
+        try:
+            return thumbnail_png(data, max_px), "image/png"
+        except (ValueError, zlib.error):
+            pass
+    if mime.startswith("image/") and len(data) <= keep_up_to:
+        return data, mime
+    raise ValueError(
+        f"no preview: this {mime} of {len(data) / 1e6:.1f} MB cannot be shrunk without "
+        "Pillow, which is not installed here; open or download the file instead"
+    )
+
+
 def thumbnail(data: bytes, max_px: int = THUMB_PX) -> tuple[bytes, str]:
-    """A WebP no larger than ``max_px`` on its longest edge, and its MIME type."""
+    """A WebP no larger than ``max_px`` on its longest edge, and its MIME type.
+
+    Without Pillow (a browser kernel): see ``_without_pillow`` (PNG, or the original bytes
+    up to ``MAX_ORIGINAL_BYTES``).
+    """
+    if not HAVE_PIL:
+        return _without_pillow(data, max_px, MAX_ORIGINAL_BYTES)
     picture = _open(data)
     picture.thumbnail((max_px, max_px))
     if picture.mode not in ("RGB", "RGBA", "L", "LA"):
@@ -83,6 +115,8 @@ def thumbnail(data: bytes, max_px: int = THUMB_PX) -> tuple[bytes, str]:
 def full_image(data: bytes, max_px: int = FULL_PX) -> tuple[bytes, str]:
     """The image bounded to ``max_px``: the original bytes when already small enough."""
     mime = sniff_mime(data)
+    if not HAVE_PIL:
+        return _without_pillow(data, max_px, MAX_VIDEO_BYTES)
     picture = _open(data)
     if max(picture.size) <= max_px and mime in ("image/png", "image/jpeg"):
         return data, mime

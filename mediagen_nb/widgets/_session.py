@@ -39,7 +39,7 @@ class ActiveAsset:
     asset_type: str = "Image"
     """``Image``, ``Video``, ``Audio`` or ``Document`` (spec: Asset types)."""
     library: str | None = None
-    """``seedance2`` or ``sd2``; None when unknown."""
+    """Its library's id in ``catalog.ASSET_LIBRARIES``; None when unknown."""
 
     @property
     def uri(self) -> str:

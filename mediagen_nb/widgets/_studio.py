@@ -1,43 +1,57 @@
 """``Studio``: every panel in tabs, a mode line with a connect form, and automatic resume.
 
-Tabs (ipywidgets ``Tab``): Chat · Images · Videos · Assets · History, all sharing one
-``Session``. Above them the ``StudioBar`` (one anywidget) says "demo mode (built-in
-emulator)" or "connected to <host>" and holds the connect form; the key reaches the kernel
-in one custom message, never in widget state (a saved notebook stores widget state), and
-lives only in the session's memory. On open, tasks a previous kernel left running are
+The Studio is ONE anywidget (``static/studio.js`` on the kit): it draws its own tab list
+(Chat · Images · Videos · Assets · History, a WAI-ARIA tab list with arrow, Home and End keys)
+and renders each panel, itself an anywidget sharing the Studio's ``Session``, inside its tab
+panel through anywidget's widget composition: a ``WidgetTrait`` sends the child as an
+``anywidget:<model_id>`` reference and the front end draws it with ``host.getWidget(ref)``.
+That works wherever anywidget 0.11 does (JupyterLab, Notebook 7, Voila, marimo), so
+``mo.ui.anywidget(mg.Studio())`` shows the whole Studio in marimo too. The selected tab is the
+synced ``tab`` trait (``studio.select("Videos")`` from Python).
+
+Above the tabs the Studio says "demo mode (built-in emulator)" or "connected to <host>" and
+holds the connect form; the key reaches the kernel in one custom message
+(``{"action": "connect", "key": ...}``), never in widget state (a saved notebook stores widget
+state), and lives only in the session's memory. On open, tasks a previous kernel left running are
 re-attached (``mediagen_nb.history.resume``) and shown as cards in the gallery of the Images
 or Videos panel, marked "re-attached"; the bar says how many.
 
 Decisions: Connect with an empty key returns to demo mode; base URLs come from the form,
 else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``; a refused configuration is shown in
-the bar and leaves the session in demo mode. Re-attached cards follow the
+the Studio's notice and leaves the session in demo mode. Re-attached cards follow the
 handle's state (the resume poller is the only one polling) and refresh at most 4 times a
 second with the rest of their gallery; the Assets tab re-checks known assets the first time
 it is opened.
 
 The Videos, Assets and History panels are built when their tab is first selected (or the
 ``videos`` / ``assets`` / ``history`` attribute is first read) and then take the place of a
-one-line placeholder: together they are most of the Studio's widgets, and every widget's
-state is saved in the notebook, so a notebook that never opens them stays small and opens
-faster. A saved notebook viewed without a kernel shows the placeholder for those tabs.
+one-line placeholder drawn by the front end: together they are most of the Studio's widgets,
+and every widget's state is saved in the notebook, so a notebook that never opens them stays
+small and opens faster. Under marimo all five are built at once (``lazy=None`` picks that):
+marimo can open a widget's comm only while a cell runs, and a tab click runs no cell, so a
+panel built then fails in marimo's own code (its virtual file for the module is never made).
 """
 
 from __future__ import annotations
 
 import asyncio
 import html
+import os
+import sys
+import weakref
 from typing import TYPE_CHECKING, Any
 
-import ipywidgets as widgets
+import anywidget
+import traitlets as t
 
 from mediagen_nb.widgets._asset_panel import AssetPanel
-from mediagen_nb.widgets._base import Panel
+from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._chat_panel import ChatPanel
+from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import Session
-from mediagen_nb.widgets._studio_bar import StudioBar
 
 if TYPE_CHECKING:
     from mediagen_nb.client import Task
@@ -45,50 +59,104 @@ if TYPE_CHECKING:
 TAB_TITLES = ("Chat", "Images", "Videos", "Assets", "History")
 LAZY_TABS = ("Videos", "Assets", "History")
 """Tabs whose panel is built on first use (see the module docstring)."""
+FIRST_TAB = "Images"
+"""The tab a new Studio shows: the playground's first prompt to try is an image."""
 
 
-class Studio(Panel):
+class Studio(WidgetPanel):
     """All panels in one place. ``Studio(resume=False)`` skips re-attaching old tasks.
 
-    Attributes: ``chat``, ``images``, ``videos``, ``assets``, ``history`` (the panels; the
-    last three are built when first read or when their tab is first selected),
-    ``tabs``, ``banner`` (the ``StudioBar``: mode, connect form, resume line), ``resumed``
+    ``lazy`` (default: True except under marimo) builds the Videos, Assets and History panels
+    only when first used. Attributes: ``chat``, ``images``, ``videos``, ``assets``,
+    ``history`` (the panels; the last three are built when first read or when their tab is
+    first selected, when lazy), ``tab`` (the
+    selected tab's title), ``resume_text`` (the line about re-attached tasks), ``resumed``
     (the gallery ``Result`` of each re-attached task).
     """
 
-    title = "mediagen Studio"
+    _esm = esm("studio.js")
+    _css = css("studio.css")
 
-    def __init__(self, *, session: Session | None = None, resume: bool = True) -> None:
-        super().__init__(session=session)
-        self.add_class("mediagen-studio")
-        self.banner = StudioBar(session=self.session, on_connect=self._connect_from_bar)
+    titles = t.List(t.Unicode(), default_value=list(TAB_TITLES)).tag(sync=True)
+    """The tab titles, in order."""
+    tab = t.Enum(TAB_TITLES, default_value=FIRST_TAB).tag(sync=True)
+    """The selected tab's title (the front end sets it on a click or an arrow key)."""
+    panel_chat = anywidget.WidgetTrait().tag(sync=True)
+    """The Chat panel (an ``anywidget:<model_id>`` reference on the wire)."""
+    panel_images = anywidget.WidgetTrait().tag(sync=True)
+    """The Images panel."""
+    panel_videos = anywidget.WidgetTrait().tag(sync=True)
+    """The Videos panel, None until built."""
+    panel_assets = anywidget.WidgetTrait().tag(sync=True)
+    """The Assets panel, None until built."""
+    panel_history = anywidget.WidgetTrait().tag(sync=True)
+    """The History panel, None until built."""
+    resume_text = t.Unicode("").tag(sync=True)
+    """One line about re-attached tasks ("" when there is nothing to say)."""
+    base_url_hint = t.Unicode("").tag(sync=True)
+    """Placeholder of the base URL field (``MEDIAGEN_BASE_URL``)."""
+    text_url_hint = t.Unicode("").tag(sync=True)
+    """Placeholder of the text base URL field (``MEDIAGEN_TEXT_BASE_URL``)."""
+
+    def __init__(
+        self, *, session: Session | None = None, resume: bool = True, lazy: bool | None = None
+    ) -> None:
+        super().__init__(
+            session=session,
+            base_url_hint=os.environ.get("MEDIAGEN_BASE_URL", ""),
+            text_url_hint=os.environ.get("MEDIAGEN_TEXT_BASE_URL", ""),
+        )
+        self.title = "mediagen Studio"
         self.chat = ChatPanel(session=self.session)
         self.images = ImagePanel(session=self.session, show_banner=False)
+        self.panel_chat = self.chat
+        self.panel_images = self.images
         self._videos: VideoPanel | None = None
         self._assets: AssetPanel | None = None
         self._history: HistoryPanel | None = None
-        self.tabs = widgets.Tab(
-            children=[self.chat, self.images, *(_placeholder(title) for title in LAZY_TABS)],
-            titles=TAB_TITLES,
-        )
-        self.tabs.add_class("mediagen-tabs")
         self.resumed: list[Result] = []
-        self.tabs.layout = widgets.Layout(min_width="0")
-        self.children = [self.banner, self.tabs, self.error_area]
         self._assets_listed = False
-        self.tabs.observe(self.guard(self._tab_changed), names="selected_index")
+        self.on_action("connect", self._connect_action)
+        self.on_action("demo", self._demo_action)
+        self.observe(self.guard(self._on_tab_selected), names="tab")
+        self._watch_history()
+        if not (_widgets_can_open_later() if lazy is None else lazy):
+            self._build_all()
         if resume:
             self.resume()
 
+    def _watch_history(self) -> None:
+        """Show in the Studio's notice when the history cannot use its file (now or later)."""
+        from mediagen_nb.history import ledger
+
+        store = ledger()
+        studio = weakref.ref(self)
+
+        def show(problem: str) -> None:
+            alive = studio()
+            if alive is None:
+                store.on_problem(show, remove=True)
+            else:
+                alive.show_error(problem)
+
+        store.on_problem(show)
+        problem = store.check()
+        if problem is not None:
+            show(problem)
+
     # --- connection -------------------------------------------------------------------------
 
-    def _connect_from_bar(
-        self, key: str | None, base_url: str | None, text_base_url: str | None
-    ) -> None:
-        try:
-            self.connect(key, base_url=base_url, text_base_url=text_base_url)
-        except Exception as exc:  # shown in the bar, next to the form the user just used
-            self.banner.show_error(exc)
+    def _connect_action(self, message: dict[str, Any]) -> None:
+        def text(name: str) -> str | None:
+            value = message.get(name)
+            return value.strip() or None if isinstance(value, str) else None
+
+        self.clear_errors()
+        self.connect(text("key"), base_url=text("base_url"), text_base_url=text("text_base_url"))
+
+    def _demo_action(self, _message: dict[str, Any]) -> None:
+        self.clear_errors()
+        self.connect(None)
 
     def connect(
         self,
@@ -114,12 +182,16 @@ class Studio(Panel):
 
     # --- tabs and forms ---------------------------------------------------------------------
 
+    def select(self, title: str) -> None:
+        """Show the tab ``title`` (as a click on it does), building its panel if needed."""
+        self.tab = title
+
     @property
     def videos(self) -> VideoPanel:
         """The Videos panel (built on first use)."""
         if self._videos is None:
             self._videos = VideoPanel(session=self.session, show_banner=False)
-            self._place("Videos", self._videos)
+            self.panel_videos = self._videos
         return self._videos
 
     @property
@@ -127,7 +199,7 @@ class Studio(Panel):
         """The Assets panel (built on first use)."""
         if self._assets is None:
             self._assets = AssetPanel(session=self.session)
-            self._place("Assets", self._assets)
+            self.panel_assets = self._assets
         return self._assets
 
     @property
@@ -136,26 +208,21 @@ class Studio(Panel):
         if self._history is None:
             self._history = HistoryPanel(session=self.session)
             self._history.on_reopen(self.guard(self._open))
-            self._place("History", self._history)
+            self.panel_history = self._history
         return self._history
 
-    def _place(self, title: str, panel: Panel) -> None:
-        """Put ``panel`` in its tab instead of the placeholder, and close the placeholder."""
-        index = TAB_TITLES.index(title)
-        children = list(self.tabs.children)
-        placeholder = children[index]
-        children[index] = panel
-        self.tabs.children = children
-        if placeholder is not panel:
-            placeholder.close()
+    def _build_all(self) -> None:
+        self.videos  # noqa: B018 - each property builds its panel into its tab
+        self.assets  # noqa: B018
+        self.history  # noqa: B018
 
-    def _built(self) -> tuple[Panel, ...]:
+    def _built(self) -> tuple[WidgetPanel, ...]:
         """The panels built so far (never builds one)."""
         lazy = (self._videos, self._assets, self._history)
         return (self.chat, self.images, *(panel for panel in lazy if panel is not None))
 
-    def _tab_changed(self, change: dict[str, Any]) -> None:
-        title = TAB_TITLES[change["new"]] if change["new"] is not None else ""
+    def _on_tab_selected(self, change: dict[str, Any]) -> None:
+        title = change["new"]
         if title == "Videos":
             self.videos  # noqa: B018 - builds the panel into its tab
         elif title == "History":
@@ -170,20 +237,20 @@ class Studio(Panel):
         """History "open in form": fill the matching panel and show its tab."""
         if kind == "chat":
             self.chat.load(body)
-            self.tabs.selected_index = TAB_TITLES.index("Chat")
+            self.select("Chat")
         elif kind == "image":
             self.images.load(body, family)
-            self.tabs.selected_index = TAB_TITLES.index("Images")
+            self.select("Images")
         else:
             self.videos.load(body, family)
-            self.tabs.selected_index = TAB_TITLES.index("Videos")
+            self.select("Videos")
 
     # --- resume -----------------------------------------------------------------------------
 
     def resume(self) -> asyncio.Task[list[Task]] | None:
         """Re-attach tasks a previous kernel left running (background; None without a loop)."""
         if not _loop_running():
-            self.banner.resume_text = (
+            self.resume_text = (
                 "Tasks left running by an earlier kernel are re-attached when the Studio "
                 "opens inside a running event loop; call studio.resume() from a cell."
             )
@@ -195,7 +262,7 @@ class Studio(Panel):
 
         tasks = await resume(self.session.client, on_task=self._show_resumed)
         count = len(self.resumed)
-        self.banner.resume_text = (
+        self.resume_text = (
             f"Re-attached {count} unfinished task(s) from an earlier kernel." if count else ""
         )
         return tasks
@@ -229,20 +296,19 @@ class Studio(Panel):
         ]
         return "\n".join(lines)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
         bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is not None:
-            bundle["text/html"] = (
-                "<pre class='mediagen-fallback'>" + html.escape(self.text_summary()) + "</pre>"
-            )
+        if bundle is not None:  # shown where widgets cannot load (a static viewer, GitHub)
+            summary = html.escape(self.text_summary())
+            bundle[0]["text/html"] = f"<pre class='mediagen-fallback'>{summary}</pre>"
         return bundle
 
 
-def _placeholder(title: str) -> widgets.HTML:
-    """What a lazily built tab shows until it is first selected."""
-    note = widgets.HTML(f"<i>Loading the {title} panel… (it needs a running kernel)</i>")
-    note.add_class("mediagen-tab-placeholder")
-    return note
+def _widgets_can_open_later() -> bool:
+    """False inside a marimo app or notebook, where a widget made outside a cell run fails."""
+    marimo = sys.modules.get("marimo")
+    running_in_notebook = getattr(marimo, "running_in_notebook", None)
+    return not (callable(running_in_notebook) and running_in_notebook())
 
 
 def _loop_running() -> bool:

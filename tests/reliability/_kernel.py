@@ -26,12 +26,11 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _reliability import order
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the checkout
 
 import mediagen_nb  # registers the history ledger as the default recorder, like a kernel
 from mediagen_nb.client import AsyncClient, Task, TaskError
+from tests.reliability._reliability import order
 
 
 def say(line: str) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from _reliability import COUNTS
 
 from mediagen_nb.emulator import _render as emulator_render
+from tests.reliability._reliability import COUNTS
 
 
 @pytest.fixture

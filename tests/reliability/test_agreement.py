@@ -22,14 +22,14 @@ from typing import Any
 
 import httpx2
 import pytest
-from _reliability import report
 
 from mediagen_nb.catalog import FAMILIES, family_for_path
 from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.emulator import create_app
 from mediagen_nb.types import errors_only, validate_request
+from tests._support import KEY
+from tests.reliability._reliability import report
 
-KEY = "agreement-test-key-7788"
 BASE = "http://emulator.test/api"
 TEXT = "http://emulator.test/gateway"
 CHAT = "/v1/chat/completions"

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _reliability import order, report, scale
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import (
@@ -28,11 +26,12 @@ from mediagen_nb.client import (
     ServerError,
     Task,
 )
-from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
+from mediagen_nb.emulator import EmulatorHandle, FaultConfig
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import ImagePanel, Session
+from tests._support import KEY
+from tests.reliability._reliability import order, report, scale
 
-KEY = "reliability-create-faults-key"
 CREATES = scale("creates", 200)
 PANEL_CREATES = scale("panel_creates", 30)
 FAULTS = FaultConfig(
@@ -42,11 +41,7 @@ CALL_LIMIT_S = 30.0
 """A create call that takes longer than this counts as silence (a hang)."""
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=300.0, api_key=KEY, faults=FAULTS, seed=5)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(speed=300.0, api_key=KEY, faults=FAULTS, seed=5)
 
 
 def _clear(exc: BaseException, path: str) -> bool:

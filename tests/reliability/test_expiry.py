@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
 import pytest
-from _reliability import ORDERS, is_mp4, is_png, report
 
 from mediagen_nb.client import AsyncClient, Task, TaskFailedError
 from mediagen_nb.emulator import create_app
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import HistoryPanel, Session
+from tests._support import KEY, FakeClock
+from tests.reliability._reliability import ORDERS, is_mp4, is_png, report
 
-KEY = "reliability-expiry-key"
 BASE = "http://emulator.test/api"
 TEXT = "http://emulator.test/gateway"
 SPEED = 100.0
@@ -35,26 +35,8 @@ SHORT_LIVED = {"image2", "vidu", "sd2_manxue"}
 
 
 @dataclass
-class SharedClock:
-    """Unix seconds for the emulator, monotonic seconds and sleep for the client."""
-
-    now: float = 1_750_000_000.0
-    slept: list[float] = field(default_factory=list)
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-@dataclass
 class World:
-    clock: SharedClock
+    clock: FakeClock
     transport: httpx2.ASGITransport
     client: AsyncClient
     store: Ledger
@@ -63,7 +45,7 @@ class World:
 
 @pytest.fixture
 async def world(tmp_path: Path, fast_render: object) -> AsyncIterator[World]:
-    clock = SharedClock()
+    clock = FakeClock()
     app = create_app(api_key=KEY, speed=SPEED, clock=clock, seed=21)
     transport = httpx2.ASGITransport(app=app)
     home = tmp_path / "history"

@@ -18,19 +18,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from _reliability import order, report, scale
 
 from mediagen_nb.client import AsyncClient, Task, TaskFailedError
 from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
 from mediagen_nb.history import Ledger
+from tests._support import KEY
+from tests.reliability._reliability import order, report, scale
 
-KEY = "reliability-faults-key-0001"
 TASKS = scale("tasks", 500)
 SPEED = float(scale("speed", 300))
 CONCURRENCY = scale("concurrency", 64)
@@ -47,11 +46,10 @@ WAIT_LIMIT_S = 120.0
 """Polling deadline per task (real seconds): far above the few the emulator needs; ends a hang."""
 
 
-@pytest.fixture
-def emulator(fast_render: object) -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=SPEED, api_key=KEY, faults=FAULTS, seed=11)
-    yield handle
-    handle.stop()
+pytestmark = [
+    pytest.mark.usefixtures("fast_render"),
+    pytest.mark.emulator(speed=SPEED, api_key=KEY, faults=FAULTS, seed=11),
+]
 
 
 async def _one(client: AsyncClient, i: int, gate: asyncio.Semaphore) -> Task:

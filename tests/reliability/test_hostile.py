@@ -29,11 +29,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from _reliability import ROOT, report
 
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from tests._support import KEY
+from tests.reliability._reliability import ROOT, report
 
-KEY = "reliability-hostile-key-31337"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 JSON_CT = {**AUTH, "Content-Type": "application/json"}
 PROBE = "probe-7c1d9e"

@@ -26,7 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _reliability import (
+
+from mediagen_nb.client import AsyncClient
+from mediagen_nb.history import Ledger, resume, unfinished
+from tests._support import KEY
+from tests.reliability._reliability import (
     HERE,
     ServedEmulator,
     child_env,
@@ -37,10 +41,6 @@ from _reliability import (
     serve_emulator,
 )
 
-from mediagen_nb.client import AsyncClient
-from mediagen_nb.history import Ledger, resume, unfinished
-
-KEY = "reliability-kernel-death-key"
 TASKS = scale("kernel_tasks", 22)
 SPEED = 40.0
 """Videos take 3-12 s here (polled every 0.75 s); images finish in about a second."""

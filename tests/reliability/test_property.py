@@ -32,7 +32,6 @@ from typing import Any
 
 import httpx2
 import pytest
-from _reliability import report, scale
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,8 +39,9 @@ from mediagen_nb.catalog import FAMILIES, TEXT_MODELS, options
 from mediagen_nb.catalog import _params as params
 from mediagen_nb.emulator import create_app
 from mediagen_nb.types import Problem, errors_only, validate_request
+from tests._support import KEY
+from tests.reliability._reliability import report, scale
 
-KEY = "property-test-key-0042"
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"
 TEXT_PATHS = (CHAT, MESSAGES)

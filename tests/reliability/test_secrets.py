@@ -21,12 +21,12 @@ import logging
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _reliability import child_env, report
 
 from mediagen_nb.client import AsyncClient, AuthenticationError, MediagenError
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.history import export, history, ledger
 from mediagen_nb.types import RequestValidationError
 from mediagen_nb.widgets import (
@@ -38,6 +38,7 @@ from mediagen_nb.widgets import (
     Studio,
     VideoPanel,
 )
+from tests.reliability._reliability import child_env, report
 
 CORE = "Q7m2X9vL4kP8"
 MARKER = f"mgk-LEAKMARKER-{CORE}-live"
@@ -90,11 +91,10 @@ def debug_logs() -> Iterator[_Capture]:
         logging.getLogger(name).setLevel(level)
 
 
-@pytest.fixture
-def emulator(fast_render: object) -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=300.0, api_key=MARKER, seed=8)
-    yield handle
-    handle.stop()
+pytestmark = [
+    pytest.mark.usefixtures("fast_render"),
+    pytest.mark.emulator(speed=300.0, api_key=MARKER, seed=8),
+]
 
 
 def _leaks(where: str, text: str | bytes) -> list[str]:
@@ -194,10 +194,10 @@ async def _panel_session(emulator: EmulatorHandle, csv_path: Path) -> list[str]:
         "base_url": emulator.base_url,
         "text_base_url": emulator.text_base_url,
     }
-    studio.banner._on_custom_msg(studio.banner, typed, [])
+    studio._on_custom_msg(studio, typed, [])
     host = emulator.base_url.split("//")[1].split("/")[0]
-    assert (studio.errors, studio.banner.errors) == ([], [])
-    assert studio.banner.mode == f"connected to {host}"
+    assert studio.errors == []
+    assert studio.mode == f"connected to {host}"
     assets = AssetPanel(session=session)
     assets.set_values(url="https://example.com/faceless.png")
     wrong = ChatPanel(
@@ -205,7 +205,7 @@ async def _panel_session(emulator: EmulatorHandle, csv_path: Path) -> list[str]:
             api_key=WRONG, base_url=emulator.base_url, text_base_url=emulator.text_base_url
         )
     )
-    panels = [image, video, chat, studio, assets, wrong]
+    panels: list[Any] = [image, video, chat, studio, assets, wrong]
     try:
         for job in (image.generate(), video.generate(), chat.send("hello there")):
             assert job is not None
@@ -357,5 +357,7 @@ def test_marker_key_never_leaks_from_a_saved_notebook(
     )
     assert "AuthenticationError" in text  # the 401 traceback is in the saved notebook
     assert "httpcore2" in text  # DEBUG logs of every library were printed into the cells
-    assert len(state.get("state", {})) > 20  # panels' widget state was stored
+    models = [m["state"] for m in state.get("state", {}).values()]
+    assert len(models) >= 8  # every panel's widget state was stored (the Studio's too)
+    assert any("panel_chat" in model for model in models)
     assert not leaks, leaks

@@ -10,29 +10,26 @@ reply with the whole one, the cut turn staying in the history.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from _reliability import report
 
 from mediagen_nb.client import AsyncClient
-from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
+from mediagen_nb.emulator import EmulatorHandle, FaultConfig
 from mediagen_nb.emulator._faults import FaultInjector
 from mediagen_nb.history import Ledger
 from mediagen_nb.widgets import ChatPanel, Session
+from tests._support import KEY
+from tests.reliability._reliability import report
 
-KEY = "reliability-stream-cut-key"
 QUESTION = "Explain in detail how tides work, with a list of the main causes"
 MODELS = {"chat-completions": "gpt-5.4", "messages": "claude-sonnet-4-6"}
 
 
-@pytest.fixture
-def emulator() -> Iterator[EmulatorHandle]:
-    faults = FaultConfig(stream_cut_rate=1.0, seed=99, apply_to=())
-    handle = start_emulator(speed=50.0, api_key=KEY, faults=faults, seed=3)
-    yield handle
-    handle.stop()
+pytestmark = pytest.mark.emulator(
+    speed=50.0, api_key=KEY, faults=FaultConfig(stream_cut_rate=1.0, seed=99, apply_to=()), seed=3
+)
 
 
 @pytest.fixture

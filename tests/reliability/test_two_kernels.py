@@ -18,27 +18,25 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from _reliability import HERE, child_env, is_mp4, is_png, report, scale
 
-from mediagen_nb.emulator import EmulatorHandle, start_emulator
+from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.history import Ledger
+from tests._support import KEY
+from tests.reliability._reliability import HERE, child_env, is_mp4, is_png, report, scale
 
-KEY = "reliability-two-kernels-key"
 TASKS = scale("kernel_tasks", 22)
 CHATS = scale("kernel_chats", 4)
 RUN_LIMIT_S = 180.0
 
 
-@pytest.fixture
-def emulator(fast_render: object) -> Iterator[EmulatorHandle]:
-    handle = start_emulator(speed=60.0, api_key=KEY, seed=29)
-    yield handle
-    handle.stop()
+pytestmark = [
+    pytest.mark.usefixtures("fast_render"),
+    pytest.mark.emulator(speed=60.0, api_key=KEY, seed=29),
+]
 
 
 def _kernel(

@@ -219,9 +219,9 @@ def background_luminance(panel: Locator) -> float:
 def axe_violations(panel: Locator) -> list[dict[str, Any]]:
     """axe-core's critical and serious violations inside ``panel`` (its own rules, all of
     them), each as ``{"id", "impact", "nodes": [target...]}``."""
-    page = panel.page
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.evaluate(AXE.axe_script)
+    # injected into the panel's own window: a frame's (the in-browser playground) or the page's
+    if not panel.evaluate("() => typeof window.axe !== 'undefined'"):
+        panel.evaluate("(el, source) => { window.eval(source); }", AXE.axe_script)
     result: dict[str, Any] = panel.evaluate("(el) => axe.run(el, {resultTypes: ['violations']})")
     return [
         {

@@ -18,23 +18,27 @@ Outside CI the tests skip when ``/usr/bin/chromium`` is missing; with ``CI=true`
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import os
-import re
 import shutil
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from frontends import JupyterServer, MarimoServer
 from playwright.sync_api import Browser, expect, sync_playwright
 
 from mediagen_nb.cli import free_port
+from tests.ui.frontends import (
+    JupyterServer,
+    MarimoServer,
+    environment,
+    printed_addresses,
+    quiet_news,
+    stop,
+    wait_http,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("MEDIAGEN_CHROMIUM", "/usr/bin/chromium"))
@@ -46,55 +50,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-STARTUP_TIMEOUT_S = 90.0
-NEWS_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
-LAB_URL = re.compile(r"JupyterLab:\s+(\S+)")
-VOILA_URL = re.compile(r"\(Voila\):\s+(\S+)")
 MARIMO_CONFIG = '[display]\ntheme = "system"\n\n[runtime]\nauto_instantiate = true\n'
-
-
-def _wait_http(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    """Poll ``url`` until it answers 200; fail with the server log if the process dies."""
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"server exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"{url} did not answer in {STARTUP_TIMEOUT_S:.0f} s:\n{log.read_text()[-4000:]}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=15)
-
-
-def _environment(base: Path) -> dict[str, str]:
-    """Emulator mode, private Jupyter/marimo configuration, history and settings."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL"}
-    }
-    env.update(
-        JUPYTER_CONFIG_DIR=str(base / "config"),
-        JUPYTERLAB_SETTINGS_DIR=str(base / "lab-settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
-        XDG_CONFIG_HOME=str(base / "xdg"),
-        MEDIAGEN_HOME=str(base / "mediagen_home"),
-        # the kernels import mediagen_nb from this checkout even when it is not installed
-        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
-    )
-    return env
 
 
 def _copy_notebooks(base: Path) -> Path:
@@ -109,11 +65,9 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]
     server. Its printed JupyterLab and Voila addresses are what the tests open."""
     base = tmp_path_factory.mktemp("jupyter")
     root = _copy_notebooks(base)
-    env = _environment(base)
+    env = environment(base, ROOT)
     settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
-    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    news.parent.mkdir(parents=True)
-    news.write_text(json.dumps(NEWS_SETTINGS))
+    quiet_news(settings)
     log = base / "server.log"
     cmd = [
         sys.executable, "-m", "mediagen_nb.cli", "lab", "--no-browser", "--ip=127.0.0.1",
@@ -123,21 +77,12 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not (LAB_URL.search(log.read_text()) and VOILA_URL.search(log.read_text())):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"mediagen-nb lab printed no addresses:\n{log.read_text()[-4000:]}")
-            time.sleep(0.1)
-        text = log.read_text()
-        lab_url = LAB_URL.search(text).group(1)  # type: ignore[union-attr]
-        voila_url = VOILA_URL.search(text).group(1)  # type: ignore[union-attr]
-        server = JupyterServer(
-            lab_url=lab_url, voila_url=voila_url, root=root, settings_dir=settings
-        )
-        _wait_http(server.url("api/status"), proc, log)
+        urls = printed_addresses(proc, log)
+        server = JupyterServer(**urls, root=root, settings_dir=settings)
+        wait_http(server.url("api/status"), proc, log)
         yield server
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 @pytest.fixture(scope="session")
@@ -147,7 +92,7 @@ def marimo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarimoServer]:
     base = tmp_path_factory.mktemp("marimo")
     root = _copy_notebooks(base)
     (root / ".marimo.toml").write_text(MARIMO_CONFIG)
-    env = _environment(base)
+    env = environment(base, ROOT)
     port = free_port(20000)
     log = base / "server.log"
     cmd = [
@@ -158,10 +103,10 @@ def marimo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarimoServer]:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_http(url + "/health", proc, log)
+        wait_http(url + "/health", proc, log)
         yield MarimoServer(url=url, root=root)
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 @pytest.fixture(scope="session")
@@ -193,3 +138,31 @@ def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def scratch_shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Pictures worth a look but not the README's (Voila, marimo, 600 px): always temporary."""
     return tmp_path_factory.mktemp("more-screenshots")
+
+
+@pytest.fixture(scope="session")
+def lite_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``mediagen-nb lite build`` into a temporary folder, as a person runs it. Downloads
+    (Pyodide, wheels) are cached outside the checkout (``~/.cache/mediagen_nb/lite``), so
+    only the first build on a machine needs the registries."""
+    if importlib.util.find_spec("jupyterlite_core") is None:
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("jupyterlite-core is missing in CI: the test extra must include lite")
+        pytest.skip("jupyterlite-core not installed (pip install -e '.[lite]')")
+    output = tmp_path_factory.mktemp("lite") / "site"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "mediagen_nb.cli", "lite", "build", "--output", str(output)],
+        cwd=tmp_path_factory.getbasetemp(),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"mediagen-nb lite build failed:\n{(done.stdout + done.stderr)[-4000:]}")
+    return output

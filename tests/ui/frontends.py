@@ -3,9 +3,9 @@
 One Jupyter server (started exactly as ``mediagen-nb lab`` starts it) serves JupyterLab 4
 (``/lab/tree/...``), Notebook 7 (``/notebooks/...``) and Voila (its server extension,
 ``/voila/render/...``); marimo runs ``notebooks/playground_marimo.py`` with ``marimo run``.
-Every page opens the playground, where the Studio shows the panels as tabs (an ipywidgets
-``Tab`` in Jupyter, ``mo.ui.tabs`` in marimo); ``Front.panel(name)`` clicks the tab and
-returns the panel root the contract names: ``.mg-panel.mg-panel--<name>[data-mg-ready="1"]``.
+Every page opens the playground, where the Studio (one anywidget, the same in every front end)
+shows the panels in its own tab list; ``Front.panel(name)`` clicks the tab and returns the
+panel root the contract names: ``.mg-panel.mg-panel--<name>[data-mg-ready="1"]``.
 
 Themes: JupyterLab and Notebook 7 read the theme from the server's user settings
 (``JUPYTERLAB_SETTINGS_DIR``), written before the page loads; Voila takes ``?theme=dark``;
@@ -18,18 +18,23 @@ where no ``--jp-*`` theme exists sees the same theme as the page.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-Kind = Literal["lab", "notebook", "voila", "marimo"]
+Kind = Literal["lab", "notebook", "voila", "marimo", "lite"]
+"""``lite``: the static in-browser site of ``mediagen-nb lite build`` (``tests/ui/lite.py``)."""
 Theme = Literal["light", "dark"]
 KINDS: tuple[Kind, ...] = ("lab", "notebook", "voila", "marimo")
 THEMES: tuple[Theme, ...] = ("light", "dark")
@@ -49,10 +54,88 @@ HOST_NOISE = (
 anything else uncaught on a page fails the journey."""
 
 
+STARTUP_TIMEOUT_S = 90.0
+NEWS_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
+ADDRESSES = {
+    "arrival_url": re.compile(r"Opens:\s+(\S+)"),
+    "lab_url": re.compile(r"JupyterLab:\s+(\S+)"),
+    "voila_url": re.compile(r"\(Voila\):\s+(\S+)"),
+}
+"""The addresses ``mediagen-nb lab`` prints: what opens, the notebook in JupyterLab, Voila."""
+
+
+def wait_http(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Poll ``url`` until it answers 200; fail with the server log if the process dies."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"server exited with {proc.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"{url} did not answer in {STARTUP_TIMEOUT_S:.0f} s:\n{log.read_text()[-4000:]}")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a server as Ctrl-C in its terminal would not need to: SIGTERM, then kill."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=15)
+
+
+def environment(base: Path, code: Path) -> dict[str, str]:
+    """Emulator mode, private Jupyter/marimo configuration, trust store, history and
+    settings under ``base``; kernels import ``mediagen_nb`` from ``code`` (a checkout)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL"}
+    }
+    env.update(
+        JUPYTER_CONFIG_DIR=str(base / "config"),
+        JUPYTER_DATA_DIR=str(base / "data"),  # the notebook signatures mediagen-nb lab makes
+        JUPYTERLAB_SETTINGS_DIR=str(base / "lab-settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+        XDG_CONFIG_HOME=str(base / "xdg"),
+        MEDIAGEN_HOME=str(base / "mediagen_home"),
+        # the kernels import mediagen_nb from this checkout even when it is not installed
+        PYTHONPATH=os.pathsep.join(p for p in (str(code), os.environ.get("PYTHONPATH", "")) if p),
+    )
+    return env
+
+
+def quiet_news(settings_dir: Path) -> None:
+    """No "Jupyter news" popup: JupyterLab's notification settings in ``settings_dir``."""
+    news = settings_dir / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True, exist_ok=True)
+    news.write_text(json.dumps(NEWS_SETTINGS))
+
+
+def printed_addresses(proc: subprocess.Popen[bytes], log: Path) -> dict[str, str]:
+    """The addresses ``mediagen-nb lab`` printed to ``log``, once all are there."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while True:
+        text = log.read_text()
+        found = {name: pattern.search(text) for name, pattern in ADDRESSES.items()}
+        if all(found.values()):
+            return {name: match.group(1) for name, match in found.items() if match}
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"mediagen-nb lab printed no addresses:\n{text[-4000:]}")
+        time.sleep(0.1)
+
+
 @dataclass(frozen=True)
 class JupyterServer:
-    """The running ``mediagen-nb lab`` server and the two addresses it printed."""
+    """The running ``mediagen-nb lab`` server and the addresses it printed."""
 
+    arrival_url: str
     lab_url: str
     voila_url: str
     root: Path
@@ -189,7 +272,7 @@ class Front:
 
     def dark(self) -> bool:
         """Whether the page itself shows a dark theme (not just the panels)."""
-        if self.kind in {"lab", "notebook", "voila"}:
+        if self.kind in {"lab", "notebook", "voila", "lite"}:
             light = self.page.locator("body").get_attribute("data-jp-theme-light")
             return light == "false"
         return bool(self.page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches"))

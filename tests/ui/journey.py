@@ -7,14 +7,16 @@ sleeps; each returns what it saw so the test can assert contents and orders.
 
 from __future__ import annotations
 
+import time
 from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from checks import axe_violations
-from frontends import Front
 from PIL import Image
 from playwright.sync_api import Locator, expect
+
+from tests.ui.checks import axe_violations
+from tests.ui.frontends import Front
 
 IMAGE_PROMPT = "a red fox curled up in fresh snow, morning light"
 VIDEO_PROMPT = "a paper boat drifting down a rainy street"
@@ -51,12 +53,20 @@ def type_into(front: Front, selector: str, panel_name: str, text: str) -> None:
     field.blur()
 
 
-def generate_image(front: Front) -> None:
-    """Images: type a prompt, Generate, and see the picture (decoded, non-empty)."""
+def generate_image(front: Front) -> float:
+    """Images: type a prompt, Generate, and see the picture (decoded, non-empty). The first
+    model has one resolution: it reads as plain text, with nothing to toggle.
+
+    Returns the seconds from the click to the decoded picture: a figure for ``bench/``
+    (printed, never asserted)."""
     panel = front.panel("images")
+    resolution = panel.locator(".mg-field", has=front.page.get_by_text("Resolution", exact=True))
+    expect(resolution).to_contain_text("1K")
+    expect(resolution.locator("button, input, select")).to_have_count(0)
     type_into(front, "textarea[name='prompt']", "images", IMAGE_PROMPT)
     generate = panel.locator("[data-mg-action='generate']")
     expect(generate).to_be_enabled()
+    start = time.monotonic()
     generate.click()
     card = panel.locator(".mg-card[data-status='completed']").first
     expect(card).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
@@ -67,7 +77,21 @@ def generate_image(front: Front) -> None:
         " new Promise((ok, no) => { img.onload = ok; img.onerror = no; })"
     )
     assert image.evaluate("img => img.naturalWidth") > 0
+    seconds = time.monotonic() - start
     see_larger(front, image)
+    save_picture(front, card)
+    return seconds
+
+
+def save_picture(front: Front, card: Locator) -> str:
+    """Save on the picture's card: the browser downloads the file and the panel says so, under
+    the name it was saved as. Returns that name."""
+    with front.page.expect_download() as download:
+        card.locator("[data-mg-action='save']").click()
+    name = download.value.suggested_filename
+    note = front.panel("images").locator(".mg-status-line[role='status']")
+    expect(note).to_contain_text(f"downloaded by your browser as {name}")
+    return name
 
 
 def see_larger(front: Front, image: Locator) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ def save_screenshot(target: Locator, path: Path) -> None:
         page.set_viewport_size({"width": viewport["width"], "height": height})
     try:
         target.scroll_into_view_if_needed()
-        picture = Image.open(BytesIO(target.screenshot(animations="disabled")))
+        picture: Image.Image = Image.open(BytesIO(target.screenshot(animations="disabled")))
     finally:
         if viewport is not None:
             page.set_viewport_size(viewport)

@@ -1,7 +1,8 @@
-"""Arriving (what ``mediagen-nb lab`` prints opens the playground, in JupyterLab and as a
-Voila app) and a fresh Studio that survives a click on every enabled button.
+"""Arriving (what ``mediagen-nb lab`` opens is the playground already running, inside
+JupyterLab; its Voila address shows the same as a full-page app) and a fresh Studio that
+survives a click on every enabled button.
 
-The Jupyter server of these tests is ``mediagen-nb lab`` itself (see conftest): the two
+The Jupyter server of these tests is ``mediagen-nb lab`` itself (see conftest): the
 addresses are exactly the ones it printed.
 """
 
@@ -10,29 +11,38 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from frontends import PANELS, Front, JupyterServer, new_page
 from playwright.sync_api import Browser, Locator, expect
+
+from tests.ui.frontends import PANELS, Front, JupyterServer, new_page
 
 pytestmark = pytest.mark.ui
 
-INTRO = "Three prompts to try"
+INTRO = "Demo mode"
 FRESH = "notebooks/_fresh_playground.ipynb"
 """A copy of the playground, so the click test gets its own kernel and a fresh Studio."""
 
 
-def test_printed_lab_address_opens_the_playground_with_its_intro(
+def test_printed_address_arrives_in_a_running_studio(
     browser: Browser, jupyter: JupyterServer
 ) -> None:
+    """What ``mediagen-nb lab`` opens: JupyterLab with the playground already running in
+    Voila's preview tab (no Run All), the file browser beside it, a short intro above."""
     page = new_page(browser, "light")
     try:
-        page.goto(jupyter.lab_url)
+        page.goto(jupyter.arrival_url)
         tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
-        expect(tab).to_contain_text("00-playground.ipynb")  # the notebook, not the Launcher
-        intro = page.locator(".jp-MarkdownOutput")
-        expect(intro.locator("h1").first).to_contain_text("mediagen_nb playground")
-        expect(intro.locator("p", has_text=INTRO)).to_be_visible()
-        expect(intro.locator("ol li")).to_have_count(3)  # three prompts to try
-        expect(intro).to_contain_text("demo mode", ignore_case=True)
+        expect(tab).to_contain_text("00-playground.ipynb")  # the playground, not the Launcher
+        expect(page.locator(".jp-DirListing-item", has_text="00-playground.ipynb")).to_be_visible()
+        app = page.frame_locator(".jp-VoilaPreview iframe, iframe").first
+        expect(app.locator("h1").first).to_contain_text("mediagen_nb playground")
+        expect(app.locator("p", has_text=INTRO)).to_be_visible()
+        images = app.locator(".mg-panel--images[data-mg-ready='1']")
+        expect(images).to_be_visible(timeout=90_000)  # the Images tab is the one shown
+        expect(app.locator(".jp-InputArea-editor, .cm-editor")).to_have_count(0)  # no code
+        images.locator("textarea[name='prompt']").fill("a red fox curled up in fresh snow")
+        generate = images.locator("[data-mg-action='generate']")
+        expect(generate).to_be_enabled()
+        expect(generate).to_be_in_viewport()  # no scrolling either
     finally:
         page.context.close()
 

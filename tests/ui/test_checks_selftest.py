@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from checks import axe_violations, contrast, overflow
 from playwright.sync_api import Browser, Page
+
+from tests.ui.checks import axe_violations, contrast, overflow
 
 pytestmark = pytest.mark.ui
 

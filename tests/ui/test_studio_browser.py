@@ -21,8 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from checks import axe_violations, background_luminance, contrast, overflow
-from frontends import (
+from playwright.sync_api import Browser, expect
+
+from tests.ui.checks import axe_violations, background_luminance, contrast, overflow
+from tests.ui.frontends import (
     KINDS,
     PANELS,
     THEMES,
@@ -33,7 +35,7 @@ from frontends import (
     Theme,
     new_page,
 )
-from journey import (
+from tests.ui.journey import (
     IMAGE_PROMPT,
     chat_and_stop,
     generate_image,
@@ -41,8 +43,7 @@ from journey import (
     reopen_from_history,
     upload_asset,
 )
-from playwright.sync_api import Browser, expect
-from screenshots import save_screenshot
+from tests.ui.screenshots import save_screenshot
 
 pytestmark = pytest.mark.ui
 
@@ -58,7 +59,12 @@ class Pages:
 
     def __init__(self, browser: Browser, jupyter: JupyterServer, marimo: MarimoServer) -> None:
         self.browser = browser
-        self.servers = {"marimo": marimo, "lab": jupyter, "notebook": jupyter, "voila": jupyter}
+        self.servers: dict[Kind, JupyterServer | MarimoServer] = {
+            "marimo": marimo,
+            "lab": jupyter,
+            "notebook": jupyter,
+            "voila": jupyter,
+        }
         self.fronts: dict[Kind, Front] = {}
         self.themes: dict[Kind, Theme] = {}
         self.journeyed: set[Kind] = set()
@@ -192,3 +198,67 @@ def test_panel_fits_600px(pages: Pages, panel: str, scratch_shots: Path) -> None
     assert report["rootScroll"] <= 1, report
     assert not report["overflowing"], report["overflowing"][:10]
     assert not report["unreachable"], report["unreachable"][:10]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("kind", MEASURED)
+def test_studio_tab_list_readable_and_keyboard(pages: Pages, kind: Kind, theme: Theme) -> None:
+    """The Studio's own tab list: every title (active and inactive) at least 4.5:1, axe
+    clean, and the keys of a WAI-ARIA tab list (arrows wrap, Home, End) move focus and
+    selection together."""
+    front = pages.get(kind, theme)
+    front.panel("images")
+    tablist = front.page.get_by_role("tablist", name="Studio panels")
+    tabs = tablist.get_by_role("tab")
+    expect(tabs).to_have_text(["Chat", "Images", "Videos", "Assets", "History"])
+    measured = contrast(tablist)
+    print(f"\n{kind:6} {theme:5} tab titles lowest={measured.lowest:.2f}")
+    assert len(measured.measured) == 5, measured.measured  # every title, active or not
+    assert not measured.failures, measured.failures
+    assert not axe_violations(tablist)
+    selected = tablist.locator("[role=tab][aria-selected=true]")
+    steps = [("ArrowRight", "Videos"), ("End", "History"), ("ArrowRight", "Chat")]
+    steps += [("ArrowLeft", "History"), ("Home", "Chat"), ("ArrowRight", "Images")]
+    selected.focus()
+    for key, title in steps:
+        front.page.keyboard.press(key)
+        expect(selected).to_have_text(title)
+        expect(selected).to_be_focused()
+        expect(selected).to_have_attribute("tabindex", "0")
+        panel_id = selected.get_attribute("aria-controls")
+        expect(front.page.locator(f"[role=tabpanel][id='{panel_id}']")).to_be_visible()
+    expect(tablist.locator("[role=tab][tabindex='-1']")).to_have_count(4)  # roving tabindex
+
+
+@pytest.mark.parametrize("width", [1000, 600])
+def test_new_result_card_is_in_view(pages: Pages, width: int) -> None:
+    """Results in view: a panel 1000 px wide puts the gallery beside the form; at 600 px the
+    gallery is under the form, and the new card is scrolled into view when it appears."""
+    front = pages.get("lab", "light")
+    viewport = front.page.viewport_size
+    assert viewport is not None
+    root = front.panel("images")
+    root.evaluate("(el, w) => { el.style.width = `${w}px`; el.style.maxWidth = `${w}px`; }", width)
+    try:
+        form = root.locator(".mg-gen__form").bounding_box()
+        results = root.locator(".mg-gen__results").bounding_box()
+        assert form is not None
+        assert results is not None
+        beside = results["x"] >= form["x"] + form["width"] and results["y"] < form["y"] + 50
+        assert beside == (width >= 720), (form, results)
+        cards = root.locator(".mg-card")
+        before = cards.count()
+        root.locator("textarea[name='prompt']").fill(f"a lighthouse at dusk, {width} px")
+        generate = root.locator("[data-mg-action='generate']")
+        expect(generate).to_be_enabled()
+        # Generate at the bottom edge of a short window: a gallery under the form is out of view
+        front.page.set_viewport_size({"width": 1400, "height": 600})
+        generate.evaluate("button => button.scrollIntoView({block: 'end'})")
+        if width < 720:
+            expect(root.locator(".mg-gen__results")).not_to_be_in_viewport()
+        generate.click()
+        expect(cards).to_have_count(before + 1)
+        expect(cards.first).to_be_in_viewport()
+    finally:
+        front.page.set_viewport_size(viewport)
+        root.evaluate("el => { el.style.width = ''; el.style.maxWidth = ''; }")

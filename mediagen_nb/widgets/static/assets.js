@@ -1,13 +1,10 @@
-// Assets panel (after kit.js): upload reference media by file or URL to either asset library,
-// watch the review, copy asset://id, delete with confirmation. Python owns the state: this
-// module renders the traits `values`, `problems`, `hint`, `can_submit`, `demo`,
-// `hosting_note`, `rows`, `status_text`, `busy`, and sends {"action": ...} messages.
+// Assets panel (after the kit): upload reference media by file or URL to either asset library,
+// watch the review, copy asset://id, delete with confirmation. Python owns the state: the
+// components below render the traits `values`, `problems`, `hint`, `can_submit`, `demo`,
+// `hosting_note`, `rows`, `status_text`, `busy`, `mode` and send {"action": ...} messages.
 
-const MG_ASSET_LIBRARIES = [
-  { value: "seedance2", label: "Seedance 2.0", types: ["Image", "Video", "Audio", "Document"] },
-  { value: "sd2", label: "SD2 Manxue", types: ["Image", "Video", "Audio"] },
-];
-const MG_ASSET_MAX_FILE = 8 * 1024 * 1024; // one comm message; Jupyter drops websocket messages above 10 MiB
+// one comm message; Jupyter drops websocket messages above 10 MiB
+const MG_ASSET_MAX_FILE = 8 * 1024 * 1024;
 const MG_ASSET_ACCEPT = "image/*,video/*,audio/*,application/pdf";
 
 function mgAssetTypeOfFile(file) {
@@ -44,259 +41,314 @@ function mgAssetIcon(kind) {
   return svg;
 }
 
-function render({ model, el }) {
-  const touched = new Set();
-  let file = null;
-  let fileError = "";
-  let sending = false;
-  const values = () => ({ library: "seedance2", asset_type: "Image", name: "", url: "", ...(model.get("values") || {}) });
-  const setValues = (changes) => {
-    model.set("values", { ...values(), ...changes });
-    model.save_changes();
-  };
+/** The libraries offered, from the catalog: [{value, label, types, names}]. */
+function mgAssetLibraries(model) {
+  return model.get("libraries");
+}
 
-  // --- form ---------------------------------------------------------------------------
-  const library = mgSegmented({
+function mgAssetValues(model) {
+  const library = mgAssetLibraries(model)[0].value;
+  return { library, asset_type: "Image", name: "", url: "", ...(model.get("values") || {}) };
+}
+
+function mgAssetSet(model, changes) {
+  model.set("values", { ...mgAssetValues(model), ...changes });
+  model.save_changes();
+}
+
+/** Why a chosen file cannot go to library `lib` ("" when it can). */
+function mgAssetFileError(file, lib) {
+  if (!file) return "";
+  const kind = mgAssetTypeOfFile(file);
+  if (file.size > MG_ASSET_MAX_FILE) return `File: ${mgAssetSize(file.size)} is over the 8 MB limit`;
+  const types = lib.types.join(", ").toLowerCase();
+  if (!kind || !lib.types.includes(kind)) return `File: ${lib.label} takes ${types} files`;
+  return "";
+}
+
+/** The line beside Upload: what is going on, or what is missing. */
+function mgAssetHint(model, state, v) {
+  if (state.sending || model.get("busy")) return "Sending…";
+  if (state.file) return state.fileError ? "" : `Ready: ${state.file.name}`;
+  if (!v.url.trim()) return model.get("hint");
+  return !model.get("can_submit") && !state.touched.has("url") ? "Check the URL" : "";
+}
+
+/** Library, file or URL, type and name: the fields of an upload. */
+function mgAssetFields(model, upload) {
+  const f = {};
+  f.library = mgSegmented({
     name: "library",
     label: "Library",
-    options: MG_ASSET_LIBRARIES.map(({ value, label }) => ({ value, label })),
-    value: values().library,
+    options: mgAssetLibraries(model).map(({ value, label }) => ({ value, label })),
+    value: mgAssetValues(model).library,
     onChange: (v) => {
-      const lib = MG_ASSET_LIBRARIES.find((l) => l.value === v);
-      const type = lib.types.includes(values().asset_type) ? values().asset_type : lib.types[0];
-      setValues({ library: v, asset_type: type });
+      const lib = mgAssetLibraries(model).find((l) => l.value === v);
+      const type = mgAssetValues(model).asset_type;
+      mgAssetSet(model, { library: v, asset_type: lib.types.includes(type) ? type : lib.types[0] });
     },
   });
-  const libraryRow = mgField({ label: "Library", control: library, help: "Where the asset is reviewed and kept." });
-
-  const fileInput = mgEl("input", {
-    type: "file",
-    name: "asset-file",
-    accept: MG_ASSET_ACCEPT,
-    class: "mg-asset-file",
-    onChange: () => {
-      file = fileInput.files && fileInput.files[0] ? fileInput.files[0] : null;
-      touched.add("file");
-      sync();
-    },
-  });
-  const fileChip = mgEl("div", { class: "mg-row mg-asset-chosen" });
-  const fileRow = mgField({ label: "File", control: fileInput });
-  fileRow.querySelector(".mg-field__control").insertBefore(fileChip, fileInput.nextSibling);
-
-  const urlInput = mgEl("input", {
+  f.file = mgEl("input", { type: "file", name: "asset-file", accept: MG_ASSET_ACCEPT, class: "mg-asset-file" });
+  f.chosen = mgEl("div", { class: "mg-row mg-asset-chosen" });
+  f.url = mgEl("input", {
     type: "url",
     name: "asset-url",
     placeholder: "https://example.com/photo.png",
     autocomplete: "off",
     spellcheck: "false",
-    onInput: () => setValues({ url: urlInput.value }),
-    onBlur: () => { if (urlInput.value.trim()) { touched.add("url"); sync(); } },
-    onKeydown: (event) => { if (event.key === "Enter") { event.preventDefault(); upload(); } },
+    onInput: () => mgAssetSet(model, { url: f.url.value }),
+    onKeydown: (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      upload();
+    },
   });
-  const urlRow = mgField({ label: "or URL", control: urlInput, help: "A public link the library can fetch.", apiName: "url" });
+  f.type = mgSelect({ name: "asset-type", onChange: (v) => mgAssetSet(model, { asset_type: v }) });
+  f.name = mgEl("input", { type: "text", name: "asset-name", placeholder: "optional label, e.g. hero portrait" });
+  f.name.addEventListener("input", () => mgAssetSet(model, { name: f.name.value }));
+  f.libraryRow = mgField({ label: "Library", control: f.library, help: "Where the asset is reviewed and kept." });
+  f.fileRow = mgField({ label: "File", control: f.file });
+  f.fileRow.querySelector(".mg-field__control").insertBefore(f.chosen, f.file.nextSibling);
+  f.urlRow = mgField({ label: "or URL", control: f.url, help: "A public link the library can fetch.", apiName: "url" });
+  f.typeRow = mgField({ label: "Type", control: f.type, apiName: "assetType" });
+  const nameHelp = "Seedance 2.0 keeps a label with the asset.";
+  f.nameRow = mgField({ label: "Name", control: f.name, help: nameHelp, apiName: "name" });
+  return f;
+}
 
-  const typeSelect = mgSelect({
-    name: "asset-type",
-    options: [],
-    onChange: (v) => setValues({ asset_type: v }),
+/** Show the chosen file (as a removable chip) and the type it implies. */
+function mgAssetShowFile(f, state, lib, v, sync) {
+  const kind = state.file ? mgAssetTypeOfFile(state.file) : null;
+  f.type.value = kind && lib.types.includes(kind) ? kind : v.asset_type;
+  f.type.disabled = Boolean(state.file);
+  f.url.disabled = Boolean(state.file);
+  let chip = null;
+  if (state.file) {
+    const clear = () => {
+      state.file = null;
+      f.file.value = "";
+      sync();
+      f.file.focus();
+    };
+    const text = `${state.file.type || "unknown type"} · ${mgAssetSize(state.file.size)}`;
+    chip = mgChip(text, state.fileError ? "error" : "accent", clear);
+    chip.querySelector(".mg-chip__remove").setAttribute("aria-label", `Remove ${state.file.name}`);
+  }
+  mgReplace(f.chosen, chip);
+}
+
+/** Field errors: the URL's under the URL, a file's under File, the rest under the form. */
+function mgAssetShowProblems(model, f, state, formError) {
+  const problems = model.get("problems") || [];
+  const urlProblem = problems.find((p) => p.field.startsWith("URL"));
+  const showUrl = !state.file && state.touched.has("url") && urlProblem;
+  f.urlRow.mgSetError(showUrl ? `${urlProblem.field}: ${urlProblem.message}` : "");
+  f.fileRow.mgSetError(state.file ? state.fileError : "");
+  const other = problems.filter((p) => !p.field.startsWith("URL"));
+  const showOther = !state.file && state.touched.has("submit") && other.length;
+  formError.textContent = showOther ? other.map((p) => `${p.field}: ${p.message}`).join("; ") : "";
+  formError.hidden = !formError.textContent;
+}
+
+/** Send a chosen file (demo mode: the built-in service hosts it) as one comm message. */
+function mgAssetSendFile(model, state, f, sync) {
+  const chosen = state.file;
+  state.sending = true;
+  sync();
+  chosen.arrayBuffer().then((buffer) => {
+    const values = mgAssetValues(model);
+    model.send({ action: "upload", name: chosen.name, type: chosen.type || "", values }, undefined, [buffer]);
+    state.file = null;
+    f.file.value = "";
+    state.sending = false;
+    state.touched.clear();
+    sync();
+  }, () => {
+    state.sending = false;
+    state.readError = "File: could not be read by the browser";
+    sync();
   });
-  const typeRow = mgField({ label: "Type", control: typeSelect, apiName: "assetType" });
+}
 
-  const nameInput = mgEl("input", {
-    type: "text",
-    name: "asset-name",
-    placeholder: "optional label, e.g. hero portrait",
-    onInput: () => setValues({ name: nameInput.value }),
+/** The upload form: fields, Upload / Check status, the hint and the status line. */
+function mgAssetForm(model) {
+  const state = { touched: new Set(), file: null, fileError: "", readError: "", sending: false };
+  const upload = () => {
+    for (const key of ["url", "file", "submit"]) state.touched.add(key);
+    if (state.file && model.get("demo") && !state.fileError) mgAssetSendFile(model, state, f, sync);
+    else if (!state.file && model.get("can_submit")) {
+      model.send({ action: "upload", values: mgAssetValues(model) });
+      state.touched.clear();
+    } else sync();
+  };
+  const f = mgAssetFields(model, upload);
+  const sync = () => part.update(model);
+  f.file.addEventListener("change", () => {
+    state.file = f.file.files?.[0] || null;
+    state.readError = "";
+    state.touched.add("file");
+    sync();
   });
-  const nameRow = mgField({ label: "Name", control: nameInput, help: "Seedance 2.0 keeps a label with the asset.", apiName: "name" });
-
-  const uploadBtn = mgButton({ label: "Upload for review", kind: "primary", action: "upload", onClick: () => upload() });
-  const refreshBtn = mgButton({ label: "Check status", kind: "secondary", action: "refresh", title: "List the assets the history knows and check their review", onClick: () => model.send({ action: "refresh" }) });
+  f.url.addEventListener("blur", () => {
+    if (!f.url.value.trim()) return;
+    state.touched.add("url");
+    sync();
+  });
+  const uploadBtn = mgButton({ label: "Upload for review", kind: "primary", action: "upload", onClick: upload });
+  const refresh = mgButton({
+    label: "Check status",
+    action: "refresh",
+    title: "List the assets the history knows and check their review",
+    onClick: () => model.send({ action: "refresh" }),
+  });
   const hint = mgEl("span", { class: "mg-hint", "aria-live": "polite" });
   const formError = mgEl("div", { class: "mg-error", "aria-live": "polite" });
-  const actions = mgEl("div", { class: "mg-row mg-asset-actions" }, uploadBtn, refreshBtn, hint);
-  const form = mgEl("div", { class: "mg-form mg-asset-form" }, libraryRow, fileRow, urlRow, typeRow, nameRow);
   const status = mgEl("span", { class: "mg-asset-status mg-muted", role: "status" });
-
-  // --- list ---------------------------------------------------------------------------
-  const list = mgEl("ul", { class: "mg-asset-list", "aria-label": "Assets" });
-  const empty = mgEl("p", { class: "mg-asset-empty mg-muted", text: "No assets yet. Upload a file or paste a URL; once its review says Active, copy its asset://id into a reference field." });
-  const heading = mgEl("h3", { class: "mg-asset-heading", text: "Your assets" });
-
-  const root = mgPanel(el, "assets",
-    mgNotice(model),
-    mgEl("div", { class: "mg-asset-head" }, mgEl("h2", { text: "Assets" }), mgEl("span", { class: "mg-asset-mode mg-muted" })),
-    mgEl("p", { class: "mg-muted mg-asset-intro", text: "Reference media with faces or avatars must pass the library's review before a generation can use it as asset://id." }),
-    form,
-    formError,
-    mgEl("div", { class: "mg-asset-submit" }, actions, status),
-    heading,
-    empty,
-    list,
-  );
-
-  function upload() {
-    touched.add("url");
-    touched.add("file");
-    touched.add("submit");
-    if (file) {
-      if (!model.get("demo") || fileError) { sync(); return; }
-      const chosen = file;
-      sending = true;
-      sync();
-      chosen.arrayBuffer().then((buffer) => {
-        model.send({ action: "upload", name: chosen.name, type: chosen.type || "" }, undefined, [buffer]);
-        file = null;
-        fileInput.value = "";
-        sending = false;
-        touched.clear();
-        sync();
-      }, () => {
-        sending = false;
-        fileError = "File: could not be read by the browser";
-        sync();
-      });
-      return;
-    }
-    if (!model.get("can_submit")) { sync(); return; }
-    model.send({ action: "upload" });
-    touched.clear();
-  }
-
-  function syncForm() {
-    const v = values();
-    const demo = Boolean(model.get("demo"));
-    const lib = MG_ASSET_LIBRARIES.find((l) => l.value === v.library) || MG_ASSET_LIBRARIES[0];
-    library.mgSet(v.library);
-    if (typeSelect.dataset.lib !== lib.value) {
-      mgReplace(typeSelect, lib.types.map((t) => mgEl("option", { value: t, text: t })));
-      typeSelect.dataset.lib = lib.value;
-    }
-    fileError = "";
-    if (file) {
-      const kind = mgAssetTypeOfFile(file);
-      if (file.size > MG_ASSET_MAX_FILE) fileError = `File: ${mgAssetSize(file.size)} is over the 8 MB limit`;
-      else if (!kind || !lib.types.includes(kind)) fileError = `File: ${lib.label} takes ${lib.types.join(", ").toLowerCase()} files`;
-      typeSelect.value = kind && lib.types.includes(kind) ? kind : v.asset_type;
-      typeSelect.disabled = true;
-    } else {
-      typeSelect.value = v.asset_type;
-      typeSelect.disabled = false;
-    }
-    if (urlInput.value !== v.url && root.getRootNode().activeElement !== urlInput) urlInput.value = v.url;
-    if (nameInput.value !== v.name && root.getRootNode().activeElement !== nameInput) nameInput.value = v.name;
-    nameRow.hidden = v.library !== "seedance2";
-    fileInput.disabled = !demo;
-    fileRow.mgSetHelp(demo ? "Demo mode: the built-in service hosts the file (up to 8 MB)." : model.get("hosting_note"));
-    const clear = () => { file = null; fileInput.value = ""; sync(); fileInput.focus(); };
-    let chip = null;
-    if (file) {
-      chip = mgChip(`${file.type || "unknown type"} · ${mgAssetSize(file.size)}`, fileError ? "error" : "accent", clear);
-      chip.querySelector(".mg-chip__remove").setAttribute("aria-label", `Remove ${file.name}`);
-    }
-    mgReplace(fileChip, chip);
-    urlInput.disabled = Boolean(file);
-
-    const problems = model.get("problems") || [];
-    const urlProblem = problems.find((p) => p.field.startsWith("URL"));
-    urlRow.mgSetError(!file && touched.has("url") && urlProblem ? `${urlProblem.field}: ${urlProblem.message}` : "");
-    fileRow.mgSetError(file && fileError ? fileError : "");
-    const other = problems.filter((p) => !p.field.startsWith("URL"));
-    formError.textContent = !file && touched.has("submit") && other.length ? other.map((p) => `${p.field}: ${p.message}`).join("; ") : "";
-    formError.hidden = !formError.textContent;
-
-    const ready = file ? demo && !fileError : Boolean(model.get("can_submit"));
-    const busy = sending || Boolean(model.get("busy"));
-    uploadBtn.disabled = !ready || busy;
-    uploadBtn.textContent = busy ? "Uploading…" : "Upload for review";
-    let text = "";
-    if (busy) text = "Sending…";
-    else if (file) text = fileError ? "" : `Ready: ${file.name}`;
-    else if (!v.url.trim()) text = model.get("hint");
-    else if (!model.get("can_submit") && !touched.has("url")) text = "Check the URL";
-    hint.textContent = text;
-    root.querySelector(".mg-asset-mode").textContent = model.get("mode") || "";
-    status.textContent = model.get("status_text") || "";
-  }
-
-  function rowView(row) {
-    const failed = row.status === "Failed";
-    const media = row.thumb
-      ? mgEl("img", { class: "mg-asset__thumb", src: row.thumb, alt: `Preview of ${row.name || row.id}`, loading: "lazy" })
-      : mgEl("div", { class: "mg-asset__thumb mg-asset__thumb--icon", title: row.asset_type }, mgAssetIcon(row.asset_type));
-    const title = row.name || (row.refused ? "Refused upload" : row.id);
-    const idLine = row.refused
-      ? null
-      : mgEl("code", { class: "mg-asset__id", title: row.uri, text: row.uri });
-    const url = row.url ? mgEl("span", { class: "mg-asset__url mg-muted", title: row.url, text: row.url }) : null;
-    const reason = failed && row.reason ? mgEl("p", { class: "mg-asset__reason", text: row.reason }) : null;
-    let copy = null;
-    if (!row.refused && row.uri) {
-      copy = mgCopy(row.uri, "Copy asset://id");
-      copy.dataset.mgAction = "copy-id";
-      copy.setAttribute("aria-label", `Copy asset://id of ${title}`);
-      copy.addEventListener("click", () => model.send({ action: "copied", id: row.id }));
-    }
-    const del = mgButton({
-      label: row.delete_label,
-      kind: "ghost",
-      action: "delete",
-      ariaLabel: `${row.delete_label} ${title}`,
-      disabled: row.confirming,
-      onClick: () => model.send({ action: "delete", id: row.id }),
-    });
-    del.classList.add("mg-asset__delete");
-    const confirm = row.confirming
-      ? mgEl("div", { class: "mg-asset__confirm", role: "group", "aria-label": `Confirm: ${row.delete_label.toLowerCase()} ${title}` },
-        mgEl("span", { class: "mg-asset__question", text: row.delete_question }),
-        mgButton({ label: `Yes, ${row.delete_label.toLowerCase()}`, kind: "danger", action: "confirm-delete", onClick: () => model.send({ action: "confirm-delete", id: row.id }) }),
-        mgButton({ label: "Cancel", kind: "secondary", action: "cancel-delete", onClick: () => model.send({ action: "cancel-delete", id: row.id }) }))
-      : null;
-    return mgEl("li", { class: "mg-asset", "data-status": row.status, "data-id": row.id },
-      media,
-      mgEl("div", { class: "mg-asset__main" },
-        mgEl("div", { class: "mg-asset__top" },
-          mgBadge(row.status),
-          mgEl("span", { class: "mg-asset__title", title, text: title }),
-          mgChip(`${row.library_title} · ${row.asset_type}`)),
-        idLine,
-        url,
-        reason),
-      mgEl("div", { class: "mg-asset__actions" }, copy, del),
-      confirm);
-  }
-
-  function syncRows() {
-    const active = root.getRootNode().activeElement;
-    const focusId = active && active.closest && active.closest(".mg-asset") ? active.closest(".mg-asset").dataset.id : null;
-    const focusAction = active && active.dataset ? active.dataset.mgAction : null;
-    const rows = model.get("rows") || [];
-    mgReplace(list, rows.map(rowView));
-    empty.hidden = rows.length > 0;
-    heading.hidden = rows.length === 0;
-    list.hidden = rows.length === 0;
-    if (focusId) {
-      const item = [...list.children].find((li) => li.dataset.id === focusId);
-      const row = rows.find((r) => r.id === focusId);
-      let target = null;
-      if (item && row && row.confirming) target = item.querySelector('[data-mg-action="confirm-delete"]');
-      else if (item) target = item.querySelector(`[data-mg-action="${focusAction === "confirm-delete" || focusAction === "cancel-delete" ? "delete" : focusAction}"]`);
-      if (target) target.focus();
-    }
-  }
-
-  function sync() { syncForm(); }
-  const names = ["values", "problems", "hint", "can_submit", "demo", "hosting_note", "status_text", "busy", "mode"];
-  for (const n of names) model.on(`change:${n}`, sync);
-  model.on("change:rows", syncRows);
-  sync();
-  syncRows();
-  root.dataset.mgReady = "1";
-  return () => {
-    for (const n of names) model.off(`change:${n}`, sync);
-    model.off("change:rows", syncRows);
+  const part = {
+    el: mgEl("div", {},
+      mgEl("div", { class: "mg-form mg-asset-form" }, f.libraryRow, f.fileRow, f.urlRow, f.typeRow, f.nameRow),
+      formError,
+      mgEl("div", { class: "mg-asset-submit" },
+        mgEl("div", { class: "mg-row mg-asset-actions" }, uploadBtn, refresh, hint), status)),
+    traits: ["values", "problems", "hint", "can_submit", "demo", "hosting_note", "status_text", "busy"],
+    update() {
+      const v = mgAssetValues(model);
+      const demo = Boolean(model.get("demo"));
+      const libraries = mgAssetLibraries(model);
+      const lib = libraries.find((l) => l.value === v.library) || libraries[0];
+      f.library.mgSet(v.library);
+      if (f.type.dataset.lib !== lib.value) {
+        mgReplace(f.type, lib.types.map((t) => mgEl("option", { value: t, text: t })));
+        f.type.dataset.lib = lib.value;
+      }
+      state.fileError = state.readError || mgAssetFileError(state.file, lib);
+      const active = f.url.getRootNode().activeElement;
+      if (f.url.value !== v.url && active !== f.url) f.url.value = v.url;
+      if (f.name.value !== v.name && active !== f.name) f.name.value = v.name;
+      f.nameRow.hidden = !lib.names;
+      f.file.disabled = !demo;
+      const hosted = "Demo mode: the built-in service hosts the file (up to 8 MB).";
+      f.fileRow.mgSetHelp(demo ? hosted : model.get("hosting_note"));
+      mgAssetShowFile(f, state, lib, v, sync);
+      mgAssetShowProblems(model, f, state, formError);
+      const ready = state.file ? demo && !state.fileError : Boolean(model.get("can_submit"));
+      const busy = state.sending || Boolean(model.get("busy"));
+      uploadBtn.disabled = !ready || busy;
+      uploadBtn.textContent = busy ? "Uploading…" : "Upload for review";
+      hint.textContent = mgAssetHint(model, state, v);
+      status.textContent = model.get("status_text") || "";
+    },
   };
+  return part;
+}
+
+/** Delete, then "Yes, delete" / Cancel under the row while it asks. */
+function mgAssetDelete(model, row, title) {
+  const send = (action) => () => model.send({ action, id: row.id });
+  const verb = row.delete_label.toLowerCase();
+  const del = mgButton({
+    label: row.delete_label,
+    kind: "ghost",
+    action: "delete",
+    ariaLabel: `${row.delete_label} ${title}`,
+    disabled: row.confirming,
+    onClick: send("delete"),
+  });
+  del.classList.add("mg-asset__delete");
+  if (!row.confirming) return { del, confirm: null };
+  const confirm = mgEl("div", { class: "mg-asset__confirm", role: "group", "aria-label": `Confirm: ${verb} ${title}` },
+    mgEl("span", { class: "mg-asset__question", text: row.delete_question }),
+    mgButton({ label: `Yes, ${verb}`, kind: "danger", action: "confirm-delete", onClick: send("confirm-delete") }),
+    mgButton({ label: "Cancel", action: "cancel-delete", onClick: send("cancel-delete") }));
+  return { del, confirm };
+}
+
+/** One asset: preview, status, name, asset://id with Copy, the URL, why it failed, Delete. */
+function mgAssetRow(model, row) {
+  const alt = `Preview of ${row.name || row.id}`;
+  const media = row.thumb
+    ? mgEl("img", { class: "mg-asset__thumb", src: row.thumb, alt, loading: "lazy" })
+    : mgEl("div", { class: "mg-asset__thumb mg-asset__thumb--icon", title: row.asset_type },
+      mgAssetIcon(row.asset_type));
+  const title = row.name || (row.refused ? "Refused upload" : row.id);
+  const idLine = row.refused ? null : mgEl("code", { class: "mg-asset__id", title: row.uri, text: row.uri });
+  const url = row.url ? mgEl("span", { class: "mg-asset__url mg-muted", title: row.url, text: row.url }) : null;
+  const failed = row.status === "Failed" && row.reason;
+  const reason = failed ? mgEl("p", { class: "mg-asset__reason", text: row.reason }) : null;
+  let copy = null;
+  if (!row.refused && row.uri) {
+    copy = mgCopy(row.uri, "Copy asset://id");
+    copy.dataset.mgAction = "copy-id";
+    copy.setAttribute("aria-label", `Copy asset://id of ${title}`);
+    copy.addEventListener("click", () => model.send({ action: "copied", id: row.id }));
+  }
+  const { del, confirm } = mgAssetDelete(model, row, title);
+  return mgEl("li", { class: "mg-asset", "data-status": row.status, "data-id": row.id },
+    media,
+    mgEl("div", { class: "mg-asset__main" },
+      mgEl("div", { class: "mg-asset__top" },
+        mgBadge(row.status),
+        mgEl("span", { class: "mg-asset__title", title, text: title }),
+        mgChip(`${row.library_title} · ${row.asset_type}`)),
+      idLine,
+      url,
+      reason),
+    mgEl("div", { class: "mg-asset__actions" }, copy, del),
+    confirm);
+}
+
+/** After a redraw, the focus goes back to the same button of the same asset. */
+function mgAssetRefocus(list, rows, focusId, focusAction) {
+  const item = [...list.children].find((li) => li.dataset.id === focusId);
+  const row = rows.find((r) => r.id === focusId);
+  if (!item || !row) return;
+  let action = focusAction === "confirm-delete" || focusAction === "cancel-delete" ? "delete" : focusAction;
+  if (row.confirming) action = "confirm-delete";
+  item.querySelector(`[data-mg-action="${action}"]`)?.focus();
+}
+
+/** "Your assets": the list, or how to start when it is empty. */
+function mgAssetList(model) {
+  const list = mgEl("ul", { class: "mg-asset-list", "aria-label": "Assets" });
+  const empty = mgEl("p", {
+    class: "mg-asset-empty mg-muted",
+    text: "No assets yet. Upload a file or paste a URL; once its review says Active, copy its asset://id "
+      + "into a reference field.",
+  });
+  const heading = mgEl("h3", { class: "mg-asset-heading", text: "Your assets" });
+  return {
+    el: mgEl("div", {}, heading, empty, list),
+    traits: ["rows"],
+    update() {
+      const active = list.getRootNode().activeElement;
+      const focusId = active?.closest?.(".mg-asset")?.dataset.id;
+      const rows = model.get("rows") || [];
+      mgReplace(list, rows.map((row) => mgAssetRow(model, row)));
+      empty.hidden = rows.length > 0;
+      heading.hidden = list.hidden = rows.length === 0;
+      if (focusId) mgAssetRefocus(list, rows, focusId, active.dataset?.mgAction);
+    },
+  };
+}
+
+/** The heading with the mode, and what the review is for. */
+function mgAssetHead() {
+  const mode = mgEl("span", { class: "mg-asset-mode mg-muted" });
+  const intro = "Reference media with faces or avatars must pass the library's review before a generation "
+    + "can use it as asset://id.";
+  return {
+    el: mgEl("div", {},
+      mgEl("div", { class: "mg-asset-head" }, mgEl("h2", { text: "Assets" }), mode),
+      mgEl("p", { class: "mg-muted mg-asset-intro", text: intro })),
+    traits: ["mode"],
+    update(model) {
+      mode.textContent = model.get("mode") || "";
+    },
+  };
+}
+
+function render({ model, el }) {
+  return mgCompose(model, el, "assets", [mgNoticePart(model), mgAssetHead(), mgAssetForm(model), mgAssetList(model)]);
 }
 
 export default { render };

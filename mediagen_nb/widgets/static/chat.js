@@ -63,7 +63,7 @@ function render({ model, el }) {
     model.save_changes();
   };
   const act = (action, extra) => model.send({ action, ...(extra || {}) });
-  const fieldText = (name) => (get("spec").fields || {})[name] || { label: name, help: "", api: "" };
+  const fieldText = (name) => get("spec").fields?.[name] || { label: name, help: "", api: "" };
 
   // --- header: model and protocol ------------------------------------------------------
   const modelSelect = mgEl("select", { class: "mg-input mg-select", name: "model", id: mgId("mg-chat-model") });

@@ -1,8 +1,9 @@
-// History panel (after kit.js): a page of the history as a table that scrolls inside its own
-// focusable region; filters, "this session / all", paging, reopen a row (click, Enter or
-// Space on a focused row), clamped long text with expand, export and browser download.
-// Python owns the state: this module renders `values`, `rows`, `page`, `pages`, `total`,
-// `everything`, `options`, `export_note`, `can_reopen` and sends {"action": ...} messages.
+// History panel (after the kit): a page of the history as a table (kit_table.js) that scrolls
+// inside its own focusable region and stacks its rows as cards in a narrow panel; filters,
+// "this session / all", paging, reopen a row (click, Enter or Space on a focused row), clamped
+// long text with expand, export and browser download. Python owns the state: each component
+// below renders some of `values`, `rows`, `page`, `pages`, `total`, `everything`, `options`,
+// `export_note`, `export_dir`, `can_reopen` and sends {"action": ...} messages.
 
 const MG_HISTORY_KINDS = [
   { value: "", label: "All kinds" },
@@ -48,7 +49,14 @@ function mgVideoBadge(cached) {
 function mgClamp(text, cls, key, expanded, limit = 60) {
   const body = mgEl("span", { class: `mg-clamp ${cls}`, title: text, text });
   if (text.length <= limit) return body;
-  const toggle = mgButton({
+  let toggle = null;
+  const show = () => {
+    const open = expanded.has(key);
+    body.classList.toggle("mg-clamp--open", open);
+    toggle.textContent = open ? "Less" : "More";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+  };
+  toggle = mgButton({
     label: "More",
     kind: "ghost",
     action: "expand",
@@ -59,228 +67,255 @@ function mgClamp(text, cls, key, expanded, limit = 60) {
       show();
     },
   });
-  const show = () => {
-    const open = expanded.has(key);
-    body.classList.toggle("mg-clamp--open", open);
-    toggle.textContent = open ? "Less" : "More";
-    toggle.setAttribute("aria-expanded", open ? "true" : "false");
-  };
   toggle.classList.add("mg-clamp__toggle");
   show();
   toggle.addEventListener("keydown", (event) => event.stopPropagation());
   return mgEl("div", { class: "mg-clamp-box" }, body, toggle);
 }
 
-function render({ model, el }) {
-  const values = () => ({ scope: "session", kind: "", status: "", model: "", text: "", ...(model.get("values") || {}) });
-  const setValues = (changes) => {
-    model.set("values", { ...values(), ...changes });
-    model.save_changes();
-  };
 
+/** The current filters, with their defaults. */
+function mgHistValues(model) {
+  return { scope: "session", kind: "", status: "", model: "", text: "", ...(model.get("values") || {}) };
+}
+
+function mgHistSet(model, changes) {
+  model.set("values", { ...mgHistValues(model), ...changes });
+  model.save_changes();
+}
+
+/** A filter's label above its control. */
+function mgHistLabelled(text, control) {
+  control.id = mgId("mg-hist");
+  return mgEl("div", { class: "mg-history-filter" },
+    mgEl("label", { for: control.id, class: "mg-history-filter__label", text }), control);
+}
+
+/** Fill a filter <select> with "all" and `options` [{value, label, title}], keeping `current`. */
+function mgHistFill(select, options, allLabel, current) {
+  const wanted = [{ value: "", label: allLabel }, ...(options || [])];
+  if (current && !wanted.some((o) => o.value === current)) wanted.push({ value: current, label: current });
+  const key = JSON.stringify(wanted);
+  if (select.dataset.key !== key) {
+    mgReplace(select, wanted.map((o) => mgEl("option", { value: o.value, title: o.title, text: o.label })));
+    select.dataset.key = key;
+  }
+  select.value = current;
+}
+
+/** The heading and the "Rows 1–25 of 40 · this session" summary. */
+function mgHistHead() {
+  const summary = mgEl("span", { class: "mg-history-summary mg-muted", role: "status" });
+  return {
+    el: mgEl("div", { class: "mg-history-head" }, mgEl("h2", { text: "History" }), summary),
+    traits: ["values", "total", "page", "page_size", "everything"],
+    update(model) {
+      const total = model.get("total") || 0;
+      const size = model.get("page_size") || 25;
+      const first = model.get("page") * size + 1;
+      const where = mgHistValues(model).scope === "session" ? "this session" : "all sessions";
+      const last = Math.min(total, first - 1 + size);
+      summary.textContent = total
+        ? `Rows ${first}–${last} of ${total} · ${where} · ${model.get("everything")} in the history`
+        : `${model.get("everything") || 0} rows in the history`;
+    },
+  };
+}
+
+/** Show (this session / all), kind, status, model, search and Refresh. */
+function mgHistFilters(model) {
+  const set = (changes) => mgHistSet(model, changes);
   const scope = mgSegmented({
     name: "scope",
     label: "Show",
     options: [{ value: "session", label: "This session" }, { value: "all", label: "All" }],
-    value: values().scope,
-    onChange: (v) => setValues({ scope: v }),
+    value: mgHistValues(model).scope,
+    onChange: (v) => set({ scope: v }),
   });
-  const kind = mgSelect({ name: "kind", options: MG_HISTORY_KINDS, value: values().kind, onChange: (v) => setValues({ kind: v }) });
-  const status = mgSelect({ name: "status", options: [], onChange: (v) => setValues({ status: v }) });
-  const modelSel = mgSelect({ name: "model", options: [], onChange: (v) => setValues({ model: v }) });
+  const kind = mgSelect({ name: "kind", options: MG_HISTORY_KINDS, onChange: (v) => set({ kind: v }) });
+  const status = mgSelect({ name: "status", onChange: (v) => set({ status: v }) });
+  const modelSel = mgSelect({ name: "model", onChange: (v) => set({ model: v }) });
   let typing = null;
-  const search = mgEl("input", {
-    type: "search",
-    name: "text",
-    placeholder: "prompt, answer, id, error",
-    onInput: () => {
-      clearTimeout(typing);
-      typing = setTimeout(() => setValues({ text: search.value }), 250);
+  const search = mgEl("input", { type: "search", name: "text", placeholder: "prompt, answer, id, error" });
+  search.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => set({ text: search.value }), 250);
+  });
+  const refresh = mgButton({ label: "Refresh", action: "refresh", onClick: () => model.send({ action: "refresh" }) });
+  const el = mgEl("div", { class: "mg-history-filters" },
+    mgEl("div", { class: "mg-history-filter" },
+      mgEl("span", { class: "mg-history-filter__label", "aria-hidden": "true", text: "Show" }), scope),
+    mgHistLabelled("Kind", kind),
+    mgHistLabelled("Status", status),
+    mgHistLabelled("Model", modelSel),
+    mgHistLabelled("Search", search),
+    mgEl("div", { class: "mg-history-filter mg-history-filter--end" }, refresh));
+  return {
+    el,
+    traits: ["values", "options"],
+    update() {
+      const v = mgHistValues(model);
+      const opts = model.get("options") || {};
+      mgHistFill(status, opts.status, "All statuses", v.status);
+      mgHistFill(modelSel, opts.model, "All models", v.model);
+      kind.value = v.kind;
+      scope.mgSet(v.scope);
+      if (el.getRootNode().activeElement !== search && search.value !== v.text) search.value = v.text;
+    },
+    dispose: () => clearTimeout(typing),
+  };
+}
+
+/** What a click on a row does, or why the table is empty. */
+function mgHistHint() {
+  const hint = mgEl("p", { class: "mg-hint mg-history-hint" });
+  const empty = mgEl("p", { class: "mg-history-empty mg-muted" });
+  return {
+    el: mgEl("div", {}, hint, empty),
+    traits: ["rows", "can_reopen", "total", "values"],
+    update(model) {
+      const v = mgHistValues(model);
+      const total = model.get("total") || 0;
+      const open = model.get("can_reopen") && (model.get("rows") || []).some((r) => r.openable);
+      hint.textContent = total && open
+        ? "Click an image, video or chat row (or press Enter on it) to reopen its request in its panel."
+        : "";
+      hint.hidden = !hint.textContent;
+      let text = "No history yet: every image, video, chat turn and asset you make is listed here.";
+      if (v.kind || v.status || v.model || v.text) text = "No rows match these filters.";
+      else if (v.scope === "session") {
+        text = "Nothing in this session yet: generate something, or choose All to see earlier sessions.";
+      }
+      empty.textContent = text;
+      empty.hidden = total > 0;
+    },
+  };
+}
+
+/** The cells of one row, column by column. */
+function mgHistColumns(expanded) {
+  const clamp = (text, cls, key) => (text ? mgClamp(text, cls, key, expanded) : null);
+  const preview = (row) => {
+    if (row.media === "image" && row.thumb) return mgEl("img", { src: row.thumb, alt: "", class: "mg-history-thumb" });
+    return row.media === "video" ? mgVideoBadge(row.cached) : null;
+  };
+  const modelName = (row) => (row.family ? `${row.model} (${row.family})` : row.model);
+  return [
+    { label: "Preview", hideLabel: true, cls: "mg-col-0", cell: preview },
+    { label: "When", cls: "mg-col-1 mg-nowrap", cell: (row) => mgEl("span", { title: row.time_full, text: row.time }) },
+    { label: "Kind", cls: "mg-col-2 mg-nowrap", cell: (row) => row.kind_label },
+    { label: "Model", cls: "mg-col-3", cell: (row) => mgEl("span", { title: modelName(row), text: row.model_title }) },
+    { label: "Prompt", cls: "mg-col-4", cell: (row) => clamp(row.prompt, "mg-history-prompt", `${row.id}:prompt`) },
+    { label: "Status", cls: "mg-col-5", cell: (row) => (row.status ? mgBadge(row.status, row.status_label) : null) },
+    { label: "Took", cls: "mg-col-6 mg-nowrap", cell: (row) => row.elapsed || null },
+    { label: "Error", cls: "mg-col-7", cell: (row) => clamp(row.error, "mg-history-error", `${row.id}:error`) },
+    {
+      label: "Id",
+      cls: "mg-col-8",
+      cell: (row) => [
+        mgEl("code", { class: "mg-table__wide", title: row.id, text: row.short_id }),
+        mgEl("code", { class: "mg-table__narrow", text: row.id }),
+      ],
+    },
+  ];
+}
+
+/** The page of rows; openable rows reopen their request in its panel. */
+function mgHistTable(model) {
+  let clickable = false;
+  const table = mgTable({
+    label: "History rows (scrolls)",
+    cls: "mg-history-table",
+    columns: mgHistColumns(new Set()),
+    canOpen: (row) => clickable && row.openable,
+    open: (row) => model.send({ action: "reopen", id: row.id }),
+    rowAttrs: (row) => {
+      const open = clickable && row.openable;
+      const what = row.prompt ? `: ${row.prompt.slice(0, 60)}` : "";
+      return {
+        "data-row-id": row.id,
+        "data-row-key": row.id,
+        "data-kind": row.kind,
+        "data-status": row.status,
+        class: "mg-history-row",
+        title: open ? "Reopen this request in its panel (click or Enter)" : undefined,
+        "aria-label": open ? `Reopen ${row.kind_label.toLowerCase()} ${row.model_title}${what}` : undefined,
+      };
     },
   });
-  const labelled = (text, control) => {
-    const id = mgId("mg-hist");
-    control.id = id;
-    return mgEl("div", { class: "mg-history-filter" }, mgEl("label", { for: id, class: "mg-history-filter__label", text }), control);
-  };
-  const refresh = mgButton({ label: "Refresh", kind: "secondary", action: "refresh", onClick: () => model.send({ action: "refresh" }) });
-  const filters = mgEl("div", { class: "mg-history-filters" },
-    mgEl("div", { class: "mg-history-filter" }, mgEl("span", { class: "mg-history-filter__label", "aria-hidden": "true", text: "Show" }), scope),
-    labelled("Kind", kind),
-    labelled("Status", status),
-    labelled("Model", modelSel),
-    labelled("Search", search),
-    mgEl("div", { class: "mg-history-filter mg-history-filter--end" }, refresh),
-  );
-
-  const summary = mgEl("span", { class: "mg-history-summary mg-muted", role: "status" });
-  const head = mgEl("tr", {}, ["Preview", "When", "Kind", "Model", "Prompt", "Status", "Took", "Error", "Id"].map((h, i) =>
-    mgEl("th", { scope: "col", class: `mg-col-${i}` }, i === 0 ? mgEl("span", { class: "mg-sr-only", text: h }) : h)));
-  const body = mgEl("tbody");
-  const table = mgEl("table", { class: "mg-table mg-history-table" }, mgEl("thead", {}, head), body);
-  const scroller = mgEl("div", { class: "mg-history-scroll", tabindex: "0", role: "region", "aria-label": "History rows (scrolls)" }, table);
-  const empty = mgEl("p", { class: "mg-history-empty mg-muted" });
-
-  const prev = mgButton({ label: "‹ Newer", kind: "secondary", action: "prev", ariaLabel: "Previous page (newer rows)", onClick: () => model.send({ action: "prev" }) });
-  const next = mgButton({ label: "Older ›", kind: "secondary", action: "next", ariaLabel: "Next page (older rows)", onClick: () => model.send({ action: "next" }) });
-  const pageText = mgEl("span", { class: "mg-history-page", "aria-live": "polite" });
-  const pager = mgEl("div", { class: "mg-row mg-history-pager" }, prev, pageText, next);
-
-  const exportBtn = mgButton({ label: "Export CSV", kind: "secondary", action: "export", title: "Write the matching rows to $MEDIAGEN_HOME/exports", onClick: () => model.send({ action: "export" }) });
-  const downloadBtn = mgButton({ label: "Download CSV", kind: "secondary", action: "download", title: "Save the matching rows through the browser", onClick: () => model.send({ action: "download" }) });
-  const note = mgEl("span", { class: "mg-history-note mg-muted", "aria-live": "polite" });
-  const exportRow = mgEl("div", { class: "mg-row mg-history-export" }, exportBtn, downloadBtn, note);
-  const hint = mgEl("p", { class: "mg-hint mg-history-hint" });
-
-  const root = mgPanel(el, "history",
-    mgNotice(model),
-    mgEl("div", { class: "mg-history-head" }, mgEl("h2", { text: "History" }), summary),
-    filters,
-    hint,
-    empty,
-    scroller,
-    mgEl("div", { class: "mg-history-foot" }, pager, mgEl("span", { class: "mg-spacer" }), exportRow),
-  );
-
-  const expanded = new Set();
-
-  function reopen(row) {
-    model.send({ action: "reopen", id: row.id });
-  }
-
-  function cell(cls, ...children) {
-    return mgEl("td", { class: cls }, ...children);
-  }
-
-  function rowView(row, clickable) {
-    let media = null;
-    if (row.media === "image" && row.thumb) media = mgEl("img", { src: row.thumb, alt: "", class: "mg-history-thumb" });
-    else if (row.media === "video") media = mgVideoBadge(row.cached);
-    const what = row.prompt ? `: ${row.prompt.slice(0, 60)}` : "";
-    const tr = mgEl("tr", {
-      "data-row-id": row.id,
-      "data-kind": row.kind,
-      "data-status": row.status,
-      class: clickable ? "mg-history-row mg-history-row--open" : "mg-history-row",
-      tabindex: clickable ? "0" : undefined,
-      title: clickable ? "Reopen this request in its panel (click or Enter)" : undefined,
-      "aria-label": clickable ? `Reopen ${row.kind_label.toLowerCase()} ${row.model_title}${what}` : undefined,
+  table.el.classList.add("mg-history-scroll");
+  return {
+    el: table.el,
+    traits: ["rows", "can_reopen", "total"],
+    update() {
+      clickable = Boolean(model.get("can_reopen"));
+      table.update(model.get("rows") || []);
+      table.el.hidden = !model.get("total");
     },
-      cell("mg-col-0", media),
-      cell("mg-col-1 mg-nowrap", mgEl("span", { title: row.time_full, text: row.time })),
-      cell("mg-col-2 mg-nowrap", row.kind_label),
-      cell("mg-col-3 mg-nowrap", mgEl("span", { title: row.family ? `${row.model} (${row.family})` : row.model, text: row.model_title })),
-      cell("mg-col-4", row.prompt ? mgClamp(row.prompt, "mg-history-prompt", `${row.id}:prompt`, expanded) : null),
-      cell("mg-col-5", row.status ? mgBadge(row.status) : null),
-      cell("mg-col-6 mg-nowrap", row.elapsed),
-      cell("mg-col-7", row.error ? mgClamp(row.error, "mg-history-error", `${row.id}:error`, expanded) : null),
-      cell("mg-col-8 mg-nowrap", mgEl("code", { title: row.id, text: row.short_id })));
-    if (clickable) {
-      tr.addEventListener("click", (event) => {
-        if (event.target.closest("button, a")) return;
-        reopen(row);
-      });
-      tr.addEventListener("keydown", (event) => {
-        if (event.target !== tr) return;
-        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); reopen(row); }
-        else if (event.key === "ArrowDown" && tr.nextElementSibling) { event.preventDefault(); tr.nextElementSibling.focus(); }
-        else if (event.key === "ArrowUp" && tr.previousElementSibling) { event.preventDefault(); tr.previousElementSibling.focus(); }
-      });
-    }
-    return tr;
-  }
-
-  function syncOptions() {
-    const v = values();
-    const opts = model.get("options") || {};
-    const fill = (select, list, allLabel, current) => {
-      const wanted = ["", ...(list || [])];
-      if (current && !wanted.includes(current)) wanted.push(current);
-      const key = wanted.join("\n");
-      if (select.dataset.key !== key) {
-        mgReplace(select, wanted.map((x) => mgEl("option", { value: x, text: x || allLabel })));
-        select.dataset.key = key;
-      }
-      select.value = current;
-    };
-    fill(status, opts.status, "All statuses", v.status);
-    fill(modelSel, opts.model, "All models", v.model);
-    kind.value = v.kind;
-    scope.mgSet(v.scope);
-    if (root.getRootNode().activeElement !== search && search.value !== v.text) search.value = v.text;
-  }
-
-  function syncRows() {
-    const rows = model.get("rows") || [];
-    const clickable = Boolean(model.get("can_reopen"));
-    const active = root.getRootNode().activeElement;
-    const focusId = active && active.dataset && active.dataset.rowId;
-    mgReplace(body, rows.map((r) => rowView(r, clickable && r.openable)));
-    if (focusId) {
-      const again = [...body.children].find((tr) => tr.dataset.rowId === focusId);
-      if (again && again.tabIndex === 0) again.focus();
-    }
-    sync();
-  }
-
-  function sync() {
-    syncOptions();
-    const v = values();
-    const rows = model.get("rows") || [];
-    const total = model.get("total") || 0;
-    const page = model.get("page") || 0;
-    const pages = model.get("pages") || 1;
-    const size = model.get("page_size") || 25;
-    const clickable = Boolean(model.get("can_reopen"));
-    const where = v.scope === "session" ? "this session" : "all sessions";
-    const first = total ? page * size + 1 : 0;
-    const last = Math.min(total, (page + 1) * size);
-    summary.textContent = total
-      ? `Rows ${first}–${last} of ${total} · ${where} · ${model.get("everything")} in the history`
-      : `${model.get("everything") || 0} rows in the history`;
-    const filtered = v.kind || v.status || v.model || v.text;
-    if (!total) {
-      empty.textContent = filtered
-        ? "No rows match these filters."
-        : v.scope === "session"
-          ? "Nothing in this session yet: generate something, or choose All to see earlier sessions."
-          : "No history yet: every image, video, chat turn and asset you make is listed here.";
-    }
-    empty.hidden = total > 0;
-    scroller.hidden = total === 0;
-    pager.hidden = pages <= 1;
-    prev.disabled = page <= 0;
-    next.disabled = page + 1 >= pages;
-    pageText.textContent = `Page ${page + 1} of ${pages}`;
-    exportBtn.disabled = total === 0;
-    downloadBtn.disabled = total === 0;
-    note.textContent = model.get("export_note") || "";
-    hint.textContent = total && clickable && rows.some((r) => r.openable) ? "Click a row (or press Enter on it) to reopen its request in its panel." : "";
-    hint.hidden = !hint.textContent;
-  }
-
-  function onMessage(msg, buffers) {
-    if (!msg || msg.event !== "download" || !buffers || !buffers.length) return;
-    const url = mgBlobUrl(buffers[0], msg.mime || "text/csv");
-    if (!url) return;
-    mgDownload(url, msg.name || "history.csv");
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
-  }
-
-  const names = ["values", "page", "pages", "total", "everything", "options", "export_note", "page_size"];
-  for (const n of names) model.on(`change:${n}`, sync);
-  model.on("change:rows", syncRows);
-  model.on("change:can_reopen", syncRows);
-  model.on("msg:custom", onMessage);
-  syncRows();
-  root.dataset.mgReady = "1";
-  return () => {
-    clearTimeout(typing);
-    for (const n of names) model.off(`change:${n}`, sync);
-    model.off("change:rows", syncRows);
-    model.off("change:can_reopen", syncRows);
-    model.off("msg:custom", onMessage);
   };
+}
+
+/** Newer / Older paging. */
+function mgHistPager(model) {
+  const prev = mgButton({ label: "‹ Newer", action: "prev", ariaLabel: "Previous page (newer rows)" });
+  const next = mgButton({ label: "Older ›", action: "next", ariaLabel: "Next page (older rows)" });
+  prev.addEventListener("click", () => model.send({ action: "prev" }));
+  next.addEventListener("click", () => model.send({ action: "next" }));
+  const text = mgEl("span", { class: "mg-history-page", "aria-live": "polite" });
+  const el = mgEl("div", { class: "mg-row mg-history-pager" }, prev, text, next);
+  return {
+    el,
+    traits: ["page", "pages"],
+    update() {
+      const page = model.get("page") || 0;
+      const pages = model.get("pages") || 1;
+      el.hidden = pages <= 1;
+      prev.disabled = page <= 0;
+      next.disabled = page + 1 >= pages;
+      text.textContent = `Page ${page + 1} of ${pages}`;
+    },
+  };
+}
+
+/** Save the matching rows as CSV in the exports folder, or download them through the browser. */
+function mgHistExport(model) {
+  const save = mgButton({ label: "Save CSV to $MEDIAGEN_HOME/exports", action: "export" });
+  const download = mgButton({
+    label: "Download CSV",
+    action: "download",
+    title: "Your browser saves the matching rows in its downloads folder",
+  });
+  save.addEventListener("click", () => model.send({ action: "export" }));
+  download.addEventListener("click", () => model.send({ action: "download" }));
+  const note = mgEl("span", { class: "mg-history-note mg-muted", role: "status" });
+  return {
+    el: mgEl("div", { class: "mg-row mg-history-export" }, save, download, note),
+    traits: ["total", "export_note", "export_dir"],
+    update() {
+      save.title = `Write the matching rows (every page) as CSV into ${model.get("export_dir")}`;
+      save.disabled = download.disabled = !model.get("total");
+      note.textContent = model.get("export_note") || "";
+    },
+    onMessage(msg, buffers) {
+      if (msg?.event !== "download" || !buffers?.length) return;
+      const url = mgBlobUrl(buffers[0], msg.mime || "text/csv");
+      if (!url) return;
+      mgDownload(url, msg.name || "history.csv");
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    },
+  };
+}
+
+function render({ model, el }) {
+  return mgCompose(model, el, "history", [
+    mgNoticePart(model),
+    mgHistHead(),
+    mgHistFilters(model),
+    mgHistHint(),
+    mgHistTable(model),
+    mgGroup({ class: "mg-history-foot" },
+      mgHistPager(model), mgEl("span", { class: "mg-spacer" }), mgHistExport(model)),
+  ]);
 }
 
 export default { render };

@@ -75,9 +75,9 @@ function mgReplace(node, ...children) {
  * A real <button>. kind: primary | secondary | ghost | danger. `action` sets
  * data-mg-action (browser tests), `ariaLabel` names icon-only buttons.
  */
-function mgButton({ label, kind = "secondary", disabled = false, title, onClick, action, ariaLabel, type = "button" } = {}) {
+function mgButton({ label, kind = "secondary", disabled = false, title, onClick, action, ariaLabel } = {}) {
   const button = mgEl("button", {
-    type,
+    type: "button",
     class: `mg-btn mg-btn--${kind}`,
     title,
     "aria-label": ariaLabel,
@@ -85,7 +85,11 @@ function mgButton({ label, kind = "secondary", disabled = false, title, onClick,
     text: label,
   });
   button.disabled = Boolean(disabled);
-  if (onClick) button.addEventListener("click", (event) => { if (!button.disabled) onClick(event); });
+  if (onClick) {
+    button.addEventListener("click", (event) => {
+      if (!button.disabled) onClick(event);
+    });
+  }
   return button;
 }
 
@@ -96,18 +100,16 @@ function mgButton({ label, kind = "secondary", disabled = false, title, onClick,
  * `row.mgSetError(text)` and `row.mgSetHelp(text)`.
  */
 function mgField({ id, label, help, apiName, control, error, required = false } = {}) {
-  const controlId = id || (control && control.id) || mgId("mg-field");
-  if (control && !control.id && control.matches && control.matches("input, select, textarea")) {
-    control.id = controlId;
-  }
-  const labelable = control && control.matches && control.matches("input, select, textarea");
+  const controlId = id || control?.id || mgId("mg-field");
+  const labelable = control?.matches?.("input, select, textarea");
+  if (labelable && !control.id) control.id = controlId;
   const labelEl = mgEl(labelable ? "label" : "span", {
     class: "mg-field__label",
     for: labelable ? controlId : undefined,
     id: `${controlId}-label`,
     title: apiName ? `API field: ${apiName}` : undefined,
   }, label, required ? mgEl("span", { class: "mg-field__req", "aria-hidden": "true", text: " *" }) : null);
-  if (control && !labelable && control.setAttribute && !control.getAttribute("aria-labelledby")) {
+  if (control?.setAttribute && !labelable && !control.getAttribute("aria-labelledby")) {
     control.setAttribute("aria-labelledby", labelEl.id);
   }
   const helpEl = mgEl("div", { class: "mg-field__help", id: `${controlId}-help` });
@@ -115,8 +117,8 @@ function mgField({ id, label, help, apiName, control, error, required = false } 
   const body = mgEl("div", { class: "mg-field__control" }, control, helpEl, errorEl);
   const row = mgEl("div", { class: "mg-field", "data-field": apiName || undefined }, labelEl, body);
   const describe = () => {
-    if (!control || !control.setAttribute) return;
-    const ids = [helpEl.textContent ? helpEl.id : "", errorEl.textContent ? errorEl.id : ""].filter(Boolean);
+    if (!control?.setAttribute) return;
+    const ids = [helpEl, errorEl].filter((node) => node.textContent).map((node) => node.id);
     if (ids.length) control.setAttribute("aria-describedby", ids.join(" "));
     else control.removeAttribute("aria-describedby");
     if (errorEl.textContent) control.setAttribute("aria-invalid", "true");
@@ -187,14 +189,14 @@ function mgSegmented({ name, label, options = [], value, onChange, disabled = fa
   mgAppend(group, buttons);
   group.mgSet = (v) => choose(v, false);
   group.mgValue = () => current;
-  group.mgSetDisabled = (d) => { disabled = Boolean(d); sync(); };
   sync();
   return group;
 }
 
 /** A small label. kind: neutral | accent | success | warn | error. `onRemove` adds an x button. */
 function mgChip(text, kind = "neutral", onRemove) {
-  const chip = mgEl("span", { class: `mg-chip mg-chip--${kind}` }, mgEl("span", { class: "mg-chip__text", text, title: text }));
+  const chip = mgEl("span", { class: `mg-chip mg-chip--${kind}` },
+    mgEl("span", { class: "mg-chip__text", text, title: text }));
   if (onRemove) {
     chip.append(mgEl("button", {
       type: "button",
@@ -207,100 +209,13 @@ function mgChip(text, kind = "neutral", onRemove) {
   return chip;
 }
 
-/** A status badge: dark text on a tint of the status colour (readable in every theme). */
-function mgBadge(status) {
-  const text = MG_STATUS_TEXT[status] || String(status || "");
+/**
+ * A status badge: dark text on a tint of the status colour (readable in every theme).
+ * `label` overrides the kit's wording (History sends its own, shared with its filter).
+ */
+function mgBadge(status, label) {
+  const text = label || MG_STATUS_TEXT[status] || String(status || "");
   return mgEl("span", { class: `mg-badge mg-badge--${String(status).toLowerCase()}`, text });
-}
-
-/**
- * A result card: <article class="mg-card" data-status>. Parts are optional:
- * `title` (text), `status` (badge), `meta` (node or text, e.g. elapsed/ETA), `media` (node),
- * `body` (nodes), `error` (text, shown as the card's reason), `actions` (buttons).
- */
-function mgCard({ status, title, meta, media, body, error, actions, attrs } = {}) {
-  const head = mgEl("header", { class: "mg-card__head" },
-    status ? mgBadge(status) : null,
-    title ? mgEl("span", { class: "mg-card__title", text: title, title }) : null,
-    meta ? mgEl("span", { class: "mg-card__meta" }, meta) : null,
-  );
-  return mgEl("article", { class: "mg-card", "data-status": status, ...(attrs || {}) },
-    head,
-    media ? mgEl("div", { class: "mg-card__media" }, media) : null,
-    body || null,
-    error ? mgEl("p", { class: "mg-card__error", role: "status", text: error }) : null,
-    actions && actions.length ? mgEl("div", { class: "mg-card__actions" }, actions) : null,
-  );
-}
-
-/**
- * A modal viewer: items [{src, kind: "image"|"video", alt, caption}], starting at `index`.
- * Close button (aria-label="Close"), Escape closes, ArrowLeft/ArrowRight step, a click on the
- * backdrop closes; focus returns to where it was. `host` (default: document.body) is where it
- * is mounted: pass the panel root inside a shadow DOM (marimo) so the kit styles apply.
- * Returns { el, show(i), close() }.
- */
-function mgLightbox({ items = [], index = 0, onClose, host } = {}) {
-  const before = document.activeElement;
-  let at = Math.max(0, Math.min(index, items.length - 1));
-  const stage = mgEl("div", { class: "mg-lightbox__stage" });
-  const caption = mgEl("p", { class: "mg-lightbox__caption" });
-  const counter = mgEl("span", { class: "mg-lightbox__count", "aria-live": "polite" });
-  const prev = mgButton({ label: "‹", kind: "ghost", ariaLabel: "Previous", onClick: () => show(at - 1) });
-  const next = mgButton({ label: "›", kind: "ghost", ariaLabel: "Next", onClick: () => show(at + 1) });
-  const closeBtn = mgButton({ label: "×", kind: "ghost", ariaLabel: "Close", action: "close", onClick: () => close() });
-  closeBtn.classList.add("mg-lightbox__close");
-  const box = mgEl("div", {
-    class: "mg-lightbox__box",
-    onClick: (event) => event.stopPropagation(),
-  }, mgEl("div", { class: "mg-lightbox__bar" }, counter, mgEl("span", { class: "mg-lightbox__spacer" }), prev, next, closeBtn), stage, caption);
-  const root = mgEl("div", {
-    class: "mg-lightbox mg-panel",
-    role: "dialog",
-    "aria-modal": "true",
-    "aria-label": "Preview",
-    tabindex: "-1",
-    onClick: () => close(),
-  }, box);
-  function show(i) {
-    if (!items.length) return;
-    at = (i + items.length) % items.length;
-    const item = items[at];
-    const media = item.kind === "video"
-      ? mgEl("video", { src: item.src, controls: true, autoplay: true, class: "mg-lightbox__media" })
-      : mgEl("img", { src: item.src, alt: item.alt || item.caption || "preview", class: "mg-lightbox__media" });
-    mgReplace(stage, media);
-    caption.textContent = item.caption || "";
-    counter.textContent = items.length > 1 ? `${at + 1} of ${items.length}` : "";
-    prev.hidden = next.hidden = items.length < 2;
-  }
-  function onKey(event) {
-    if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); close(); }
-    else if (event.key === "ArrowLeft") { event.preventDefault(); show(at - 1); }
-    else if (event.key === "ArrowRight") { event.preventDefault(); show(at + 1); }
-    else if (event.key === "Tab") {
-      const focusables = [...box.querySelectorAll("button:not([hidden]), video")];
-      const first = focusables[0];
-      const last = focusables[focusables.length - 1];
-      const active = root.getRootNode().activeElement;
-      if (event.shiftKey && active === first) { event.preventDefault(); last.focus(); }
-      else if (!event.shiftKey && active === last) { event.preventDefault(); first.focus(); }
-    }
-  }
-  let closed = false;
-  function close() {
-    if (closed) return;
-    closed = true;
-    root.removeEventListener("keydown", onKey);
-    root.remove();
-    if (before && before.focus && before.isConnected) before.focus();
-    if (onClose) onClose();
-  }
-  root.addEventListener("keydown", onKey);
-  (host || document.body).append(root);
-  show(at);
-  closeBtn.focus();
-  return { el: root, show, close };
 }
 
 let mgLiveRegion = null;
@@ -312,12 +227,21 @@ function mgAnnounce(text) {
       class: "mg-sr-only",
       "aria-live": "polite",
       role: "status",
-      style: { position: "absolute", width: "1px", height: "1px", overflow: "hidden", clip: "rect(0 0 0 0)", whiteSpace: "nowrap" },
+      style: {
+        position: "absolute",
+        width: "1px",
+        height: "1px",
+        overflow: "hidden",
+        clip: "rect(0 0 0 0)",
+        whiteSpace: "nowrap",
+      },
     });
     document.body.append(mgLiveRegion);
   }
   mgLiveRegion.textContent = "";
-  setTimeout(() => { mgLiveRegion.textContent = text; }, 30);
+  setTimeout(() => {
+    mgLiveRegion.textContent = text;
+  }, 30);
 }
 
 async function mgCopyText(text) {
@@ -326,12 +250,17 @@ async function mgCopyText(text) {
     await Promise.race([navigator.clipboard.writeText(text), timeout]);
     return true;
   } catch (_err) {
-    const area = mgEl("textarea", { style: { position: "fixed", top: "-1000px", opacity: "0" }, "aria-hidden": "true" });
+    const hide = { position: "fixed", top: "-1000px", opacity: "0" };
+    const area = mgEl("textarea", { style: hide, "aria-hidden": "true" });
     area.value = text;
     document.body.append(area);
     area.select();
     let ok = false;
-    try { ok = document.execCommand("copy"); } catch (_e) { ok = false; }
+    try {
+      ok = document.execCommand("copy");
+    } catch (_e) {
+      ok = false;
+    }
     area.remove();
     return ok;
   }
@@ -352,28 +281,34 @@ function mgCopy(text, label = "Copy", kind = "secondary") {
     button.textContent = ok ? "Copied" : "Select and press Ctrl+C";
     mgAnnounce(ok ? "Copied to the clipboard" : "Copy failed: select the text and press Ctrl+C");
     clearTimeout(timer);
-    timer = setTimeout(() => { button.textContent = label; }, 1500);
+    timer = setTimeout(() => {
+      button.textContent = label;
+    }, 1500);
   });
-  button.mgSetText = (t) => { value = t; };
+  button.mgSetText = (t) => {
+    value = t;
+  };
   return button;
 }
 
 /**
- * Tabs: tabs [{id, label, panel}] (panel: a node), `selected` id, `onSelect(id)`.
- * role=tablist/tab/tabpanel, roving tabindex, arrow keys/Home/End. Returns the root with
- * `root.mgSelect(id)`.
+ * Tabs (WAI-ARIA tab list): tabs [{id, label, panel}] (panel: a node, optional), `selected`
+ * id, `onSelect(id)` after a click or a key. role=tablist/tab/tabpanel, aria-selected,
+ * aria-controls / aria-labelledby, roving tabindex; ArrowLeft/ArrowRight (wrapping), Home and
+ * End move the focus and select (automatic activation). Returns the root with
+ * `root.mgSelect(id)` (no onSelect) and `root.mgPanelOf(id)` (the tab panel element).
  */
 function mgTabs({ tabs = [], selected, onSelect, label = "Sections" } = {}) {
-  const list = mgEl("div", { class: "mg-tabs__list", role: "tablist", "aria-label": label });
-  const panels = mgEl("div", { class: "mg-tabs__panels" });
   const base = mgId("mg-tab");
-  let current = selected ?? (tabs[0] && tabs[0].id);
+  const orientation = { "aria-orientation": "horizontal" };
+  const list = mgEl("div", { class: "mg-tabs__list", role: "tablist", "aria-label": label, ...orientation });
   const tabEls = tabs.map((tab, i) => mgEl("button", {
     type: "button",
     class: "mg-tabs__tab",
     role: "tab",
     id: `${base}-${i}`,
     "aria-controls": `${base}-${i}-panel`,
+    "data-mg-tab": tab.id,
     text: tab.label,
     onClick: () => select(tab.id, true),
   }));
@@ -382,9 +317,13 @@ function mgTabs({ tabs = [], selected, onSelect, label = "Sections" } = {}) {
     role: "tabpanel",
     id: `${base}-${i}-panel`,
     "aria-labelledby": `${base}-${i}`,
+    "data-mg-tab": tab.id,
     tabindex: "0",
   }, tab.panel));
+  let current = null;
   function select(id, fire) {
+    if (!tabs.some((tab) => tab.id === id)) return;
+    const changed = id !== current;
     current = id;
     tabs.forEach((tab, i) => {
       const on = tab.id === id;
@@ -392,24 +331,22 @@ function mgTabs({ tabs = [], selected, onSelect, label = "Sections" } = {}) {
       tabEls[i].tabIndex = on ? 0 : -1;
       panelEls[i].hidden = !on;
     });
-    if (fire && onSelect) onSelect(id);
+    if (fire && changed && onSelect) onSelect(id);
   }
+  const moves = { ArrowRight: (i) => i + 1, ArrowLeft: (i) => i - 1, Home: () => 0, End: () => tabs.length - 1 };
   list.addEventListener("keydown", (event) => {
-    const keys = { ArrowRight: 1, ArrowLeft: -1 };
-    let i = tabs.findIndex((t) => t.id === current);
-    if (event.key in keys) i = (i + keys[event.key] + tabs.length) % tabs.length;
-    else if (event.key === "Home") i = 0;
-    else if (event.key === "End") i = tabs.length - 1;
-    else return;
+    const move = moves[event.key];
+    if (!move || !tabs.length) return;
     event.preventDefault();
+    const i = (move(tabs.findIndex((t) => t.id === current)) + tabs.length) % tabs.length;
     select(tabs[i].id, true);
     tabEls[i].focus();
   });
   mgAppend(list, tabEls);
-  mgAppend(panels, panelEls);
-  const root = mgEl("div", { class: "mg-tabs" }, list, panels);
+  const root = mgEl("div", { class: "mg-tabs" }, list, mgEl("div", { class: "mg-tabs__panels" }, panelEls));
   root.mgSelect = (id) => select(id, false);
-  select(current, false);
+  root.mgPanelOf = (id) => panelEls[tabs.findIndex((t) => t.id === id)];
+  select(selected ?? tabs[0]?.id, false);
   return root;
 }
 
@@ -451,27 +388,117 @@ function mgDownload(url, name) {
 /**
  * The panel's message area for the `notice` trait (a readable error from a background task
  * or an action): role=alert, with a Dismiss button that sends {"action": "dismiss"}.
+ * A component (see `mgCompose`); `mgNotice(model)` is the same box, kept up to date by itself.
  */
-function mgNotice(model) {
+function mgNoticePart(model) {
   const text = mgEl("span", { class: "mg-notice__text" });
-  const dismiss = mgButton({ label: "Dismiss", kind: "ghost", action: "dismiss", onClick: () => model.send({ action: "dismiss" }) });
-  const box = mgEl("div", { class: "mg-notice", role: "alert" }, text, dismiss);
-  const sync = () => {
-    const value = model.get("notice") || "";
-    text.textContent = value;
-    box.hidden = !value;
+  const onClick = () => model.send({ action: "dismiss" });
+  const dismiss = mgButton({ label: "Dismiss", kind: "ghost", action: "dismiss", onClick });
+  const el = mgEl("div", { class: "mg-notice", role: "alert" }, text, dismiss);
+  return {
+    el,
+    traits: ["notice"],
+    update() {
+      text.textContent = model.get("notice") || "";
+      el.hidden = !text.textContent;
+    },
   };
-  model.on("change:notice", sync);
-  sync();
-  return box;
+}
+
+function mgNotice(model) {
+  const part = mgNoticePart(model);
+  mgOn(model, part.traits, () => part.update(model));
+  part.update(model);
+  return part.el;
 }
 
 /**
- * The panel root: <div class="mg-panel mg-panel--<name>">, appended to `el`, marked
- * data-mg-ready="1" by `ready()`.
+ * A polite status line for one text trait (e.g. where a Save went): role=status, hidden while
+ * the trait is empty. `cls` adds the panel's class.
+ */
+function mgStatusLine(trait, cls = "") {
+  const el = mgEl("p", { class: ["mg-status-line", cls], role: "status" });
+  return {
+    el,
+    traits: [trait],
+    update(model) {
+      el.textContent = model.get(trait) || "";
+      el.hidden = !el.textContent;
+    },
+  };
+}
+
+/** "Copy as code": a <details> with the `code` trait in a <pre> and a Copy button. */
+function mgCodeBox(cls, trait = "code") {
+  const pre = mgEl("pre", { tabindex: "0", "aria-label": "Code of the next request" });
+  let text = "";
+  const el = mgEl("details", { class: cls },
+    mgEl("summary", { text: "Copy as code" }),
+    mgEl("div", { class: "mg-code" }, pre, mgCopy(() => text, "Copy")));
+  return {
+    el,
+    traits: [trait],
+    update(model) {
+      text = model.get(trait) || "";
+      pre.textContent = text;
+    },
+  };
+}
+
+/** Call `fn` on each `change:<trait>` (or a full event name with a colon); returns an undo. */
+function mgOn(model, names, fn) {
+  const events = names.map((n) => (n.includes(":") ? n : `change:${n}`));
+  for (const event of events) model.on(event, fn);
+  return () => {
+    for (const event of events) model.off(event, fn);
+  };
+}
+
+/**
+ * The panel root: <div class="mg-panel mg-panel--<name>">, appended to `el`.
  */
 function mgPanel(el, name, ...children) {
   const root = mgEl("div", { class: `mg-panel mg-panel--${name}` }, ...children);
   el.append(root);
   return root;
+}
+
+/**
+ * Several components (or nodes) in one element: `attrs` of a <div>, or of `attrs.tag`.
+ * `mgCompose` wires each of them.
+ */
+function mgGroup({ tag = "div", ...attrs }, ...parts) {
+  const live = parts.filter((part) => part && !(part instanceof Node));
+  return { el: mgEl(tag, attrs, parts.map((part) => (part instanceof Node ? part : part?.el))), parts: live };
+}
+
+/** Every component of `parts`, groups opened up (see `mgGroup`). */
+function mgLeaves(parts) {
+  return parts.flatMap((part) => {
+    if (!part || part instanceof Node) return [];
+    return part.parts ? mgLeaves(part.parts) : [part];
+  });
+}
+
+/**
+ * Mount a panel made of components, the way every panel's `render` does. A component is
+ * `{el, traits, update(model), onMessage?(msg, buffers), dispose?()}`: its `update` runs once,
+ * then again on each change of one of its `traits`, touching only its own part; `onMessage`
+ * gets the kernel's custom messages; a plain node is mounted as it is. Marks the root
+ * data-mg-ready="1"; returns the cleanup for anywidget.
+ */
+function mgCompose(model, el, name, parts) {
+  const root = mgPanel(el, name, parts.map((part) => (part instanceof Node ? part : part?.el)));
+  const leaves = mgLeaves(parts);
+  const undo = [];
+  for (const part of leaves) {
+    if (part.traits?.length) undo.push(mgOn(model, part.traits, () => part.update(model)));
+    if (part.onMessage) undo.push(mgOn(model, ["msg:custom"], part.onMessage));
+    if (part.dispose) undo.push(() => part.dispose());
+  }
+  for (const part of leaves) part.update?.(model);
+  root.dataset.mgReady = "1";
+  return () => {
+    for (const fn of undo) fn();
+  };
 }

@@ -1,13 +1,24 @@
-// The Studio's top line: mode chip, "Connect to the real service" form, resume status
-// (after kit.js). The API key goes to the kernel in one custom message and is never a trait.
+// The Studio (after kit.js): a mode line with the "Connect to the real service" form, then a
+// tab list whose panels are the Studio's child widgets, drawn with anywidget's composition
+// API (`host.getWidget(ref)`). The API key goes to the kernel in one custom message and is
+// never a trait.
 
-function render({ model, el }) {
-  const root = mgPanel(el, "studio");
-  const chip = mgChip("", "accent");
-  const resume = mgEl("p", { class: "mg-bar__resume mg-muted", role: "status" });
-  const key = mgEl("input", { type: "password", name: "api-key", autocomplete: "off", placeholder: "kept in this kernel's memory only, never saved" });
-  const base = mgEl("input", { type: "text", name: "base-url", placeholder: model.get("base_url_hint") || "https://…/api" });
-  const text = mgEl("input", { type: "text", name: "text-base-url", placeholder: model.get("text_url_hint") || "https://…/gateway" });
+const STUDIO_PANELS = {
+  Chat: "panel_chat",
+  Images: "panel_images",
+  Videos: "panel_videos",
+  Assets: "panel_assets",
+  History: "panel_history",
+};
+
+function studioInput(type, name, placeholder) {
+  return mgEl("input", { type, name, placeholder, autocomplete: type === "password" ? "off" : undefined });
+}
+
+function studioConnectForm(model) {
+  const key = studioInput("password", "api-key", "kept in this kernel's memory only, never saved");
+  const base = studioInput("text", "base-url", model.get("base_url_hint") || "https://…/api");
+  const text = studioInput("text", "text-base-url", model.get("text_url_hint") || "https://…/gateway");
   const connect = mgButton({
     label: "Connect",
     kind: "primary",
@@ -19,33 +30,115 @@ function render({ model, el }) {
       connect.disabled = true;
     },
   });
-  key.addEventListener("input", () => { connect.disabled = !key.value.trim(); });
-  key.addEventListener("keydown", (e) => { if (e.key === "Enter" && !connect.disabled) connect.click(); });
-  const demo = mgButton({ label: "Back to demo mode", kind: "secondary", action: "demo", onClick: () => model.send({ action: "demo" }) });
+  key.addEventListener("input", () => {
+    connect.disabled = !key.value.trim();
+  });
+  key.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !connect.disabled) connect.click();
+  });
+  const toDemo = () => model.send({ action: "demo" });
+  const demo = mgButton({ label: "Back to demo mode", kind: "secondary", action: "demo", onClick: toDemo });
+  const field = (label, help, apiName, control, required = false) =>
+    mgField({ id: mgId("mg-connect"), label, help, apiName, control, required });
   const form = mgEl("div", { class: "mg-form" },
-    mgField({ id: `mg-key-${Math.random().toString(36).slice(2, 8)}`, label: "API key", help: "Sent once to this kernel; not stored in the notebook.", apiName: "MEDIAGEN_API_KEY", control: key, required: true }),
-    mgField({ id: `mg-base-${Math.random().toString(36).slice(2, 8)}`, label: "Base URL", help: "Media endpoints; empty: MEDIAGEN_BASE_URL.", apiName: "MEDIAGEN_BASE_URL", control: base }),
-    mgField({ id: `mg-text-${Math.random().toString(36).slice(2, 8)}`, label: "Text URL", help: "Chat endpoints; empty: MEDIAGEN_TEXT_BASE_URL.", apiName: "MEDIAGEN_TEXT_BASE_URL", control: text }));
+    field("API key", "Sent once to this kernel; not stored in the notebook.", "MEDIAGEN_API_KEY", key, true),
+    field("Base URL", "Media endpoints; empty: MEDIAGEN_BASE_URL.", "MEDIAGEN_BASE_URL", base),
+    field("Text URL", "Chat endpoints; empty: MEDIAGEN_TEXT_BASE_URL.", "MEDIAGEN_TEXT_BASE_URL", text));
   const details = mgEl("details", { class: "mg-bar__connect" },
     mgEl("summary", { text: "Connect to the real service" }),
     form,
     mgEl("div", { class: "mg-row mg-bar__actions" }, connect, demo));
-  root.append(mgEl("div", { class: "mg-bar" }, mgEl("span", { class: "mg-bar__name", text: "mediagen" }), chip), mgNotice(model), details, resume);
+  details.mgDemoButton = demo;
+  return details;
+}
 
-  function sync() {
+/** The mode chip, the connect form and the resume line; `update()` follows the model. */
+function studioBar(model) {
+  const chip = mgChip("", "accent");
+  const resume = mgEl("p", { class: "mg-bar__resume mg-muted", role: "status" });
+  const connect = studioConnectForm(model);
+  function update() {
     const isDemo = model.get("demo");
     chip.querySelector(".mg-chip__text").textContent = model.get("mode");
-    chip.className = `mg-chip mg-chip--${isDemo ? "accent" : "success"}`;
+    chip.className = `mg-chip mg-chip--${isDemo ? "accent" : "success"} mg-bar__mode`;
     chip.dataset.mode = isDemo ? "demo" : "connected";
-    demo.disabled = isDemo;
+    connect.mgDemoButton.disabled = isDemo;
     resume.textContent = model.get("resume_text");
     resume.hidden = !model.get("resume_text");
   }
-  const names = ["change:mode", "change:demo", "change:resume_text"];
-  names.forEach((n) => model.on(n, sync));
-  sync();
+  update();
+  return { chip, connect, resume, update, events: ["change:mode", "change:demo", "change:resume_text"] };
+}
+
+function studioPlaceholder(slot, host) {
+  const why = host
+    ? "it is built when this tab is first opened"
+    : "this front end cannot compose widgets: anywidget 0.11 or later is needed";
+  const text = `Loading the ${slot.dataset.mgTab} panel… (${why})`;
+  slot.replaceChildren(mgEl("p", { class: "mg-muted mg-studio__placeholder", text }));
+}
+
+/** Draw the child widget `ref` into `slot` (a tab panel); a placeholder until it is built. */
+function studioMount(host, slot, ref, signal) {
+  if (ref && slot.mgRef === ref) return;
+  slot.mgRef = ref;
+  slot.mgAbort?.abort();
+  const controller = new AbortController();
+  slot.mgAbort = controller;
+  signal.addEventListener("abort", () => controller.abort(), { once: true });
+  if (!ref || !host) {
+    studioPlaceholder(slot, host);
+    return;
+  }
+  const target = mgEl("div", { class: "mg-studio__child" });
+  const failed = (error) => {
+    const text = `The ${slot.dataset.mgTab} panel could not be shown: ${error}`;
+    slot.replaceChildren(mgEl("p", { class: "mg-error", role: "alert", text }));
+  };
+  host
+    .getWidget(ref)
+    .then((child) => {
+      if (controller.signal.aborted) return undefined;
+      slot.replaceChildren(target);
+      return child.render({ el: target, signal: controller.signal });
+    })
+    .catch(failed);
+}
+
+function render({ model, el, host, signal }) {
+  const lifetime = new AbortController();
+  signal?.addEventListener("abort", () => lifetime.abort(), { once: true });
+  const titles = model.get("titles");
+  const bar = studioBar(model);
+  const tabs = mgTabs({
+    label: "Studio panels",
+    tabs: titles.map((title) => ({ id: title, label: title })),
+    selected: model.get("tab"),
+    onSelect: (id) => {
+      model.set("tab", id);
+      model.save_changes();
+    },
+  });
+  // one top line: the tab list, then the mode and "Connect to the real service" at its end
+  const top = mgEl("div", { class: "mg-studio__top" }, tabs.querySelector(".mg-tabs__list"), bar.chip, bar.connect);
+  tabs.prepend(top, mgNotice(model), bar.resume);
+  const root = mgPanel(el, "studio", tabs);
+  const mountAll = () => {
+    for (const title of titles) {
+      studioMount(host, tabs.mgPanelOf(title), model.get(STUDIO_PANELS[title]), lifetime.signal);
+    }
+  };
+  const showTab = () => tabs.mgSelect(model.get("tab"));
+  const panelEvents = Object.values(STUDIO_PANELS).map((n) => `change:${n}`);
+  const listeners = [...bar.events.map((n) => [n, bar.update]), ...panelEvents.map((n) => [n, mountAll])];
+  listeners.push(["change:tab", showTab]);
+  for (const [name, fn] of listeners) model.on(name, fn);
+  mountAll();
   root.dataset.mgReady = "1";
-  return () => names.forEach((n) => model.off(n, sync));
+  return () => {
+    lifetime.abort();
+    for (const [name, fn] of listeners) model.off(name, fn);
+  };
 }
 
 export default { render };

@@ -1,0 +1,239 @@
+"""Figure 11: a class through the classroom gateway (shared polling, added latency, streams).
+
+Two child processes: the emulator (the upstream) and a classroom gateway in front of it
+(``_server.py classroom``). This process plays N students, each with their own code: every
+student creates 3 image tasks through the gateway and polls each one every second until it
+completes; beside them, M streamed chats run, each once through the gateway and once
+straight to the upstream (alternating order). Three numbers, each against its target:
+
+* **polls per task vs a polite client**: the result GETs the gateway sent upstream (its own
+  counter) over the polls a polite client needs, from the emulator's task timelines
+  (``ceil((done - created) / interval)`` per task, as figure 5 computes them); target
+  <= 1.1 however often students poll;
+* **added latency of result GETs**: p99 of students' result GETs through the gateway minus
+  p99 of a polite client's result GETs straight to the upstream during the same load (a
+  few tasks created upstream directly and polled at the family interval); target <= 20 ms;
+* **first streamed chunk**: p99 of the time to the first body bytes of a streamed chat
+  through the gateway minus the same p99 straight to the upstream; target <= 20 ms.
+
+The figure's ratio is the worst of the three over its target (<= 1). A task that does not
+complete, or a chat that fails, is a wrong result. Full: 300 students (900 tasks) and 100
+chats at the service's own pace (speed 1: images take 10-40 s, polled every 2 s);
+``--quick``: 30 students and 10 chats at speed 4.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import httpx2
+from _common import API_KEY, Figure, Server, finish, parse_args, serve
+
+TASKS_EACH = 3
+STUDENT_POLL_S = 1.0
+DIRECT_TASKS = 10
+POLL_RATIO_TARGET = 1.1
+LATENCY_TARGET_S = 0.020
+MODEL = "nano-banana"
+CHAT = {"model": "gpt-5.4", "stream": True, "messages": [{"role": "user", "content": "hello"}]}
+
+
+@dataclass
+class Run:
+    """What the simulated class measured."""
+
+    task_ids: list[str] = field(default_factory=list)
+    completed: int = 0
+    gateway_gets: list[float] = field(default_factory=list)
+    direct_gets: list[float] = field(default_factory=list)
+    first_chunk: dict[str, list[float]] = field(default_factory=lambda: {"gw": [], "up": []})
+    chat_failures: int = 0
+    get_errors: int = 0
+    create_errors: list[str] = field(default_factory=list)
+
+
+def p99(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else 0.0
+
+
+async def timed_get(
+    http: httpx2.AsyncClient, url: str, headers: dict[str, str], run: Run
+) -> tuple[dict[str, object], float | None]:
+    """One result GET: (body, seconds); a transport error counts and is retried next time."""
+    start = time.perf_counter()
+    try:
+        response = await http.get(url, headers=headers)
+    except httpx2.TransportError:
+        run.get_errors += 1
+        return {}, None
+    elapsed = time.perf_counter() - start
+    return (response.json() if response.status_code == 200 else {}), elapsed
+
+
+async def student(
+    http: httpx2.AsyncClient, base: str, code: str, run: Run, deadline: float
+) -> None:
+    """Create 3 images, poll each every second until done."""
+    auth = {"authorization": f"Bearer {code}"}
+    pending: list[str] = []
+    for n in range(TASKS_EACH):
+        created = await http.post(
+            f"{base}/v1/banana/images", json={"model": MODEL, "prompt": f"{code} {n}"}, headers=auth
+        )
+        task_id = created.json().get("id") if created.status_code == 200 else None
+        if not task_id:
+            run.create_errors.append(f"{created.status_code} {created.text[:200]}")
+            continue
+        pending.append(task_id)
+    run.task_ids += pending
+    while pending and time.monotonic() < deadline:
+        await asyncio.sleep(STUDENT_POLL_S)
+        for task_id in list(pending):
+            body, elapsed = await timed_get(http, f"{base}/v1/result/{task_id}", auth, run)
+            if elapsed is not None:
+                run.gateway_gets.append(elapsed)
+            if body.get("status") == "completed":
+                pending.remove(task_id)
+                run.completed += 1
+
+
+async def polite_direct(http: httpx2.AsyncClient, upstream: str, run: Run, deadline: float) -> None:
+    """The baseline: one task straight on the upstream, polled at the family interval."""
+    auth = {"authorization": f"Bearer {API_KEY}"}
+    created = await http.post(
+        f"{upstream}/api/v1/banana/images", json={"model": MODEL, "prompt": "direct"}, headers=auth
+    )
+    speed = float(created.headers.get("x-mediagen-emulator-speed", "1"))
+    task_id = created.json()["id"]
+    while time.monotonic() < deadline:
+        await asyncio.sleep(2.0 / speed * 1.02)
+        body, elapsed = await timed_get(http, f"{upstream}/api/v1/result/{task_id}", auth, run)
+        if elapsed is not None:
+            run.direct_gets.append(elapsed)
+        if body.get("status") == "completed":
+            return
+
+
+async def first_chunk(http: httpx2.AsyncClient, url: str, headers: dict[str, str]) -> float:
+    start = time.perf_counter()
+    elapsed: float | None = None
+    body = b""
+    async with http.stream("POST", url, json=CHAT, headers=headers) as response:
+        async for chunk in response.aiter_raw():
+            if elapsed is None:
+                elapsed = time.perf_counter() - start
+            body += chunk
+    if response.status_code != 200 or elapsed is None or b"[DONE]" not in body:
+        raise RuntimeError(f"chat answered {response.status_code} without a complete stream")
+    return elapsed
+
+
+async def chats(
+    http: httpx2.AsyncClient, gateway: str, upstream: str, codes: list[str], count: int, run: Run
+) -> None:
+    for n in range(count):
+        sides = [("gw", gateway, codes[n % len(codes)]), ("up", upstream, API_KEY)]
+        for side, root, key in sides if n % 2 == 0 else reversed(sides):
+            try:
+                seconds = await first_chunk(
+                    http, f"{root}/gateway/v1/chat/completions", {"authorization": f"Bearer {key}"}
+                )
+                run.first_chunk[side].append(seconds)
+            except (httpx2.HTTPError, RuntimeError) as error:
+                run.chat_failures += 1
+                print(f"chat {n} ({side}) failed: {type(error).__name__}: {error}")
+
+
+async def ideal_polls(http: httpx2.AsyncClient, upstream: Server, ids: list[str]) -> int:
+    info = (await http.post(f"{upstream.root}/bench/tasks", json=ids)).json()
+    return sum(
+        max(1, math.ceil((r["done_at"] - r["t0"]) / r["min_interval"] - 1e-9))
+        for r in info["tasks"].values()
+    )
+
+
+async def measure(
+    upstream: Server, gateway: Server, students: int, chat_count: int, limit: float
+) -> Figure:
+    run = Run()
+    codes: list[str] = gateway.info["codes"]
+    limits = httpx2.Limits(max_connections=400, max_keepalive_connections=400)
+    transport = httpx2.AsyncHTTPTransport(limits=limits, retries=2)
+    async with httpx2.AsyncClient(timeout=120, transport=transport) as http:
+        deadline = time.monotonic() + limit
+        start = time.perf_counter()
+        await asyncio.gather(
+            *(student(http, gateway.base_url, code, run, deadline) for code in codes[:students]),
+            *(polite_direct(http, upstream.root, run, deadline) for _ in range(DIRECT_TASKS)),
+            chats(http, gateway.root, upstream.root, codes, chat_count, run),
+        )
+        elapsed = time.perf_counter() - start
+        teacher = {"authorization": f"Bearer {gateway.info['teacher_token']}"}
+        counters = (await http.get(f"{gateway.root}/wall/api/state", headers=teacher)).json()[
+            "counters"
+        ]
+        ideal = await ideal_polls(http, upstream, run.task_ids)
+    tasks = students * TASKS_EACH
+    if run.create_errors:
+        print(f"{len(run.create_errors)} creates failed; first: {run.create_errors[:2]}")
+    poll_ratio = counters["upstream_polls"] / max(1, ideal)
+    added = p99(run.gateway_gets) - p99(run.direct_gets)
+    chunk = p99(run.first_chunk["gw"]) - p99(run.first_chunk["up"])
+    print(
+        f"{students} students, {tasks} image tasks, {chat_count} streamed chats each way: "
+        f"{run.completed}/{tasks} completed in {elapsed:.1f} s"
+    )
+    print(
+        f"upstream result GETs {counters['upstream_polls']} for {len(run.task_ids)} tasks; "
+        f"polite client {ideal}; ratio {poll_ratio:.3f}; "
+        f"students' result GETs {counters.get('student_polls', 0)}"
+    )
+    print(
+        f"result GET p99: through the gateway {p99(run.gateway_gets) * 1e3:.1f} ms "
+        f"({len(run.gateway_gets)}), straight {p99(run.direct_gets) * 1e3:.1f} ms "
+        f"({len(run.direct_gets)}); added {added * 1e3:.1f} ms"
+    )
+    print(
+        f"first streamed chunk p99: gateway {p99(run.first_chunk['gw']) * 1e3:.1f} ms, upstream "
+        f"{p99(run.first_chunk['up']) * 1e3:.1f} ms; delta {chunk * 1e3:.1f} ms; "
+        f"chat failures {run.chat_failures}"
+    )
+    ratio = max(poll_ratio / POLL_RATIO_TARGET, added / LATENCY_TARGET_S, chunk / LATENCY_TARGET_S)
+    return Figure(
+        id="classroom_gateway",
+        ours=poll_ratio,
+        unit="upstream polls/polite",
+        baseline=POLL_RATIO_TARGET,
+        baseline_unit="(target)",
+        ratio=ratio,
+        op="<=",
+        target=1.0,
+        note=(
+            f"{run.completed}/{tasks} completed; polls ratio {poll_ratio:.3f} (<= 1.1); "
+            f"result GET added p99 {added * 1e3:.1f} ms (<= 20); "
+            f"first chunk delta p99 {chunk * 1e3:.1f} ms (<= 20)"
+        ),
+        correct=run.completed == tasks and run.chat_failures == 0,
+    )
+
+
+def main() -> int:
+    args = parse_args(__doc__ or "")
+    students, chat_count, speed, limit = (
+        (30, 10, 4.0, 40.0) if args.quick else (300, 100, 1.0, 150.0)
+    )
+    with (
+        serve("emulator", "--speed", str(speed)) as upstream,
+        serve("classroom", "--upstream", upstream.root, "--students", str(students)) as gateway,
+    ):
+        figure = asyncio.run(measure(upstream, gateway, students, chat_count, limit))
+    return finish(figure, args.quick)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

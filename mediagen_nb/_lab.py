@@ -1,0 +1,129 @@
+"""What ``mediagen-nb lab`` prepares before JupyterLab starts, and the save hook it installs.
+
+Arrival: JupyterLab opens on its own workspace (``WORKSPACE``) holding one tab, the playground
+rendered by Voila's JupyterLab preview, so the Studio is running when the page loads (no
+Run All), beside the file browser open at ``notebooks/`` (the notebook itself is one
+double-click away). The workspace file is written before every launch, so each launch
+arrives the same way whatever the previous session left open; it goes to the user's own
+workspaces folder when one is given (``--LabApp.workspaces_dir``,
+``JUPYTERLAB_WORKSPACES_DIR``), else to ``$MEDIAGEN_HOME/lab-workspaces``. Voila's preview
+asks before it runs an untrusted notebook, so the playground is signed in Jupyter's own
+signature store first (what its "Render anyway" button or ``jupyter trust`` does); the
+notebook file is not touched.
+
+Autosave: JupyterLab saves an open notebook every two minutes with its outputs, and a saved
+widget output shows "model not found" at the next launch (and dirties the checkout).
+``keep_playground_clean``, a ``ContentsManager.pre_save_hook`` that ``mediagen-nb lab``
+passes, saves the playground (``$MEDIAGEN_PLAYGROUND``, its path under the server root)
+without outputs, execution counts or widget state; when nothing else differs from the file
+on disk, it saves the file's own content, byte for byte. Edits to the cells are saved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mediagen_nb._home import resolve_home
+
+WORKSPACE = "mediagen-playground"
+"""The JupyterLab workspace ``mediagen-nb lab`` opens (``/lab/workspaces/<name>``)."""
+WORKSPACES_OPTION = "--LabApp.workspaces_dir"
+PLAYGROUND_ENV = "MEDIAGEN_PLAYGROUND"
+SAVE_HOOK = "mediagen_nb._lab.keep_playground_clean"
+PREVIEW_FACTORY = "Voila Preview"
+"""The document factory of Voila's JupyterLab preview (``@voila-dashboards/jupyterlab-preview``)."""
+
+
+def workspace(notebook: str) -> dict[str, Any]:
+    """The workspace: one tab (``notebook`` in Voila's preview), the file browser beside it."""
+    tab = f"voila-preview:{notebook}"
+    folder = notebook.rpartition("/")[0]
+    return {
+        "data": {
+            "layout-restorer:data": {
+                "main": {
+                    "dock": {"type": "tab-area", "currentIndex": 0, "widgets": [tab]},
+                    "current": tab,
+                },
+                "left": {"collapsed": False, "visible": True, "current": "filebrowser"},
+            },
+            tab: {"data": {"path": notebook, "factory": PREVIEW_FACTORY}},
+            "file-browser-filebrowser:cwd": {"path": folder},
+        },
+        "metadata": {"id": WORKSPACE},
+    }
+
+
+def workspaces_dir(extra: Sequence[str]) -> tuple[Path, list[str]]:
+    """Where the workspace goes, and the option to add for it (none when the user chose)."""
+    for option in reversed(extra):
+        name, _, value = option.partition("=")
+        if name == WORKSPACES_OPTION and value:
+            return Path(value).expanduser(), []
+    env = os.environ.get("JUPYTERLAB_WORKSPACES_DIR")
+    if env:
+        return Path(env).expanduser(), []
+    folder = resolve_home() / "lab-workspaces"
+    return folder, [f"{WORKSPACES_OPTION}={folder}"]
+
+
+def write_workspace(folder: Path, notebook: str) -> Path:
+    """Write (replace) the playground's workspace in ``folder``; returns the file."""
+    from jupyterlab_server.workspaces_handler import WorkspacesManager
+
+    folder.mkdir(parents=True, exist_ok=True)
+    saved: Path = WorkspacesManager(str(folder)).save(WORKSPACE, json.dumps(workspace(notebook)))
+    return saved
+
+
+def trust(path: Path) -> None:
+    """Sign ``path`` in Jupyter's signature store (the notebook file itself is unchanged)."""
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
+    NotebookNotary().sign(notebook)  # type: ignore[no-untyped-call]
+
+
+def _stripped(content: dict[str, Any]) -> dict[str, Any]:
+    """``content`` (a notebook as JSON) without outputs, execution counts and widget state."""
+    code: dict[str, Any] = {"outputs": [], "execution_count": None}
+    cells = [
+        {**cell, **code} if cell.get("cell_type") == "code" else cell
+        for cell in content.get("cells", [])
+    ]
+    metadata = {k: v for k, v in content.get("metadata", {}).items() if k != "widgets"}
+    return {**content, "cells": cells, "metadata": metadata}
+
+
+def _sources(content: dict[str, Any]) -> list[tuple[str, str]]:
+    def text(source: Any) -> str:
+        return "".join(source) if isinstance(source, list) else str(source)
+
+    return [(c.get("cell_type", ""), text(c.get("source", ""))) for c in content.get("cells", [])]
+
+
+def keep_playground_clean(
+    model: dict[str, Any], path: str, contents_manager: Any = None, **_kwargs: Any
+) -> None:
+    """Pre-save hook: the playground is saved without outputs (see the module docstring)."""
+    playground = os.environ.get(PLAYGROUND_ENV)
+    if not playground or model.get("type") != "notebook" or path.strip("/") != playground:
+        return
+    content = model.get("content")
+    if not isinstance(content, dict):
+        return
+    model["content"] = _stripped(content)
+    root = getattr(contents_manager, "root_dir", None)
+    if root is None:
+        return
+    try:
+        on_disk = json.loads((Path(root) / playground).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if _sources(on_disk) == _sources(content):  # only outputs and kernel metadata changed
+        model["content"] = on_disk

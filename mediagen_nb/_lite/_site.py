@@ -1,0 +1,290 @@
+"""``mediagen-nb lite build``: the playground as a static site, Python running in each tab.
+
+The site is a JupyterLite build (jupyterlite-core and its Pyodide kernel) that serves every
+file it needs itself: JupyterLite's apps, the widget front ends, Pyodide's core (``_pyodide``)
+and every wheel the kernel installs, listed in the site's ``pyodide-lock.json``
+(``_wheels``). With PyPI fallback off in the kernel, a visitor's browser asks no other host
+for anything, so the folder works on an intranet without internet as well as on any static
+host.
+
+``index.html`` is a small page of ours (``landing.html``): a header with a link to the
+notebooks in JupyterLite's JupyterLab, and JupyterLite's REPL app filling the rest, told by
+its URL to run ``import mediagen_nb as mg; mg.Studio()`` at once with the code hidden, so a
+visitor lands on a Studio that is starting (then running), as Voila shows a notebook as an
+app. Voici (Voila's static counterpart) is not used: voici-core 0.10 needs jupyterlite-core
+< 0.8, whose Pyodide kernel (0.7.2) runs Pyodide 0.29 (Python 3.13), not the Pyodide 314
+(Python 3.14, ABI 2026_0) that pydantic-core's browser wheel on PyPI is built for; voici 0.10
+also pulls in the xeus kernel, whose environments come from conda channels.
+
+Downloads (the Pyodide tarball, wheels) are cached in ``cache`` (``default_cache()``), so
+a rebuild needs no network. Each build runs JupyterLite in a fresh temporary folder (an
+incremental JupyterLite rebuild once dropped the local-Pyodide setting) and then replaces
+the output folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mediagen_nb._lite._pyodide import PYODIDE_VERSION, fetch_pyodide, unpack_core
+from mediagen_nb._lite._wheels import (
+    KERNEL_PACKAGES,
+    Wheel,
+    closure,
+    download,
+    lock_entries,
+    project_wheel,
+    requirement_text,
+)
+
+NOTEBOOKS = (
+    "00-playground.ipynb",
+    "01-getting-started.ipynb",
+    "02-images.ipynb",
+    "03-videos.ipynb",
+    "04-chat.ipynb",
+    "05-assets.ipynb",
+)
+"""The notebooks the site carries (06-classroom and 07-classroom-gateway run servers: not in
+a browser)."""
+PLAYGROUND = NOTEBOOKS[0]
+KERNEL_SPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+"""The Pyodide kernel's name in JupyterLite (the notebooks say ``python3``)."""
+STUDIO_CODE = "import mediagen_nb as mg\nmg.Studio()"
+"""What the landing page's REPL runs (the playground notebook's code cell)."""
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+EXTENSIONS = (
+    "@jupyterlite/pyodide-kernel-extension",
+    "@jupyter-widgets/jupyterlab-manager",
+    "anywidget",
+)
+"""The only federated extensions the site carries (not every one installed beside it)."""
+APPS = ("lab", "repl")
+SITE_PYODIDE = "static/pyodide"
+"""Where the site keeps Pyodide's core (unless from the CDN), its wheels and its lockfile."""
+LOCK = "pyodide-lock.json"
+ROUNDS = 4
+"""Downloads at most: each adds what only the browser needs (pip resolves on this machine)."""
+MARKER = ".mediagen-lite"
+"""A file in every built site: an existing folder with it may be replaced by a new build."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """What a build made."""
+
+    output: Path
+    files: int
+    bytes: int
+    wheels: tuple[str, ...]
+    """File names of the wheels the kernel can load (the site's lockfile)."""
+
+
+def default_cache() -> Path:
+    """``$MEDIAGEN_LITE_CACHE``, else ``$XDG_CACHE_HOME/mediagen_nb/lite`` (``~/.cache``)."""
+    chosen = os.environ.get("MEDIAGEN_LITE_CACHE")
+    if chosen:
+        return Path(chosen).expanduser().absolute()
+    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    return Path(base).expanduser().absolute() / "mediagen_nb" / "lite"
+
+
+def project_root() -> Path:
+    """The checkout this package runs from (its notebooks and pyproject.toml)."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "pyproject.toml").is_file() or not (root / "notebooks").is_dir():
+        raise RuntimeError(
+            f"lite build needs the project's source (pyproject.toml and notebooks/ in {root}):"
+            " run it from a checkout installed with pip install -e '.[lite]'"
+        )
+    return root
+
+
+def _check_output(output: Path) -> None:
+    if output.exists() and not output.is_dir():
+        raise RuntimeError(f"--output {output}: is a file, not a folder")
+    if output.is_dir() and any(output.iterdir()) and not (output / MARKER).exists():
+        raise RuntimeError(
+            f"--output {output}: the folder is not empty and is no earlier lite build; "
+            "choose an empty or new folder"
+        )
+
+
+def choose_wheels(root: Path, cache: Path, scratch: Path, micropip: str) -> dict[str, Wheel]:
+    """The project's wheel and every wheel it and the kernel need in the browser."""
+    ours = Wheel.read(project_wheel(root, scratch / "dist"))
+    wanted = [requirement_text(r) for r in ours.needs()]
+    wanted += [f"micropip=={micropip}" if p == "micropip" else p for p in KERNEL_PACKAGES]
+    for _round in range(ROUNDS):
+        wheels = [Wheel.read(path) for path in download(wanted, cache)] + [ours]
+        chosen, missing = closure(wheels, [ours.name, *KERNEL_PACKAGES])
+        if not missing:
+            return chosen
+        wanted += sorted(missing)
+    needed = "; ".join(f"{who} needs {req}" for req, who in missing.items())
+    raise RuntimeError(f"no browser wheels for what the site needs: {needed}")
+
+
+def write_wheels(
+    chosen: dict[str, Wheel], folder: Path, pyodide_lock: dict[str, Any], cdn: str | None
+) -> tuple[str, ...]:
+    """Copy the chosen wheels into ``folder`` and write its ``pyodide-lock.json``: exactly
+    those wheels, or with ``cdn`` (a URL ending in ``/``) also every package of Pyodide's own
+    lockfile, fetched from there (the site's wheels win where both have a package)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for wheel in chosen.values():
+        shutil.copyfile(wheel.path, folder / wheel.path.name)
+    packages: dict[str, dict[str, Any]] = {}
+    if cdn is not None:
+        for name, entry in pyodide_lock["packages"].items():
+            packages[name] = {**entry, "file_name": cdn + entry["file_name"]}
+    packages.update(lock_entries(chosen))
+    lock = {"info": pyodide_lock["info"], "packages": packages}
+    (folder / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
+    return tuple(sorted(w.path.name for w in chosen.values()))
+
+
+def cdn_url() -> str:
+    """Pyodide's CDN folder of this release (the address the Pyodide kernel itself knows)."""
+    from jupyterlite_pyodide_kernel import constants
+
+    url = str(constants.PYODIDE_CDN_URL)
+    return url.replace(str(constants.PYODIDE_VERSION), PYODIDE_VERSION) + "/"
+
+
+def _use_cdn(site: Path, cdn: str) -> None:
+    """Point the kernel at Pyodide on its CDN and at the site's own lockfile."""
+    path = site / "jupyter-lite.json"
+    config = json.loads(path.read_text())
+    kernel = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
+    kernel["pyodideUrl"] = cdn + "pyodide.mjs"
+    kernel.setdefault("loadPyodideOptions", {})["lockFileURL"] = f"./{SITE_PYODIDE}/{LOCK}"
+    path.write_text(json.dumps(config, indent=1))
+
+
+def _copy_notebooks(root: Path, contents: Path) -> None:
+    contents.mkdir(parents=True)
+    for name in NOTEBOOKS:
+        notebook = json.loads((root / "notebooks" / name).read_text())
+        notebook["metadata"]["kernelspec"] = KERNEL_SPEC
+        (contents / name).write_text(json.dumps(notebook, indent=1) + "\n")
+
+
+def _extension_folders() -> list[str]:
+    from jupyter_core.paths import jupyter_path
+
+    folders = []
+    for name in EXTENSIONS:
+        found = [Path(p) / name for p in jupyter_path("labextensions")]
+        found = [f for f in found if (f / "package.json").is_file()]
+        if not found:
+            raise RuntimeError(
+                f"the JupyterLab extension {name} is not installed: pip install -e '.[lite]'"
+            )
+        folders.append(str(found[0]))
+    return folders
+
+
+def _lite_config(lite_dir: Path) -> None:
+    """JupyterLite's build configuration and the site's ``jupyter-lite.json``."""
+    build = {
+        "LiteBuildConfig": {
+            "apps": list(APPS),
+            "contents": ["contents"],
+            "ignore_sys_prefix": ["federated_extensions"],
+            "federated_extensions": _extension_folders(),
+            "no_sourcemaps": True,
+            "no_unused_shared_packages": True,
+        },
+    }
+    (lite_dir / "jupyter_lite_config.json").write_text(json.dumps(build, indent=1))
+    kernel: dict[str, Any] = {"disablePyPIFallback": True}
+    config = {
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "mediagen_nb playground",
+            "litePluginSettings": {KERNEL_PLUGIN: kernel},
+        },
+    }
+    (lite_dir / "jupyter-lite.json").write_text(json.dumps(config, indent=1))
+
+
+def _run_jupyter_lite(lite_dir: Path, output: Path, log: Callable[[str], None]) -> None:
+    command = [
+        sys.executable, "-m", "jupyter", "lite", "build",
+        "--lite-dir", str(lite_dir), "--output-dir", str(output),
+    ]  # fmt: skip
+    log("running jupyter lite build")
+    done = subprocess.run(
+        command, cwd=lite_dir, capture_output=True, text=True, check=False, env=os.environ.copy()
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"jupyter lite build failed:\n{(done.stdout + done.stderr)[-4000:]}")
+
+
+def _landing(output: Path) -> None:
+    page = resources.files("mediagen_nb._lite").joinpath("landing.html").read_text()
+    page = page.replace("{{STUDIO_CODE}}", json.dumps(STUDIO_CODE))
+    page = page.replace("{{PLAYGROUND}}", PLAYGROUND)
+    (output / "index.html").write_text(page)
+    (output / MARKER).write_text(f"mediagen-nb lite build (Pyodide {PYODIDE_VERSION})\n")
+
+
+def _size(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def build_site(
+    output: Path,
+    *,
+    cache: Path | None = None,
+    pyodide_cdn: bool = False,
+    log: Callable[[str], None] = print,
+) -> Site:
+    """Build the static playground into ``output`` (created, or an earlier build replaced).
+
+    ``pyodide_cdn``: Pyodide's core and its whole package set (numpy, pandas, Pillow...)
+    come from Pyodide's CDN, so the site needs internet; the project's wheels are still
+    served by the site.
+    """
+    output = output.expanduser().absolute()
+    _check_output(output)
+    root = project_root()
+    cache = cache or default_cache()
+    with tempfile.TemporaryDirectory(prefix="mediagen-lite-") as scratch_name:
+        scratch = Path(scratch_name)
+        lite_dir = scratch / "lite"
+        log(f"Pyodide {PYODIDE_VERSION} and wheels (cache: {cache})")
+        tarball = fetch_pyodide(cache / "pyodide")
+        if pyodide_cdn:
+            pyodide_lock = unpack_core(tarball, scratch / "pyodide", names=(LOCK,))
+        else:  # the well-known folder: JupyterLite serves it and points the kernel there
+            pyodide_lock = unpack_core(tarball, lite_dir / SITE_PYODIDE)
+        micropip = pyodide_lock["packages"]["micropip"]["version"]
+        chosen = choose_wheels(root, cache, scratch, micropip)
+        if not pyodide_cdn:
+            wheels = write_wheels(chosen, lite_dir / SITE_PYODIDE, pyodide_lock, None)
+        _copy_notebooks(root, lite_dir / "contents")
+        _lite_config(lite_dir)
+        built = scratch / "site"
+        _run_jupyter_lite(lite_dir, built, log)
+        if pyodide_cdn:
+            wheels = write_wheels(chosen, built / SITE_PYODIDE, pyodide_lock, cdn_url())
+            _use_cdn(built, cdn_url())
+        _landing(built)
+        if output.exists():
+            shutil.rmtree(output)
+        shutil.copytree(built, output)
+    files, size = _size(output)
+    return Site(output=output, files=files, bytes=size, wheels=wheels)

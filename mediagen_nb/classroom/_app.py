@@ -1,0 +1,102 @@
+"""``create_gateway_app``: the gateway as one Starlette app.
+
+Layout: ``/api`` (students' ``base_url``), ``/gateway`` (their ``text_base_url``), ``/wall``
+(the wall and the teacher's controls). The app's lifespan opens the one shared
+``httpx2.AsyncClient`` to the upstream and resumes following every task the ledger holds in
+flight (a restarted gateway loses none); at shutdown it stops the followers and closes it.
+CORS is off unless the teacher lists origins (e.g. the in-browser playground's).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Final
+
+import httpx2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+
+from mediagen_nb.classroom._front import GatewayFront
+from mediagen_nb.classroom._routes import Gateway, result_reply, student_routes
+from mediagen_nb.classroom._tracker import Tracker
+from mediagen_nb.classroom._wall import Wall
+from mediagen_nb.emulator._errors import error_response, protocol_of
+
+API_PREFIX: Final = "/api"
+TEXT_PREFIX: Final = "/gateway"
+WALL_PATH: Final = "/wall"
+UPSTREAM_TIMEOUT: Final = httpx2.Timeout(60.0, connect=10.0, read=300.0)
+"""Per request: 10 s to connect, 60 s to send, 300 s between two bytes of a (streamed) reply."""
+UPSTREAM_LIMITS: Final = httpx2.Limits(max_connections=200, max_keepalive_connections=200)
+log = logging.getLogger("mediagen_nb.classroom")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"no endpoint at {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"method {request.method} is not allowed on {request.url.path}"
+    else:
+        message = exc.detail
+    return error_response(
+        exc.status_code, message, headers=exc.headers, protocol=protocol_of(request.url.path)
+    )
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    log.error("gateway bug on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, "internal gateway error", protocol=protocol_of(request.url.path))
+
+
+def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()) -> Starlette:
+    """The gateway app over ``gw`` (state, upstream, media folder) and ``wall``."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # retries: only connections that failed to open (the request was never sent)
+        transport = httpx2.AsyncHTTPTransport(limits=UPSTREAM_LIMITS, retries=1)
+        async with httpx2.AsyncClient(timeout=UPSTREAM_TIMEOUT, transport=transport) as http:
+            gw.http = http
+            gw.tracker = Tracker(gw.state, gw.upstream, http, gw.media_dir)
+            for record in gw.state.in_flight():
+                gw.tracker.follow(record)
+            try:
+                yield
+            finally:
+                await gw.tracker.stop()
+                gw.http = None
+
+    api, text = student_routes(gw)
+    fast = functools.partial(result_reply, gw)
+    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast)]
+    if cors_origins:
+        middleware.insert(
+            0,
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(cors_origins),
+                allow_methods=["GET", "POST", "DELETE"],
+                allow_headers=["authorization", "content-type", "x-api-key", "anthropic-version"],
+                expose_headers=["retry-after", "x-mediagen-emulator-speed", "request-id"],
+            ),
+        )
+    return Starlette(
+        routes=[
+            Mount(API_PREFIX, routes=api),
+            Mount(TEXT_PREFIX, routes=text),
+            Route(WALL_PATH, wall.page, methods=["GET"]),
+            Mount(WALL_PATH, routes=wall.routes()),
+        ],
+        middleware=middleware,
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        lifespan=lifespan,
+    )

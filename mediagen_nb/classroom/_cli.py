@@ -1,0 +1,115 @@
+"""``mediagen-nb classroom``: the gateway in the foreground, with what to tell the class.
+
+It prints the students' settings (both base URLs), their codes (or the class code and how to
+combine it with a name), the wall's address and the teacher's (token) address, then serves
+until Ctrl-C. The upstream key is never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import warnings
+from pathlib import Path
+from types import FrameType
+
+from mediagen_nb.classroom._rules import Limits
+from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``classroom`` command to the CLI's subcommands."""
+    p = commands.add_parser("classroom", help="run a classroom gateway (codes, budgets, wall)")
+    p.add_argument("--students", type=int, default=0, help="number of generated codes")
+    p.add_argument("--roster", type=Path, default=None, help="file of names, one per line")
+    p.add_argument(
+        "--class-code", action="store_true", help="students may join as CLASSCODE:their-name"
+    )
+    p.add_argument(
+        "--upstream",
+        choices=("auto", "emulator", "service"),
+        default="auto",
+        help="where to forward (auto: the service if MEDIAGEN_API_KEY is set, else emulator)",
+    )
+    p.add_argument("--speed", type=float, default=30.0, help="emulator speed-up (emulator only)")
+    p.add_argument("--models", default=None, help="comma-separated models students may use")
+    p.add_argument("--images", type=int, default=None, help="images per student")
+    p.add_argument("--videos", type=int, default=None, help="videos per student")
+    p.add_argument("--concurrent", type=int, default=None, help="tasks at once per student")
+    p.add_argument("--chat-tokens", type=int, default=None, help="chat tokens per student")
+    p.add_argument("--host", default="127.0.0.1", help="interface to bind (default loopback)")
+    p.add_argument("--port", type=int, default=8780, help="port (0: any free port)")
+    p.add_argument("--cors-origin", action="append", default=[], help="browser origin to allow")
+    p.add_argument("--folder", type=Path, default=None, help="ledger and media folder")
+
+
+def describe(handle: ClassroomHandle) -> str:
+    """What the teacher shares with the class (never the key)."""
+    lines = [
+        f"mediagen_nb classroom gateway (upstream: {handle.upstream.kind})",
+        "Students set:",
+        f"  MEDIAGEN_BASE_URL={handle.base_url}",
+        f"  MEDIAGEN_TEXT_BASE_URL={handle.text_base_url}",
+        "  MEDIAGEN_API_KEY=<their code>",
+        "(or paste the two addresses and the code into the Studio's Connect form)",
+    ]
+    if handle.codes:
+        lines.append("Codes:")
+        lines += [f"  {name}: {code}" for name, code in handle.codes.items()]
+    if handle.class_code:
+        lines.append(f"Class code: {handle.class_code}  (key = {handle.class_code}:your-name)")
+    lines += [f"Wall:    {handle.wall_url}", f"Teacher: {handle.teacher_url}"]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the gateway until Ctrl-C; returns the exit status."""
+    from mediagen_nb.classroom._server import start_classroom
+
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    try:
+        limits = Limits(args.images, args.videos, args.concurrent, args.chat_tokens)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the warning is printed below, with addresses
+            handle = start_classroom(
+                args.students,
+                roster=args.roster,
+                class_code=args.class_code,
+                models=models,
+                limits=limits,
+                upstream=args.upstream,
+                speed=args.speed,
+                host=args.host,
+                port=args.port,
+                cors_origins=args.cors_origin,
+                folder=args.folder,
+            )
+    except (ValueError, RuntimeError, OSError) as error:
+        print(f"mediagen-nb classroom: {error}", file=sys.stderr)
+        return 2
+    print(describe(handle))
+    if not is_loopback(args.host):
+        print(
+            f"WARNING: listening on {args.host}: anyone who can reach this machine and holds "
+            "a code can use the class's budget. Addresses to share:",
+            file=sys.stderr,
+        )
+        for address in share_addresses(handle.port):
+            print(f"  {address}/api  and  {address}/gateway", file=sys.stderr)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    print("Press Ctrl-C to stop.", flush=True)
+    while not stop.wait(0.5):
+        if not handle.running:
+            print("mediagen-nb classroom: the gateway stopped", file=sys.stderr)
+            return 1
+    handle.stop()
+    print("stopped", flush=True)
+    return 0

@@ -1,0 +1,181 @@
+"""Who may use the gateway: student codes, the class code, the teacher token.
+
+A student sends one of two credentials where the service expects its API key
+(``Authorization: Bearer <credential>`` or ``x-api-key: <credential>``, as the OpenAI and
+Anthropic SDKs do):
+
+* a **personal code** the teacher handed out (``--students 30`` or ``--roster names.txt``),
+  e.g. ``mgc-k3v9q2xw7d``; the code names the student;
+* the **class code** joined to a name the student picks: ``CLASSCODE:alice``
+  (e.g. ``Bearer mgclass-7tq4m2:alice``). The first request under a new name enrols it;
+  names are 1-40 characters of letters, digits, space, ``.``, ``_`` or ``-`` (case kept,
+  compared case-insensitively, surrounding spaces dropped).
+
+Either can be revoked while the class runs; a revoked credential gets 401 from then on.
+Revoking a class-code name revokes that name only; ``revoke_class_code()`` closes the
+class code for everyone who has not got a personal code.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+CODE_PREFIX: Final = "mgc-"
+CLASS_CODE_PREFIX: Final = "mgclass-"
+_ALPHABET: Final = "abcdefghjkmnpqrstuvwxyz23456789"
+"""No 0/o, 1/l/i: codes are read off a slide and typed."""
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
+
+
+def _token(length: int) -> str:
+    return "".join(secrets.choice(_ALPHABET) for _ in range(length))
+
+
+def new_code() -> str:
+    """A fresh personal code (50 random bits)."""
+    return CODE_PREFIX + _token(10)
+
+
+def new_class_code() -> str:
+    """A fresh class code (35 random bits; it is combined with a name)."""
+    return CLASS_CODE_PREFIX + _token(7)
+
+
+def new_teacher_token() -> str:
+    """The teacher's token for the wall's controls (over 190 random bits)."""
+    return "mgt-" + secrets.token_urlsafe(24)
+
+
+def check_name(name: str) -> str:
+    """``name`` stripped, or ValueError saying what a name may hold."""
+    cleaned = name.strip()
+    if not _NAME.match(cleaned):
+        raise ValueError(
+            f"student name {name!r} is not allowed: use 1-40 letters, digits, spaces, "
+            "'.', '_' or '-', starting with a letter or digit"
+        )
+    return cleaned
+
+
+def read_roster(text: str) -> list[str]:
+    """Names from a roster file: one per line; blank lines and ``#`` comments skipped."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        raw = line.split("#", 1)[0].strip()
+        if not raw:
+            continue
+        try:
+            name = check_name(raw)
+        except ValueError as error:
+            raise ValueError(f"roster line {number}: {error}") from None
+        if name.casefold() in seen:
+            raise ValueError(f"roster line {number}: {name!r} is listed twice")
+        seen.add(name.casefold())
+        names.append(name)
+    return names
+
+
+@dataclass
+class Student:
+    """One student: the name shown on the wall, the personal code (None: class code)."""
+
+    name: str
+    code: str | None
+    revoked: bool = False
+
+
+class Roster:
+    """The students and the class code; thread-safe (the teacher's kernel revokes codes
+    while the gateway's loop checks them)."""
+
+    def __init__(self, students: Iterable[Student] = (), class_code: str | None = None) -> None:
+        self._lock = threading.Lock()
+        self._by_name: dict[str, Student] = {}
+        self._by_code: dict[str, Student] = {}
+        self.class_code = class_code
+        """The class code (None: students need a personal code)."""
+        for student in students:
+            self._add(student)
+
+    def _add(self, student: Student) -> None:
+        self._by_name[student.name.casefold()] = student
+        if student.code is not None:
+            self._by_code[student.code] = student
+
+    def add(self, name: str, code: str | None = None) -> Student:
+        """Enrol ``name`` with a new personal code (ValueError if the name is taken)."""
+        cleaned = check_name(name)
+        with self._lock:
+            if cleaned.casefold() in self._by_name:
+                raise ValueError(f"a student named {cleaned!r} is already enrolled")
+            student = Student(cleaned, code or new_code())
+            self._add(student)
+            return student
+
+    def resolve(self, credential: str) -> tuple[Student | None, bool]:
+        """The student a credential names, and whether the student is new (enrolled now).
+
+        (None, False) for an unknown, malformed or revoked credential.
+        """
+        with self._lock:
+            student = self._by_code.get(credential)
+            if student is not None and hmac.compare_digest(student.code or "", credential):
+                return (None if student.revoked else student), False
+            return self._join_with_class_code(credential)
+
+    def _join_with_class_code(self, credential: str) -> tuple[Student | None, bool]:
+        if self.class_code is None or ":" not in credential:
+            return None, False
+        code, _, name = credential.partition(":")
+        if not hmac.compare_digest(code.encode(), self.class_code.encode()):
+            return None, False
+        try:
+            cleaned = check_name(name)
+        except ValueError:
+            return None, False
+        known = self._by_name.get(cleaned.casefold())
+        if known is not None:
+            # A name that has a personal code must use it; the class code cannot borrow it.
+            return (None if known.revoked or known.code is not None else known), False
+        student = Student(cleaned, None)
+        self._add(student)
+        return student, True
+
+    def revoke(self, name: str) -> Student:
+        """Revoke a student's access (KeyError naming the student if unknown)."""
+        with self._lock:
+            student = self._by_name.get(name.strip().casefold())
+            if student is None:
+                raise KeyError(f"no student named {name!r}")
+            student.revoked = True
+            return student
+
+    def restore(self, name: str) -> Student:
+        """Undo ``revoke``."""
+        with self._lock:
+            student = self._by_name.get(name.strip().casefold())
+            if student is None:
+                raise KeyError(f"no student named {name!r}")
+            student.revoked = False
+            return student
+
+    def students(self) -> list[Student]:
+        """Every student, in enrolment order."""
+        with self._lock:
+            return list(self._by_name.values())
+
+    def codes(self) -> dict[str, str]:
+        """Name -> personal code, for students who have one and are not revoked."""
+        with self._lock:
+            return {
+                s.name: s.code
+                for s in self._by_name.values()
+                if s.code is not None and not s.revoked
+            }

@@ -1,0 +1,58 @@
+"""The gallery as one zip: every shown image and video, and a CSV of who made what.
+
+Layout: ``gallery.csv`` (one row per item: id, student, kind, model, prompt, created and
+finished as UTC ISO times, file) and ``media/<student>-<n>.<ext>`` (names safe on every file
+system, numbered per student in the order they were made). Hidden items are left out unless
+asked for.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mediagen_nb.classroom._state import ClassState
+
+CSV_COLUMNS = ("id", "student", "kind", "model", "prompt", "created", "finished", "file")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def export_zip(state: ClassState, media_dir: Path, *, include_hidden: bool = False) -> bytes:
+    """The gallery zip's bytes."""
+    items = sorted(state.wall_items(include_hidden=include_hidden), key=lambda t: t.created)
+    table = io.StringIO()
+    writer = csv.writer(table)
+    writer.writerow(CSV_COLUMNS)
+    counts: dict[str, int] = {}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in items:
+            source = media_dir / (item.media or "")
+            if not source.is_file():
+                continue
+            who = _UNSAFE.sub("_", item.student).strip("_") or "student"
+            counts[who] = counts.get(who, 0) + 1
+            name = f"media/{who}-{counts[who]}{source.suffix}"
+            archive.write(source, name, compress_type=zipfile.ZIP_STORED)
+            writer.writerow(
+                [
+                    item.id,
+                    item.student,
+                    item.kind,
+                    item.model,
+                    item.prompt,
+                    _iso(item.created),
+                    _iso(item.updated),
+                    name,
+                ]
+            )
+        archive.writestr("gallery.csv", table.getvalue())
+    return buffer.getvalue()

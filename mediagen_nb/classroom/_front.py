@@ -1,0 +1,168 @@
+"""The gateway's pure-ASGI front: student codes and bounded bodies, before any route.
+
+1. ``/api/media/...`` (result files: the unguessable name is the credential, as for the
+   service's result URLs) and ``/wall...`` (the wall checks the teacher token itself) pass.
+2. Every other request needs a student's credential (``_codes``) in
+   ``Authorization: Bearer`` or ``x-api-key``; else 401 in the endpoint's error shape
+   (OpenAI's on chat completions, Anthropic's on messages, the emulator's elsewhere). The
+   student goes in the scope under ``STUDENT_KEY``; a name joining with the class code is
+   enrolled here.
+3. ``GET /api/v1/result/{id}``, the path students poll, is answered right here from the
+   gateway's copy (``fast_result``), skipping the router, as the emulator does.
+4. POST bodies: at most ``MAX_BODY_BYTES`` (1 MiB, as the emulator; ``MAX_UPLOAD_BYTES`` on
+   ``/api/uploads``), else 413; JSON endpoints need a JSON content type (415) and a valid
+   JSON body (400), parsed once and put in the scope under ``JSON_KEY``; the bytes are
+   replayed to the route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_PATH, Reply
+from mediagen_nb.classroom._state import ClassState
+from mediagen_nb.emulator._errors import JSON_KEY, protocol_of, send_error
+from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json
+
+MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
+OPEN_PREFIXES: Final = ("/api/media/", "/wall")
+STUDENT_PREFIXES: Final = ("/api/", "/gateway/")
+RESULT_PREFIX: Final = "/api/v1/result/"
+FastResult = Callable[[Scope, Student, str], Reply]
+
+
+def credential(scope: Scope) -> str | None:
+    """The credential a request carries (Bearer token or ``x-api-key``)."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = bytes(value).decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+        elif name == b"x-api-key" and value.strip():
+            return bytes(value).decode("latin-1").strip()
+    return None
+
+
+def header_problem(
+    headers: dict[bytes, bytes], limit: int, *, json_body: bool
+) -> tuple[int, str] | None:
+    """(status, message) when a POST's headers already rule its body out, else None."""
+    length = headers.get(b"content-length", b"0").strip()
+    if not length.isdigit():
+        return 400, "invalid Content-Length header"
+    if int(length) > limit:
+        return 413, f"request body is larger than {limit} bytes"
+    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+    if json_body and ctype != b"application/json" and not ctype.endswith(b"+json"):
+        return 415, "Content-Type must be application/json"
+    return None
+
+
+class GatewayFront:
+    """See the module docstring."""
+
+    def __init__(
+        self, app: ASGIApp, state: ClassState, fast_result: FastResult | None = None
+    ) -> None:
+        self.app = app
+        self.state = state
+        self.fast_result = fast_result
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        if scope["type"] != "http" or path.startswith(OPEN_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        protocol = protocol_of(path)
+
+        async def fail(status: int, message: str, **kwargs: Any) -> None:
+            await send_error(send, status, message, protocol=protocol, **kwargs)
+
+        if not path.startswith(STUDENT_PREFIXES):
+            await fail(404, f"no endpoint at {path}")
+            return
+        student = self._student(scope)
+        if student is None:
+            await fail(
+                401,
+                "missing, unknown or revoked class code: set your API key to the code your "
+                "teacher gave you",
+                headers={"www-authenticate": "Bearer"},
+            )
+            return
+        scope[STUDENT_KEY] = student
+        task_id = path[len(RESULT_PREFIX) :]
+        fast = scope["method"] == "GET" and path.startswith(RESULT_PREFIX) and "/" not in task_id
+        if fast and self.fast_result is not None:
+            await _send(send, *self.fast_result(scope, student, task_id))
+            return
+        if scope["method"] == "POST":
+            is_upload = path == "/api" + UPLOAD_PATH
+            replay = await self._read_body(scope, receive, fail, json_body=not is_upload)
+            if replay is None:
+                return
+            receive = replay
+        await self.app(scope, receive, send)
+
+    def _student(self, scope: Scope) -> Student | None:
+        token = credential(scope)
+        if token is None:
+            return None
+        student, new = self.state.roster.resolve(token)
+        if student is not None and new:
+            self.state.enrolled(student)
+        return student
+
+    async def _read_body(
+        self, scope: Scope, receive: Receive, fail: Any, *, json_body: bool
+    ) -> Receive | None:
+        limit = MAX_BODY_BYTES if json_body else MAX_UPLOAD_BYTES
+        problem = header_problem(dict(scope["headers"]), limit, json_body=json_body)
+        if problem is not None:
+            await fail(*problem)
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await fail(413, f"request body is larger than {limit} bytes")
+                return None
+            chunks.append(chunk)
+            more = bool(message.get("more_body", False))
+        raw = b"".join(chunks)
+        if json_body:
+            value, invalid = parse_json(raw)
+            if invalid is not None:
+                await fail(400, invalid)
+                return None
+            scope[JSON_KEY] = value
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": raw, "more_body": False}
+            return await receive()
+
+        return replay
+
+
+async def _send(send: Send, status: int, body: bytes, headers: dict[str, str]) -> None:
+    raw = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,153 @@
+"""``ClassroomPanel``: the teacher's view of a running gateway, as one anywidget.
+
+The same functions as the wall's teacher controls: the gallery (hide or show an item), usage
+per student, pause and resume, export of the gallery zip (written by the kernel into
+``export_dir``). Media flow through the kernel: image items carry a small JPEG preview (a
+``data:`` URL) made from the gateway's stored file, so the panel works where the browser
+cannot reach the gateway (Binder, JupyterHub); videos show a placeholder. The panel follows
+the class on the kernel's event loop (a cheap version check every ``refresh_s`` seconds);
+``refresh()`` updates it by hand where no loop runs.
+
+This module is the one place classroom code imports widget code (DESIGN: classroom never
+imports widgets but for this panel; no widget imports classroom).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import time
+from pathlib import Path
+from typing import Any, Final
+
+import traitlets as t
+
+from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._server import ClassroomHandle
+from mediagen_nb.widgets._base import WidgetPanel
+from mediagen_nb.widgets._frontend import css, esm
+
+PREVIEW_PX: Final = 256
+
+
+def preview_url(path: Path) -> str:
+    """A small JPEG of the image at ``path`` as a ``data:`` URL ("" when it cannot be read)."""
+    try:
+        from PIL import Image
+
+        with Image.open(path) as picture:
+            picture.thumbnail((PREVIEW_PX, PREVIEW_PX))
+            out = io.BytesIO()
+            picture.convert("RGB").save(out, "JPEG", quality=80)
+    except (ImportError, OSError, ValueError):
+        return ""
+    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+
+
+class ClassroomPanel(WidgetPanel):
+    """The teacher's panel for ``classroom`` (a :class:`ClassroomHandle`)."""
+
+    _esm = esm("classroom_parts.js", "classroom.js")
+    _css = css("classroom.css")
+    title = "Classroom"
+
+    items = t.List(t.Dict()).tag(sync=True)
+    """Wall items, newest first (hidden ones included, marked), with previews for images."""
+    usage = t.List(t.Dict()).tag(sync=True)
+    """One row per student: access, images, videos, running tasks, chat tokens."""
+    paused = t.Bool(False).tag(sync=True)
+    """Whether the class is paused."""
+    wall_url = t.Unicode("").tag(sync=True)
+    """The wall's address (view only; the teacher token is never synced)."""
+    export_note = t.Unicode("").tag(sync=True)
+    """Where the last export went."""
+
+    def __init__(
+        self,
+        classroom: ClassroomHandle,
+        *,
+        export_dir: str | Path = ".",
+        refresh_s: float = 1.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.classroom = classroom
+        self.export_dir = Path(export_dir)
+        self.refresh_s = refresh_s
+        self._seen = -1
+        self._previews: dict[str, str] = {}
+        self.wall_url = classroom.wall_url
+        self.on_action(
+            "hide", lambda m: self.hide(str(m.get("id", "")), bool(m.get("hidden", True)))
+        )
+        self.on_action("pause", lambda m: self.pause(bool(m.get("paused", True))))
+        self.on_action("export", lambda _m: self.export())
+        self.refresh()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self.spawn(self._follow(), name="classroom-panel")
+
+    async def _follow(self) -> None:
+        while True:
+            await asyncio.sleep(self.refresh_s)
+            self.refresh()
+
+    def _item(self, task: TaskRecord) -> dict[str, Any]:
+        src = ""
+        if task.kind == "image" and task.media:
+            src = self._previews.get(task.id) or preview_url(self.classroom.media_dir / task.media)
+            self._previews[task.id] = src
+        return {
+            "id": task.id,
+            "student": task.student,
+            "prompt": task.prompt,
+            "kind": task.kind,
+            "model": task.model,
+            "src": src,
+            "hidden": task.hidden,
+        }
+
+    def refresh(self) -> None:
+        """Show the class as it is now (nothing is sent when nothing changed)."""
+        state = self.classroom.state
+        if state.version == self._seen:
+            return
+        self._seen = state.version
+        tasks = state.wall_items(include_hidden=True)
+        with self.hold_sync():
+            self.items = [self._item(task) for task in tasks]
+            self.usage = state.usage_table()
+            self.paused = state.rules.paused
+
+    def hide(self, task_id: str, hidden: bool = True) -> None:
+        """Hide an item from the wall (``hidden=False``: show it again)."""
+        self.classroom.hide(task_id, hidden)
+        self.refresh()
+
+    def pause(self, paused: bool = True) -> None:
+        """Pause (or resume) the class."""
+        if paused:
+            self.classroom.pause()
+        else:
+            self.classroom.resume()
+        self.refresh()
+
+    def export(self, path: str | Path | None = None) -> Path:
+        """Write the gallery zip (default: ``export_dir/class-gallery-<time>.zip``)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = Path(path) if path is not None else self.export_dir / f"class-gallery-{stamp}.zip"
+        written = self.classroom.export(target)
+        self.export_note = f"Gallery saved to {written}"
+        return written
+
+    def text_summary(self) -> str:
+        """Readable text where widgets cannot load."""
+        shown = sum(not item["hidden"] for item in self.items)
+        state = "paused" if self.paused else "running"
+        return (
+            f"Classroom ({state}): {len(self.usage)} students, {shown} items on the wall; "
+            f"wall at {self.wall_url}"
+        )

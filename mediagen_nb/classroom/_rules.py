@@ -1,0 +1,135 @@
+"""The class's rules: which models, how much each student (and the class) may use, pause.
+
+Every check returns the sentence a student reads when refused ("your class allows 5
+videos each; you have used 5"), or None when the request may go on. The gateway runs the
+checks before anything is sent upstream, so a refused request costs nothing.
+
+Limits count what reached the service: a task counts from its create until the end of the
+class (a task the service rejected at create does not count); chat tokens are the service's
+own ``usage`` figures (prompt plus completion), or an estimate of about four characters per
+token when a streamed reply carries none. A request that starts under the token limit runs
+to its end, so a student may overshoot by one reply (bounded by the request's own maximum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+Kind = Literal["image", "video"]
+
+
+def _count(n: int, word: str) -> str:
+    """``1 video``, ``5 videos``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on what one student (or, as ``class_limits``, the whole class) may use.
+
+    None means no cap.
+    """
+
+    images: int | None = None
+    videos: int | None = None
+    concurrent: int | None = None
+    """Image and video tasks in flight at once."""
+    chat_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("images", "videos", "concurrent", "chat_tokens"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or value < 0):
+                raise ValueError(f"limit {name} must be a whole number >= 0 or None, not {value!r}")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a student (or the class) has used so far."""
+
+    images: int = 0
+    videos: int = 0
+    in_flight: int = 0
+    chat_tokens: int = 0
+
+    def of(self, kind: Kind) -> int:
+        """Tasks made of ``kind``."""
+        return self.images if kind == "image" else self.videos
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Everything the gateway checks before forwarding a request."""
+
+    models: frozenset[str] | None = None
+    """Model names students may use (None: every model)."""
+    limits: Limits = field(default_factory=Limits)
+    """Per-student limits (each student gets these unless ``per_student`` says otherwise)."""
+    per_student: dict[str, Limits] = field(default_factory=dict)
+    """Limits for named students (keys compared case-insensitively)."""
+    class_limits: Limits = field(default_factory=Limits)
+    """Caps on the whole class's use (``concurrent`` counts every student's tasks)."""
+    paused: bool = False
+
+    def with_models(self, models: Iterable[str] | None) -> Rules:
+        """A copy allowing ``models`` (None: all)."""
+        return replace(self, models=None if models is None else frozenset(models))
+
+    def limits_for(self, student: str) -> Limits:
+        """The limits that apply to ``student``."""
+        folded = {name.casefold(): lim for name, lim in self.per_student.items()}
+        return folded.get(student.casefold(), self.limits)
+
+
+def paused_refusal(rules: Rules) -> str | None:
+    """Refusal while the teacher has paused the class."""
+    if rules.paused:
+        return "your teacher has paused the class for now; try again when it resumes"
+    return None
+
+
+def model_refusal(rules: Rules, model: object) -> str | None:
+    """Refusal for a model outside the allow-list."""
+    if rules.models is None:
+        return None
+    if isinstance(model, str) and model in rules.models:
+        return None
+    allowed = ", ".join(sorted(rules.models)) or "none"
+    shown = model if isinstance(model, str) else "(no model)"
+    return f"your class does not use the model {shown}; you may use: {allowed}"
+
+
+def task_refusal(
+    rules: Rules, student: str, kind: Kind, mine: Usage, everyone: Usage
+) -> str | None:
+    """Refusal for a new image or video task, or None."""
+    own = rules.limits_for(student)
+    cap = own.images if kind == "image" else own.videos
+    if cap is not None and mine.of(kind) >= cap:
+        return f"your class allows {_count(cap, kind)} each; you have used {mine.of(kind)}"
+    if own.concurrent is not None and mine.in_flight >= own.concurrent:
+        return (
+            f"your class allows {_count(own.concurrent, 'task')} at a time each; wait until "
+            f"one of your running tasks finishes ({mine.in_flight} running)"
+        )
+    whole = rules.class_limits
+    class_cap = whole.images if kind == "image" else whole.videos
+    if class_cap is not None and everyone.of(kind) >= class_cap:
+        return f"the class has used all {_count(class_cap, kind)} it may make together"
+    if whole.concurrent is not None and everyone.in_flight >= whole.concurrent:
+        return f"the class is running {everyone.in_flight} tasks, its limit; try again in a moment"
+    return None
+
+
+def chat_refusal(rules: Rules, student: str, mine: Usage, everyone: Usage) -> str | None:
+    """Refusal for a new chat request, or None."""
+    cap = rules.limits_for(student).chat_tokens
+    if cap is not None and mine.chat_tokens >= cap:
+        allowed = _count(cap, "chat token")
+        return f"your class allows {allowed} each; you have used {mine.chat_tokens}"
+    class_cap = rules.class_limits.chat_tokens
+    if class_cap is not None and everyone.chat_tokens >= class_cap:
+        return f"the class has used all {_count(class_cap, 'chat token')} it may use together"
+    return None

@@ -1,0 +1,374 @@
+"""``start_classroom``: the gateway on a port in a background thread, and its handle.
+
+The class lives in a folder (default ``$MEDIAGEN_HOME/classroom``): the ledger, the stored
+media, and the built-in emulator's journal when that is the upstream. Starting again on the
+same folder keeps the codes, rules and usage and resumes every task still in flight.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import socket
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Self
+
+from mediagen_nb._home import resolve_home
+from mediagen_nb.classroom._app import API_PREFIX, TEXT_PREFIX, WALL_PATH, create_gateway_app
+from mediagen_nb.classroom._codes import (
+    Roster,
+    Student,
+    new_class_code,
+    new_teacher_token,
+    read_roster,
+)
+from mediagen_nb.classroom._export import export_zip
+from mediagen_nb.classroom._ledger import SqliteClassLedger
+from mediagen_nb.classroom._routes import Gateway
+from mediagen_nb.classroom._rules import Limits, Rules
+from mediagen_nb.classroom._state import ClassState, rules_from_json
+from mediagen_nb.classroom._upstream import (
+    DEFAULT_EMULATOR_SPEED,
+    Upstream,
+    UpstreamChoice,
+    resolve_upstream,
+)
+from mediagen_nb.classroom._wall import Wall
+from mediagen_nb.client._config import get_logger, install_log_redaction
+from mediagen_nb.emulator._uvicorn import serve_in_thread
+
+MAX_CONNECTIONS: Final = 2048
+"""Open connections the gateway accepts (the emulator's 256 is too few for a class: every
+student's kernel keeps a few open); one more is answered 503 and closed."""
+LOGGERS: Final = ("mediagen_nb.classroom", "uvicorn", "uvicorn.error", "uvicorn.access")
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` binds loopback only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def share_addresses(port: int) -> list[str]:
+    """Addresses of this machine students on the network may use (best effort)."""
+    found: set[str] = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            address = str(info[4][0])
+            if not ipaddress.ip_address(address).is_loopback:
+                found.add(address)
+    except OSError:
+        pass
+    return [f"http://{a}:{port}" for a in sorted(found)]
+
+
+class ClassroomHandle:
+    """A running classroom gateway (use ``stop()`` or a ``with`` block)."""
+
+    def __init__(
+        self,
+        *,
+        gateway: Gateway,
+        wall: Wall,
+        server: Any,
+        thread: Any,
+        host: str,
+        port: int,
+        folder: Path,
+        teacher_token: str,
+    ) -> None:
+        self._gw = gateway
+        self._wall = wall
+        self._server = server
+        self._thread = thread
+        self.host = host
+        self.port = port
+        self.folder = folder
+        root = f"http://{_url_host('127.0.0.1' if host in ('0.0.0.0', '::') else host)}:{port}"
+        self.root_url = root
+        self.base_url = root + API_PREFIX
+        """What students set as ``MEDIAGEN_BASE_URL``."""
+        self.text_base_url = root + TEXT_PREFIX
+        """What students set as ``MEDIAGEN_TEXT_BASE_URL``."""
+        self.wall_url = root + WALL_PATH
+        """The live wall (view only)."""
+        self.teacher_token = teacher_token
+        """Unlocks the wall's controls (send as Bearer; never give it to a student)."""
+        self.teacher_url = f"{self.wall_url}#teacher={teacher_token}"
+        """The wall with the teacher's controls (the token sits in the fragment)."""
+
+    # --- people ------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ClassState:
+        """The class's state (roster, rules, tasks)."""
+        return self._gw.state
+
+    @property
+    def codes(self) -> dict[str, str]:
+        """Student name -> personal code (revoked codes left out)."""
+        return self.state.roster.codes()
+
+    @property
+    def class_code(self) -> str | None:
+        """The class code students combine with a name (``CODE:name``), if enabled."""
+        return self.state.roster.class_code
+
+    def add_student(self, name: str) -> str:
+        """Enrol ``name``; returns the new personal code."""
+        student = self.state.roster.add(name)
+        self.state.ledger.save_student(student)
+        return str(student.code)
+
+    def revoke(self, name: str) -> None:
+        """Revoke a student's code (401 from the next request on)."""
+        student = self.state.roster.revoke(name)
+        self.state.ledger.save_student(student)
+        self.state.ledger.log("teacher", "revoke", student.name)
+
+    def restore(self, name: str) -> None:
+        """Give a revoked student access again."""
+        self.state.ledger.save_student(self.state.roster.restore(name))
+
+    def student_env(self, name_or_code: str) -> dict[str, str]:
+        """The environment variables a student sets (by name, or a ``CODE:name`` string)."""
+        code = self.codes.get(name_or_code, name_or_code)
+        return {
+            "MEDIAGEN_BASE_URL": self.base_url,
+            "MEDIAGEN_TEXT_BASE_URL": self.text_base_url,
+            "MEDIAGEN_API_KEY": code,
+        }
+
+    # --- rules -------------------------------------------------------------------------------
+
+    @property
+    def rules(self) -> Rules:
+        """The rules in force."""
+        return self.state.rules
+
+    def set_rules(self, rules: Rules) -> None:
+        """Replace the rules (applies to the next request)."""
+        self.state.set_rules(rules)
+
+    @property
+    def paused(self) -> bool:
+        """Whether the class is paused."""
+        return self.state.rules.paused
+
+    def pause(self) -> None:
+        """Refuse new tasks, chats and uploads until ``resume()`` (results still answer)."""
+        self.state.set_paused(True)
+
+    def resume(self) -> None:
+        """Undo ``pause()``."""
+        self.state.set_paused(False)
+
+    # --- wall --------------------------------------------------------------------------------
+
+    def usage(self) -> list[dict[str, Any]]:
+        """One row per student: access, images, videos, running tasks, chat tokens."""
+        return self.state.usage_table()
+
+    def items(self, *, include_hidden: bool = False) -> list[dict[str, Any]]:
+        """The wall's items, newest first."""
+        from mediagen_nb.classroom._wall import wall_item
+
+        return [wall_item(t) for t in self.state.wall_items(include_hidden=include_hidden)]
+
+    def hide(self, task_id: str, hidden: bool = True) -> None:
+        """Hide an item from the wall (``hidden=False`` shows it again)."""
+        self.state.hide(task_id, hidden)
+
+    def export(self, path: str | Path, *, include_hidden: bool = False) -> Path:
+        """Write the gallery zip (media and ``gallery.csv``) to ``path``."""
+        target = Path(path)
+        target.write_bytes(
+            export_zip(self.state, self._gw.media_dir, include_hidden=include_hidden)
+        )
+        return target
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """Requests the gateway handled, by kind, and upstream polls in all."""
+        return self._gw.stats()
+
+    @property
+    def media_dir(self) -> Path:
+        """Where the gateway keeps each result it fetched."""
+        return self._gw.media_dir
+
+    @property
+    def upstream(self) -> Upstream:
+        """The upstream (its key is never shown)."""
+        return self._gw.upstream
+
+    # --- life --------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """Whether the server thread is serving."""
+        return bool(self._thread.is_alive()) and not self._server.should_exit
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the gateway (and the emulator it started); idempotent."""
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        self._gw.upstream.stop()
+        self.state.ledger.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        status = "running" if self.running else "stopped"
+        return (
+            f"ClassroomHandle(base_url={self.base_url!r}, wall_url={self.wall_url!r}, "
+            f"students={len(self.state.roster.students())}, upstream={self.upstream.kind}, "
+            f"{status})"
+        )
+
+
+def _roster(
+    saved: list[Student], students: int | Sequence[str], roster: Path | None
+) -> list[Student]:
+    """Saved students plus those asked for now (generated ``student-NN`` names)."""
+    names: list[str] = []
+    if isinstance(students, int):
+        if students < 0:
+            raise ValueError(f"students must be a number >= 0 or a list of names, not {students}")
+        names += [f"student-{n:02d}" for n in range(1, students + 1)]
+    else:
+        names += list(students)
+    if roster is not None:
+        names += read_roster(Path(roster).read_text(encoding="utf-8"))
+    pool = Roster(saved)
+    known = {s.name.casefold() for s in saved}
+    for name in names:
+        if name.strip().casefold() not in known:
+            pool.add(name)
+            known.add(name.strip().casefold())
+    return pool.students()
+
+
+def _rules(
+    saved: dict[str, Any] | None,
+    models: Iterable[str] | None,
+    limits: Limits | None,
+    class_limits: Limits | None,
+) -> Rules:
+    rules = rules_from_json(saved) if saved else Rules()
+    if models is not None:
+        rules = rules.with_models(models)
+    if limits is not None:
+        rules = replace(rules, limits=limits)
+    if class_limits is not None:
+        rules = replace(rules, class_limits=class_limits)
+    return rules
+
+
+def start_classroom(
+    students: int | Sequence[str] = 0,
+    *,
+    roster: Path | None = None,
+    class_code: bool | str = False,
+    models: Iterable[str] | None = None,
+    limits: Limits | None = None,
+    class_limits: Limits | None = None,
+    upstream: UpstreamChoice | Upstream = "auto",
+    speed: float = DEFAULT_EMULATOR_SPEED,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    cors_origins: Sequence[str] = (),
+    folder: Path | None = None,
+) -> ClassroomHandle:
+    """Start a classroom gateway and return its handle.
+
+    ``students``: a number of generated codes or a list of names; ``roster``: a file of names
+    (one per line). ``class_code``: True makes a class code students join with as
+    ``CODE:name`` (a string sets it). ``models``: the allowed models (None: all);
+    ``limits``: per student; ``class_limits``: for the whole class. ``upstream``: ``auto``
+    (the service when ``MEDIAGEN_API_KEY`` is set, else the emulator at ``speed``),
+    ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
+    ``folder`` holds the ledger and media (default ``$MEDIAGEN_HOME/classroom``).
+    """
+    install_log_redaction()
+    for name in LOGGERS:
+        get_logger(name)
+    folder = Path(folder) if folder is not None else resolve_home() / "classroom"
+    ledger = SqliteClassLedger(folder)
+    snap = ledger.load()
+    try:
+        people = _roster(snap.students, students, roster)
+        rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
+        up = resolve_upstream(upstream, folder, speed=speed)
+    except Exception:
+        ledger.close()
+        raise
+    code = snap.settings.get("class_code")
+    if isinstance(class_code, str) and class_code:
+        code = class_code
+    elif class_code and not code:
+        code = new_class_code()
+    token = snap.settings.get("teacher_token") or new_teacher_token()
+    state = ClassState(ledger, Roster(people, class_code=code), rules)
+    state.load(snap.tasks, snap.chat_tokens)
+    for student in people:
+        ledger.save_student(student)
+    ledger.save_setting("class_code", code)
+    ledger.save_setting("teacher_token", token)
+    state.set_rules(rules)
+    gw = Gateway(state, up, folder / "media")
+    gw.media_dir.mkdir(parents=True, exist_ok=True)
+    wall = Wall(state, gw.media_dir, token, stats=gw.stats)
+    app = create_gateway_app(gw, wall, cors_origins)
+    if not is_loopback(host):
+        warnings.warn(
+            f"the classroom gateway listens on {host}: anyone who can reach this machine "
+            "and holds a class code can use your budget",
+            stacklevel=2,
+        )
+    try:
+        server, thread, bound = serve_in_thread(
+            app,
+            host,
+            port,
+            what="the classroom gateway",
+            lifespan="on",
+            max_connections=MAX_CONNECTIONS,
+        )
+    except Exception:
+        up.stop()
+        ledger.close()
+        raise
+    logging.getLogger("mediagen_nb.classroom").info("classroom gateway on %s:%s", host, bound)
+    return ClassroomHandle(
+        gateway=gw,
+        wall=wall,
+        server=server,
+        thread=thread,
+        host=host,
+        port=bound,
+        folder=folder,
+        teacher_token=str(token),
+    )

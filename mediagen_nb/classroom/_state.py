@@ -1,0 +1,245 @@
+"""The class in memory: roster, rules, tasks and usage, kept in step with the ledger.
+
+``ClassState`` is shared by the gateway's event loop (students' requests) and the teacher's
+thread (revoke, pause, hide, usage), so every change happens under one lock and is written
+to the ledger before anyone can see it. Reads for the wall and for result polls come from
+memory.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from mediagen_nb.classroom._codes import Roster, Student
+from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord
+from mediagen_nb.classroom._rules import (
+    Kind,
+    Limits,
+    Rules,
+    Usage,
+    chat_refusal,
+    model_refusal,
+    paused_refusal,
+    task_refusal,
+)
+
+Listener = Callable[[], None]
+
+
+def rules_to_json(rules: Rules) -> dict[str, Any]:
+    """The rules as JSON for the ledger."""
+
+    def lim(limits: Limits) -> dict[str, int | None]:
+        return {
+            "images": limits.images,
+            "videos": limits.videos,
+            "concurrent": limits.concurrent,
+            "chat_tokens": limits.chat_tokens,
+        }
+
+    return {
+        "models": None if rules.models is None else sorted(rules.models),
+        "limits": lim(rules.limits),
+        "per_student": {k: lim(v) for k, v in rules.per_student.items()},
+        "class_limits": lim(rules.class_limits),
+        "paused": rules.paused,
+    }
+
+
+def rules_from_json(data: dict[str, Any]) -> Rules:
+    """Inverse of :func:`rules_to_json`."""
+    models = data.get("models")
+    return Rules(
+        models=None if models is None else frozenset(models),
+        limits=Limits(**data.get("limits", {})),
+        per_student={k: Limits(**v) for k, v in data.get("per_student", {}).items()},
+        class_limits=Limits(**data.get("class_limits", {})),
+        paused=bool(data.get("paused", False)),
+    )
+
+
+class ClassState:
+    """See the module docstring."""
+
+    def __init__(self, ledger: ClassLedger, roster: Roster, rules: Rules) -> None:
+        self.ledger = ledger
+        self.roster = roster
+        self._rules = rules
+        self._lock = threading.RLock()
+        self.tasks: dict[str, TaskRecord] = {}
+        self._tokens: dict[str, int] = {}
+        self._reserved: dict[str, int] = {}
+        self._listeners: list[Listener] = []
+        self.version = 0
+        """Bumped on every change the wall shows (the feed's cheap change marker)."""
+
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        with self._lock:
+            yield
+            self.version += 1
+        for listener in list(self._listeners):
+            listener()
+
+    def on_change(self, listener: Listener) -> None:
+        """Call ``listener`` (from any thread) after each change the wall shows."""
+        self._listeners.append(listener)
+
+    # --- loading ---------------------------------------------------------------------------------
+
+    def load(self, tasks: list[TaskRecord], tokens: dict[str, int]) -> None:
+        """Take tasks and usage read from the ledger at start."""
+        with self._lock:
+            self.tasks = {t.id: t for t in tasks}
+            self._tokens = dict(tokens)
+
+    # --- rules -----------------------------------------------------------------------------------
+
+    @property
+    def rules(self) -> Rules:
+        """The rules in force."""
+        return self._rules
+
+    def set_rules(self, rules: Rules) -> None:
+        """Replace the rules (written to the ledger first)."""
+        with self._changing():
+            self.ledger.save_setting("rules", rules_to_json(rules))
+            self._rules = rules
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause or resume the class."""
+        self.set_rules(replace(self._rules, paused=paused))
+        self.ledger.log("teacher", "pause" if paused else "resume", "class")
+
+    # --- students --------------------------------------------------------------------------------
+
+    def enrolled(self, student: Student) -> None:
+        """A student joined with the class code: keep them in the ledger."""
+        self.ledger.save_student(student)
+        self.ledger.log(student.name, "joined", student.name)
+        with self._changing():
+            pass
+
+    # --- usage and checks --------------------------------------------------------------------
+
+    def usage(self, student: str | None = None) -> Usage:
+        """Usage of one student (None: the whole class)."""
+        folded = None if student is None else student.casefold()
+        images = videos = in_flight = 0
+        with self._lock:
+            for task in self.tasks.values():
+                if task.refused or (folded is not None and task.student.casefold() != folded):
+                    continue
+                images += task.kind == "image"
+                videos += task.kind == "video"
+                in_flight += not task.done
+            reserved = sum(n for s, n in self._reserved.items() if folded is None or s == folded)
+            tokens = sum(
+                n for s, n in self._tokens.items() if folded is None or s.casefold() == folded
+            )
+        return Usage(images, videos, in_flight + reserved, tokens)
+
+    def check_task(self, student: str, kind: Kind, model: object) -> str | None:
+        """Refusal sentence for a new task, or None after reserving a slot for it."""
+        with self._lock:
+            rules = self._rules
+            refusal = paused_refusal(rules) or model_refusal(rules, model)
+            refusal = refusal or task_refusal(
+                rules, student, kind, self.usage(student), self.usage()
+            )
+            if refusal is None:
+                key = student.casefold()
+                self._reserved[key] = self._reserved.get(key, 0) + 1
+            return refusal
+
+    def release(self, student: str) -> None:
+        """Give back a slot ``check_task`` reserved (the create has been answered)."""
+        with self._lock:
+            key = student.casefold()
+            self._reserved[key] = max(0, self._reserved.get(key, 0) - 1)
+
+    def check_chat(self, student: str, model: object) -> str | None:
+        """Refusal sentence for a chat request, or None."""
+        with self._lock:
+            rules = self._rules
+            return (
+                paused_refusal(rules)
+                or model_refusal(rules, model)
+                or chat_refusal(rules, student, self.usage(student), self.usage())
+            )
+
+    def check_asset(self) -> str | None:
+        """Refusal for an asset request (only the pause applies)."""
+        return paused_refusal(self._rules)
+
+    def add_tokens(self, student: str, path: str, model: str, tokens: int, outcome: str) -> None:
+        """Count a chat request's tokens."""
+        self.ledger.add_chat(student, path, model, tokens, outcome)
+        self.ledger.log(student, "chat_end", path, model=model, tokens=tokens, outcome=outcome)
+        with self._changing():
+            self._tokens[student] = self._tokens.get(student, 0) + tokens
+
+    # --- tasks -----------------------------------------------------------------------------------
+
+    def put_task(self, record: TaskRecord) -> None:
+        """Insert or update a task (ledger first, then memory)."""
+        record.updated = time.time()
+        self.ledger.save_task(record)
+        with self._changing():
+            self.tasks[record.id] = record
+
+    def task_for(self, task_id: str, student: str) -> TaskRecord | None:
+        """The task if it belongs to ``student``."""
+        with self._lock:
+            task = self.tasks.get(task_id)
+        if task is None or task.student.casefold() != student.casefold():
+            return None
+        return task
+
+    def in_flight(self) -> list[TaskRecord]:
+        """Tasks the gateway still has to follow."""
+        with self._lock:
+            return [t for t in self.tasks.values() if not t.done and not t.refused]
+
+    def hide(self, task_id: str, hidden: bool = True) -> TaskRecord:
+        """Hide (or show again) a task on the wall; KeyError for an unknown id."""
+        with self._lock:
+            task = self.tasks.get(task_id)
+        if task is None:
+            raise KeyError(f"no task {task_id!r} in this class")
+        task.hidden = hidden
+        self.put_task(task)
+        self.ledger.log("teacher", "hide" if hidden else "show", task_id)
+        return task
+
+    def wall_items(self, *, include_hidden: bool = False) -> list[TaskRecord]:
+        """Completed tasks with stored media, newest first."""
+        with self._lock:
+            items = [
+                t
+                for t in self.tasks.values()
+                if t.status == "completed" and t.media and (include_hidden or not t.hidden)
+            ]
+        return sorted(items, key=lambda t: (t.updated, t.id), reverse=True)
+
+    def usage_table(self) -> list[dict[str, Any]]:
+        """One row per student: name, status, images, videos, running, chat tokens."""
+        rows = []
+        for student in self.roster.students():
+            used = self.usage(student.name)
+            rows.append(
+                {
+                    "student": student.name,
+                    "access": "revoked" if student.revoked else "active",
+                    "images": used.images,
+                    "videos": used.videos,
+                    "running": used.in_flight,
+                    "chat_tokens": used.chat_tokens,
+                }
+            )
+        return rows

@@ -1,0 +1,200 @@
+"""Shared polling: one follower per task polls the upstream at the family's pace.
+
+However often students poll ``GET /v1/result/{id}``, the gateway answers from its copy
+(``ClassState.tasks``) and only this follower asks the upstream: first one interval after the
+create, then every ``family.min_poll_interval(model) / speed`` seconds (the speed the
+upstream announces in ``x-mediagen-emulator-speed``, 1 on the real service), as a polite
+client would. A ``429``/``503`` waits its ``Retry-After`` (or one interval). When the upstream
+says ``completed``, the follower downloads the result once into the class's media folder and
+only then shows the task as completed, with a URL on the gateway: expiring upstream URLs
+never reach a student or the wall. The key is sent only to the upstream's own origins.
+
+Every wait has a deadline (``max(600 s, 3 x the family's upper ETA) / speed``), after which
+the task is marked failed with a sentence saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import mimetypes
+import secrets
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import httpx2
+
+from mediagen_nb.catalog import FAMILIES
+from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._state import ClassState
+from mediagen_nb.classroom._upstream import Upstream
+from mediagen_nb.client._exceptions import parse_retry_after
+from mediagen_nb.client._tasks import normalize_status
+from mediagen_nb.history._media import write_atomic
+
+log = logging.getLogger("mediagen_nb.classroom")
+
+MIN_DEADLINE_S: Final = 600.0
+MEDIA_TRIES: Final = 4
+MAX_MEDIA_BYTES: Final = 512 * 1024 * 1024
+URL_FIELDS: Final = ("image_url", "video_url")
+_EXTENSIONS: Final = {"image/png": ".png", "image/jpeg": ".jpg", "video/mp4": ".mp4"}
+
+
+class Tracker:
+    """Follows every task in flight (see the module docstring)."""
+
+    def __init__(
+        self, state: ClassState, upstream: Upstream, http: httpx2.AsyncClient, media_dir: Path
+    ) -> None:
+        self.state = state
+        self.upstream = upstream
+        self.http = http
+        self.media_dir = media_dir
+        self._followers: dict[str, asyncio.Task[None]] = {}
+
+    def follow(self, record: TaskRecord) -> None:
+        """Start following ``record`` on the running loop (once per task)."""
+        if record.done or record.refused or record.id in self._followers:
+            return
+        task = asyncio.get_running_loop().create_task(self._follow(record))
+        self._followers[record.id] = task
+        task.add_done_callback(lambda _t: self._followers.pop(record.id, None))
+
+    @property
+    def following(self) -> int:
+        """Tasks being followed now."""
+        return len(self._followers)
+
+    async def stop(self) -> None:
+        """Cancel every follower (their tasks stay in the ledger for the next gateway)."""
+        followers = list(self._followers.values())
+        for task in followers:
+            task.cancel()
+        await asyncio.gather(*followers, return_exceptions=True)
+
+    def interval(self, record: TaskRecord) -> float:
+        """Seconds between two upstream polls of ``record``."""
+        fam = FAMILIES.get(record.family)
+        base = fam.min_poll_interval(record.model) if fam is not None else 5.0
+        return base / self.upstream.speed
+
+    def _deadline_s(self, record: TaskRecord) -> float:
+        fam = FAMILIES.get(record.family)
+        high = fam.eta(record.model)[1] if fam is not None else MIN_DEADLINE_S
+        return max(MIN_DEADLINE_S, 3.0 * high) / self.upstream.speed
+
+    async def _follow(self, record: TaskRecord) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._deadline_s(record)
+        wait = self.interval(record)
+        try:
+            while loop.time() < deadline:
+                await asyncio.sleep(max(0.0, min(wait, deadline - loop.time())))
+                wait = await self._poll(record)
+                if record.done:
+                    return
+            minutes = self._deadline_s(record) / 60
+            self._finish(record, "failed", f"the gateway stopped waiting after {minutes:.0f} min")
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug must not leave the task silently stuck
+            log.exception("following task %s failed", record.id)
+            self._finish(record, "failed", "the gateway could not follow this task")
+
+    async def _poll(self, record: TaskRecord) -> float:
+        """One upstream poll; returns the seconds to wait before the next."""
+        interval = self.interval(record)
+        try:
+            response = await self.http.get(
+                f"{self.upstream.base_url}/v1/result/{record.id}",
+                headers=self.upstream.auth_headers(),
+            )
+        except httpx2.HTTPError as error:
+            log.info("poll of %s failed (%s); trying again", record.id, type(error).__name__)
+            return interval
+        record.upstream_polls += 1
+        self.upstream.note_speed(response.headers)
+        status = response.status_code
+        if status in (429, 503):
+            wanted = parse_retry_after(response.headers.get("retry-after"))
+            return max(interval if wanted is None else wanted, 0.001)
+        if status in (404, 410):
+            self._finish(record, "failed", "the service no longer knows this task")
+            return interval
+        if status >= 400:
+            return interval
+        try:
+            data = response.json()
+        except ValueError:
+            return interval
+        if isinstance(data, dict):
+            await self._apply(record, data)
+        return interval
+
+    async def _apply(self, record: TaskRecord, data: dict[str, Any]) -> None:
+        status = normalize_status(data.get("status"))
+        result = {k: v for k, v in data.items() if k not in URL_FIELDS}
+        if status == "completed":
+            url = next((data[k] for k in URL_FIELDS if isinstance(data.get(k), str)), None)
+            if url is None:
+                self._finish(record, "failed", "the service finished without a result URL")
+                return
+            media = await self._fetch(record, url)
+            if media is None:
+                return  # try again at the next poll
+            record.media = media
+            record.result = result
+            self._finish(record, "completed", None)
+        elif status in ("failed", "cancelled"):
+            record.result = result
+            error = data.get("error")
+            self._finish(record, status, str(error) if error else f"the task was {status}")
+        elif status != record.status:
+            record.status = status
+            record.result = result
+            self.state.put_task(record)
+
+    def _finish(self, record: TaskRecord, status: str, error: str | None) -> None:
+        record.status = status
+        record.error = error
+        self.state.put_task(record)
+        self.state.ledger.log(record.student, status, record.id, error=error)
+
+    async def _fetch(self, record: TaskRecord, url: str) -> str | None:
+        """Download the result once; the stored file's name, or None after a failed try."""
+        headers = self.upstream.auth_headers() if self.upstream.origin_of(url) else {}
+        for attempt in range(MEDIA_TRIES):
+            try:
+                async with self.http.stream("GET", url, headers=headers) as response:
+                    if response.status_code != 200:
+                        raise httpx2.HTTPStatusError(
+                            "media", request=response.request, response=response
+                        )
+                    chunks = []
+                    size = 0
+                    async for chunk in response.aiter_bytes():
+                        size += len(chunk)
+                        if size > MAX_MEDIA_BYTES:
+                            raise ValueError("result larger than the gateway keeps")
+                        chunks.append(chunk)
+                    ctype = response.headers.get("content-type", "").split(";")[0].strip()
+            except (httpx2.HTTPError, ValueError) as error:
+                log.info("media of %s: try %d failed (%s)", record.id, attempt + 1, error)
+                await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
+                continue
+            name = secrets.token_urlsafe(16) + _extension(ctype, url, record.kind)
+            await asyncio.to_thread(write_atomic, self.media_dir / name, b"".join(chunks))
+            return name
+        return None
+
+
+def _extension(content_type: str, url: str, kind: str) -> str:
+    known = _EXTENSIONS.get(content_type) or mimetypes.guess_extension(content_type or "")
+    if known:
+        return known
+    suffix = Path(urlsplit(url).path).suffix
+    if suffix and len(suffix) <= 5:
+        return suffix
+    return ".png" if kind == "image" else ".mp4"

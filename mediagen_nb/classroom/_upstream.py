@@ -1,0 +1,108 @@
+"""Where the gateway forwards to: the real service or the built-in emulator.
+
+The real service's key and URLs come from the teacher's environment (``MEDIAGEN_API_KEY``,
+``MEDIAGEN_BASE_URL``, ``MEDIAGEN_TEXT_BASE_URL``), never from a student. With no key (or
+``upstream="emulator"``) the gateway starts its own emulator, journaled in the class folder
+so that a restarted gateway finds its tasks again. The key is held in a
+:class:`~mediagen_nb.client._config.Secret` (never shown, scrubbed from text by ``redact``)
+and written into one header: the ``Authorization`` of requests to the upstream's origins.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+from urllib.parse import urlsplit
+
+from mediagen_nb.client._config import ENV_API_KEY, Secret, resolve_settings
+from mediagen_nb.emulator import EmulatorHandle, start_emulator
+
+UpstreamChoice = Literal["auto", "emulator", "service"]
+SPEED_HEADER: Final = "x-mediagen-emulator-speed"
+DEFAULT_EMULATOR_SPEED: Final = 30.0
+
+
+@dataclass
+class Upstream:
+    """One upstream service: both base URLs and the key (``speed`` learnt from replies)."""
+
+    base_url: str
+    text_base_url: str
+    api_key: Secret
+    kind: str = "service"
+    """``service`` or ``emulator`` (shown to the teacher)."""
+    speed: float = 1.0
+    """The emulator's time speed-up from its ``x-mediagen-emulator-speed`` header (1: real)."""
+    emulator: EmulatorHandle | None = field(default=None, repr=False)
+
+    def auth_headers(self) -> dict[str, str]:
+        """The only place the key is written out."""
+        return {"authorization": f"Bearer {self.api_key.get_secret_value()}"}
+
+    def origin_of(self, url: str) -> bool:
+        """Whether ``url`` is on one of the upstream's own origins (the key may go there)."""
+        parts = urlsplit(url)
+        return any(
+            (parts.scheme, parts.netloc) == urlsplit(base)[:2]
+            for base in (self.base_url, self.text_base_url)
+        )
+
+    def note_speed(self, headers: Mapping[str, str]) -> None:
+        """Remember the speed the upstream announces."""
+        raw = headers.get(SPEED_HEADER)
+        if raw is None:
+            return
+        try:
+            value = float(raw)
+        except ValueError:
+            return
+        if value > 0:
+            self.speed = value
+
+    def stop(self) -> None:
+        """Stop the emulator this upstream started (if any)."""
+        if self.emulator is not None:
+            self.emulator.stop()
+
+
+def resolve_upstream(
+    choice: UpstreamChoice | Upstream,
+    folder: Path,
+    *,
+    speed: float = DEFAULT_EMULATOR_SPEED,
+    env: Mapping[str, str] | None = None,
+) -> Upstream:
+    """The upstream for ``choice``: ``auto`` is the service when a key is set, else the
+    emulator. ValueError (naming the variable) when ``service`` lacks settings."""
+    if isinstance(choice, Upstream):
+        return choice
+    environ = os.environ if env is None else env
+    if choice not in ("auto", "emulator", "service"):
+        raise ValueError(f"upstream must be 'auto', 'emulator' or 'service', not {choice!r}")
+    settings = resolve_settings(env=environ)
+    if choice == "emulator" or (choice == "auto" and settings.api_key is None):
+        handle = start_emulator(speed=speed, state_dir=folder / "emulator")
+        return Upstream(
+            handle.base_url,
+            handle.text_base_url,
+            Secret(handle.api_key),
+            kind="emulator",
+            speed=handle.speed,
+            emulator=handle,
+        )
+    if settings.api_key is None:
+        raise ValueError(f"upstream 'service' needs {ENV_API_KEY} in the teacher's environment")
+    missing = [
+        name
+        for name, value in (
+            ("MEDIAGEN_BASE_URL", settings.base_url),
+            ("MEDIAGEN_TEXT_BASE_URL", settings.text_base_url),
+        )
+        if not value
+    ]
+    if missing:
+        raise ValueError(f"upstream 'service' needs {' and '.join(missing)} to be set")
+    return Upstream(str(settings.base_url), str(settings.text_base_url), settings.api_key)

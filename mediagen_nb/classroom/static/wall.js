@@ -1,0 +1,67 @@
+// The class wall (served by the gateway after kit.js, kit_table.js and classroom_parts.js).
+// It polls /wall/feed.json every second (204 when nothing changed). With the teacher token in
+// the address's fragment (#teacher=...), which browsers never send to a server, it shows the
+// teacher's controls and reads /wall/api/state instead.
+
+const POLL_MS = 1000;
+const token = new URLSearchParams(location.hash.slice(1)).get("teacher") || "";
+const auth = token ? { authorization: `Bearer ${token}` } : {};
+
+async function call(path, init = {}) {
+  const response = await fetch(path, { ...init, headers: { ...auth, ...(init.headers || {}) } });
+  if (response.status === 401) throw new Error("The teacher token in this address is wrong.");
+  if (!response.ok && response.status !== 204) throw new Error(`The gateway answered ${response.status}.`);
+  return response;
+}
+
+async function post(path, body) {
+  const response = await call(path, { method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify(body) });
+  return response.json();
+}
+
+function setup(root) {
+  const status = root.querySelector(".mg-wall-status");
+  const gallery = mgClassGallery({ label: "Work from the class, newest first", teacher: Boolean(token),
+    onHide: (id, hidden) => post("/wall/api/hide", { id, hidden }).then(show, fail) });
+  const usage = mgClassUsage();
+  const controls = mgClassControls({
+    onPause: (paused) => post("/wall/api/pause", { paused }).then(show, fail),
+    onExport: () => call("/wall/api/export.zip").then((r) => r.blob()).then((blob) => {
+      mgDownload(URL.createObjectURL(blob), "class-gallery.zip");
+    }, fail),
+  });
+  const teacher = root.querySelector(".mg-wall-teacher");
+  teacher.append(controls.el, usage.el);
+  teacher.hidden = !token;
+  root.querySelector(".mg-wall-items").append(gallery.el);
+  let version = "";
+
+  function show(data) {
+    version = String(data.version);
+    gallery.update(data.items.map((item) => ({ ...item, src: item.url })));
+    controls.update(data.paused);
+    if (data.usage) usage.update(data.usage);
+    status.textContent = data.paused ? "Paused by the teacher" : `${data.items.length} on the wall`;
+  }
+
+  function fail(error) {
+    status.textContent = String(error.message || error);
+  }
+
+  async function tick() {
+    try {
+      const path = token ? "/wall/api/state" : `/wall/feed.json?since=${encodeURIComponent(version)}`;
+      const response = await call(path);
+      if (response.status !== 204) show(await response.json());
+    } catch (error) {
+      fail(error);
+    }
+    setTimeout(tick, POLL_MS);
+  }
+
+  tick();
+  root.dataset.mgReady = "1";
+}
+
+setup(document.querySelector(".mg-wall"));

@@ -1,0 +1,46 @@
+"""Writing a result to a folder the user chose: contained and atomic.
+
+The file name comes from the service (a task id), so it is untrusted: ``safe_file_name``
+keeps only ``[A-Za-z0-9._-]``, drops leading dots and, when it had to change anything,
+appends a short hash of the original so distinct ids never share a file. The result can
+therefore never be ``..``, absolute, or name a path outside the folder. ``write_atomic``
+writes a temporary file in the target folder and renames it over the final name, so a
+reader never sees half a file and a failed write leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from pathlib import Path
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_NAME = 120
+
+
+def safe_file_name(name: str) -> str:
+    """A name with no separators, no leading dot and no ``..`` (see the module docstring)."""
+    cleaned = _UNSAFE.sub("_", name).lstrip(".")[:_MAX_NAME]
+    if cleaned != name or not cleaned:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        cleaned = f"{cleaned}-{digest}" if cleaned else f"result-{digest}"
+    return cleaned
+
+
+def write_atomic(target: Path, data: bytes) -> Path:
+    """Write ``data`` to ``target`` through a temporary file in its folder and a rename."""
+    fd, tmp = tempfile.mkstemp(prefix=".part-", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target

@@ -1,0 +1,248 @@
+"""The blocking client's namespaces, written out with the async ones' typed signatures.
+
+Each method runs its :class:`AsyncClient` twin on the client's private loop (see
+:mod:`._sync`) and returns what it returns, with a :class:`~._tasks.Task` wrapped as a
+:class:`SyncTask` and a chat stream as a :class:`SyncStream`, so editors and mypy see the
+same parameters and results as on the async client (httpx's ``Client``/``AsyncClient`` and
+openai's ``OpenAI``/``AsyncOpenAI`` are written the same way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from typing import Any, Literal, TypeVar, overload
+
+from mediagen_nb.types import AssetInfo, ChatCompletion, Message, TaskResult
+
+from ._assets import AssetBatch, Assets
+from ._chat import Chat, Completions, Messages
+from ._media import Images, Tasks, Videos
+from ._streams import ChatCompletionStream, MessageStream
+from ._sync_loop import LoopRunner, SyncStream, SyncTask
+
+T = TypeVar("T")
+
+
+class _Blocking:
+    def __init__(self, runner: LoopRunner) -> None:
+        self._runner = runner
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._runner.run(coro)
+
+    def _open(self, opener: Callable[[], Awaitable[T]]) -> T:
+        async def opened() -> T:
+            return await opener()
+
+        return self._runner.run(opened())
+
+
+class SyncCompletions(_Blocking):
+    """``client.chat.completions``: see :class:`~._chat.Completions`."""
+
+    def __init__(self, runner: LoopRunner, target: Completions) -> None:
+        super().__init__(runner)
+        self._target = target
+
+    @overload
+    def create(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        stream: Literal[False] = False,
+        **params: Any,
+    ) -> ChatCompletion: ...
+
+    @overload
+    def create(
+        self, *, model: str, messages: list[dict[str, Any]], stream: Literal[True], **params: Any
+    ) -> SyncStream[ChatCompletionStream]: ...
+
+    def create(
+        self, *, model: str, messages: list[dict[str, Any]], stream: bool = False, **params: Any
+    ) -> ChatCompletion | SyncStream[ChatCompletionStream]:
+        """Send a chat completion; ``stream=True`` returns a blocking stream."""
+        if stream:
+            opened = self._run(
+                self._target.create(model=model, messages=messages, stream=True, **params)
+            )
+            return SyncStream(self._runner, opened)
+        return self._run(
+            self._target.create(model=model, messages=messages, stream=False, **params)
+        )
+
+    def stream(
+        self, *, model: str, messages: list[dict[str, Any]], **params: Any
+    ) -> SyncStream[ChatCompletionStream]:
+        """Open a streamed completion for the stream helper (``with`` or plain iteration)."""
+        manager = self._target.stream(model=model, messages=messages, **params)
+        return SyncStream(self._runner, self._open(lambda: manager))
+
+
+class SyncChat:
+    """``client.chat`` (holds ``completions``)."""
+
+    def __init__(self, runner: LoopRunner, target: Chat) -> None:
+        self.completions = SyncCompletions(runner, target.completions)
+
+
+class SyncMessages(_Blocking):
+    """``client.messages``: see :class:`~._chat.Messages`."""
+
+    def __init__(self, runner: LoopRunner, target: Messages) -> None:
+        super().__init__(runner)
+        self._target = target
+
+    @overload
+    def create(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: list[dict[str, Any]],
+        stream: Literal[False] = False,
+        **params: Any,
+    ) -> Message: ...
+
+    @overload
+    def create(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: list[dict[str, Any]],
+        stream: Literal[True],
+        **params: Any,
+    ) -> SyncStream[MessageStream]: ...
+
+    def create(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: list[dict[str, Any]],
+        stream: bool = False,
+        **params: Any,
+    ) -> Message | SyncStream[MessageStream]:
+        """Send a message; ``stream=True`` returns a blocking stream of Claude events."""
+        if stream:
+            opened = self._run(
+                self._target.create(
+                    model=model, max_tokens=max_tokens, messages=messages, stream=True, **params
+                )
+            )
+            return SyncStream(self._runner, opened)
+        return self._run(
+            self._target.create(
+                model=model, max_tokens=max_tokens, messages=messages, stream=False, **params
+            )
+        )
+
+    def stream(
+        self, *, model: str, max_tokens: int, messages: list[dict[str, Any]], **params: Any
+    ) -> SyncStream[MessageStream]:
+        """Open a streamed message for the stream helper (``with`` or plain iteration)."""
+        manager = self._target.stream(
+            model=model, max_tokens=max_tokens, messages=messages, **params
+        )
+        return SyncStream(self._runner, self._open(lambda: manager))
+
+
+class SyncMedia(_Blocking):
+    """``client.images`` / ``client.videos``: see :class:`~._media.Images`."""
+
+    def __init__(self, runner: LoopRunner, target: Images | Videos) -> None:
+        super().__init__(runner)
+        self._target = target
+
+    def create(self, model: str, *, family: str | None = None, **params: Any) -> SyncTask:
+        """Validate and send a create request; return the blocking task handle."""
+        return SyncTask(
+            self._runner, self._run(self._target.create(model, family=family, **params))
+        )
+
+
+class SyncTasks(_Blocking):
+    """``client.tasks``: see :class:`~._media.Tasks`."""
+
+    def __init__(self, runner: LoopRunner, target: Tasks) -> None:
+        super().__init__(runner)
+        self._target = target
+
+    def get(self, task_id: str) -> TaskResult:
+        """``GET /v1/result/{id}`` once, as a typed result."""
+        return self._run(self._target.get(task_id))
+
+    def attach(self, task_id: str, family: str, model: str) -> SyncTask:
+        """A handle for an existing task (e.g. after a restart); nothing is sent yet."""
+        return SyncTask(self._runner, self._target.attach(task_id, family, model))
+
+
+class SyncAssets(_Blocking):
+    """``client.assets``: see :class:`~._assets.Assets`."""
+
+    def __init__(self, runner: LoopRunner, target: Assets) -> None:
+        super().__init__(runner)
+        self._target = target
+
+    @staticmethod
+    def asset_uri(asset_id: str) -> str:
+        """``asset://{id}``, the form generation requests take."""
+        return Assets.asset_uri(asset_id)
+
+    def known_status(self, asset_id: str) -> str | None:
+        """The last status this client saw for ``asset_id`` (nothing is sent)."""
+        return self._target.known_status(asset_id)
+
+    def upload(self, url: str, asset_type: str, *, name: str | None = None) -> AssetInfo:
+        """Submit a URL to the seedance 2.0 library."""
+        return self._run(self._target.upload(url, asset_type, name=name))
+
+    def get(self, asset_id: str) -> AssetInfo:
+        """A seedance 2.0 asset's detail."""
+        return self._run(self._target.get(asset_id))
+
+    def delete(self, asset_id: str) -> str | None:
+        """Delete a seedance 2.0 asset; returns the service's message."""
+        return self._run(self._target.delete(asset_id))
+
+    def sd2_upload(
+        self,
+        *,
+        image_urls: Sequence[str] = (),
+        video_urls: Sequence[str] = (),
+        audio_urls: Sequence[str] = (),
+    ) -> AssetBatch:
+        """Submit media to the sd2 library; items start as ``submitted``."""
+        return self._run(
+            self._target.sd2_upload(
+                image_urls=image_urls, video_urls=video_urls, audio_urls=audio_urls
+            )
+        )
+
+    def sd2_status(self, asset_ids: Iterable[str]) -> AssetBatch:
+        """Review status of sd2 assets."""
+        return self._run(self._target.sd2_status(asset_ids))
+
+    def submit(self, library: str, body: dict[str, Any]) -> AssetBatch:
+        """Send one upload body in ``library``'s shape."""
+        return self._run(self._target.submit(library, body))
+
+    def status_of(self, library: str, asset_ids: Sequence[str]) -> AssetBatch:
+        """Review status of ``asset_ids`` in ``library``."""
+        return self._run(self._target.status_of(library, asset_ids))
+
+    def wait_active(
+        self, asset_ids: Iterable[str], *, timeout: float | None = None
+    ) -> dict[str, AssetInfo]:
+        """Poll until every asset is ``Active`` (see :meth:`Assets.wait_active`)."""
+        return self._run(self._target.wait_active(asset_ids, timeout=timeout))
+
+    def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
+        """Demo mode only: store a file on the built-in emulator; returns its URL."""
+        return self._run(self._target.host_file(data, name=name, content_type=content_type))
+
+    def fetch_media(self, url: str, *, max_bytes: int, timeout: float = 5.0) -> bytes:
+        """GET an asset's media for a preview (see :meth:`Assets.fetch_media`)."""
+        return self._run(self._target.fetch_media(url, max_bytes=max_bytes, timeout=timeout))

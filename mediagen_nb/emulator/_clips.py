@@ -1,0 +1,35 @@
+"""Stock demo clips for where video cannot be encoded (no av: the browser).
+
+Three small H.264 MP4s ship in ``clips/`` (made by ``scripts/make_demo_clips.py`` with the
+emulator's own renderer): landscape, portrait and square, 4 s each. A video task's result
+is the clip of its orientation; its metadata (``actualDuration``, size) still describes
+the task, and the clip says it is a stock preview.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Final
+
+CLIPS: Final = {"landscape": (480, 270), "portrait": (270, 480), "square": (360, 360)}
+"""Clip name -> (width, height)."""
+
+
+def clip_name(width: int, height: int) -> str:
+    """The clip whose orientation matches ``width`` x ``height``."""
+    if width >= height * 1.2:
+        return "landscape"
+    if height >= width * 1.2:
+        return "portrait"
+    return "square"
+
+
+@cache
+def _read(name: str) -> bytes:
+    return resources.files("mediagen_nb.emulator").joinpath("clips", f"{name}.mp4").read_bytes()
+
+
+def stock_clip(width: int, height: int) -> bytes:
+    """The MP4 bytes of the stock clip for a video of ``width`` x ``height``."""
+    return _read(clip_name(width, height))

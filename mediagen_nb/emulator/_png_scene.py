@@ -1,0 +1,212 @@
+"""The emulator's pictures without Pillow: a soft background and the prompt, in pure Python.
+
+Used where Pillow is missing (the browser, Pyodide). Same picture idea as the Pillow path
+(``_media``): a two-colour gradient with four soft blobs whose colours and places come from
+a hash of the prompt (same prompt, same picture), and a darkened panel with the prompt and
+the parameters in a 6x11 bitmap font (``_font``) scaled to the image. Cheap by design: the
+background is computed on a grid of at most ``GRID`` cells along the long edge, each cell a
+block of pixels; rows are built once per grid row and shared (bytes), and only rows with
+text are copied and drawn on. Characters outside printable ASCII are drawn as their closest
+ASCII form (accents dropped) or ``?``.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import hashlib
+import unicodedata
+from collections.abc import Sequence
+from functools import cache
+from typing import Final
+
+from mediagen_nb import _png
+from mediagen_nb.emulator import _font
+
+__all__ = ["palette", "render_png"]
+
+GRID: Final = 160
+"""Background cells along the long edge (a 1024 px picture: 7 px blocks)."""
+_RGB = tuple[int, int, int]
+_SHADE: Final = 0.55
+_TITLE_INK: Final = bytes((255, 255, 255))
+_LINE_INK: Final = bytes((225, 232, 240))
+_SUBSTITUTES: Final = {"…": "...", "·": "-", "×": "x", "—": "-", "–": "-", "’": "'", "“": '"'}
+
+
+def palette(seed: bytes) -> list[_RGB]:
+    """Five harmonious colours from a hash: a base hue and its neighbours, soft and mid-dark."""
+    base = seed[0] / 255
+    spread = 0.08 + seed[1] / 255 * 0.25
+    colors: list[_RGB] = []
+    for i in range(5):
+        hue = (base + spread * (i - 2) + (0.5 if i == 4 else 0.0)) % 1.0
+        sat = 0.35 + seed[2 + i] / 255 * 0.35
+        val = 0.45 + seed[7 + i] / 255 * 0.4
+        r, g, b = colorsys.hsv_to_rgb(hue, sat, val)
+        colors.append((int(r * 255), int(g * 255), int(b * 255)))
+    return colors
+
+
+def _grid(cols: int, rows: int, seed: bytes) -> list[list[_RGB]]:
+    """Cell colours: a vertical gradient, then four blobs blended in with a smooth falloff."""
+    colors = palette(seed)
+    top, bottom = colors[0], colors[1]
+    blobs = []
+    for i in range(4):
+        cx, cy = seed[12 + i] / 255 * cols, seed[16 + i] / 255 * rows
+        radius = (0.25 + seed[20 + i] / 255 * 0.4) * max(cols, rows)
+        blobs.append((cx, cy, radius * radius, colors[2 + i % 3]))
+    grid: list[list[_RGB]] = []
+    for gy in range(rows):
+        t = gy / max(1, rows - 1)
+        base = [top[k] + (bottom[k] - top[k]) * t for k in range(3)]
+        row: list[_RGB] = []
+        for gx in range(cols):
+            r, g, b = base
+            for cx, cy, r2, (br, bg, bb) in blobs:
+                d2 = ((gx - cx) ** 2 + (gy - cy) ** 2) / r2
+                if d2 < 1.0:
+                    w = (1.0 - d2) ** 2 * 0.8
+                    r, g, b = r + (br - r) * w, g + (bg - g) * w, b + (bb - b) * w
+            row.append((int(r), int(g), int(b)))
+        grid.append(row)
+    return grid
+
+
+def _row_bytes(cells: list[_RGB], cell: int, width: int, dark: tuple[int, int] | None) -> bytes:
+    """One pixel row from a grid row; cells in ``dark`` (start, stop) are shaded."""
+    parts = []
+    keep = 1 - _SHADE
+    for i, rgb in enumerate(cells):
+        shaded = dark is not None and dark[0] <= i < dark[1]
+        parts.append(bytes(int(v * keep) for v in rgb) * cell if shaded else bytes(rgb) * cell)
+    return b"".join(parts)[: width * 3]
+
+
+def _ascii(text: str) -> str:
+    for char, plain in _SUBSTITUTES.items():
+        text = text.replace(char, plain)
+    text = unicodedata.normalize("NFKD", text)
+    kept = (ch for ch in text if not unicodedata.combining(ch))
+    return "".join(ch if " " <= ch <= "~" else "?" for ch in kept)
+
+
+def _wrap(text: str, per_line: int, max_lines: int) -> list[str]:
+    """Greedy word wrap by character count; the last kept line ends in ``...`` if cut."""
+    out: list[str] = []
+    per_line = max(1, per_line)
+    for paragraph in _ascii(text).splitlines() or [""]:
+        line = ""
+        for token in paragraph.split():
+            word = token
+            while len(word) > per_line:
+                if line:
+                    out.append(line)
+                    line = ""
+                out.append(word[:per_line])
+                word = word[per_line:]
+            trial = f"{line} {word}".strip()
+            if line and len(trial) > per_line:
+                out.append(line)
+                line = word
+            else:
+                line = trial
+        out.append(line)
+    if len(out) > max_lines:
+        out = out[: max(1, max_lines)]
+        out[-1] = out[-1][: max(0, per_line - 4)].rstrip() + " ..."
+    return out
+
+
+@cache
+def _runs(char: str) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per glyph row, the (start, stop) columns of lit pixels."""
+    code = ord(char) - 32
+    hexrows = _font.GLYPHS[code if 0 <= code < len(_font.GLYPHS) else ord("?") - 32]
+    rows = []
+    for y in range(_font.HEIGHT):
+        bits = int(hexrows[2 * y : 2 * y + 2], 16)
+        runs, start = [], None
+        for x in range(_font.WIDTH + 1):
+            lit = x < _font.WIDTH and bits >> (_font.WIDTH - 1 - x) & 1
+            if lit and start is None:
+                start = x
+            elif not lit and start is not None:
+                runs.append((start, x))
+                start = None
+        rows.append(tuple(runs))
+    return tuple(rows)
+
+
+class _Canvas:
+    """Rows of the picture; a row is copied (bytearray) the first time text touches it."""
+
+    def __init__(self, width: int, rows: list[bytes]) -> None:
+        self.width = width
+        self.rows: list[bytes | bytearray] = list(rows)
+
+    def text(self, x: int, y: int, line: str, scale: int, ink: bytes) -> None:
+        for gy in range(_font.HEIGHT):
+            spans = [
+                (x + (i * _font.WIDTH + a) * scale, x + (i * _font.WIDTH + b) * scale)
+                for i, char in enumerate(line)
+                for a, b in _runs(char)[gy]
+            ]
+            if not spans:
+                continue
+            for py in range(y + gy * scale, min(len(self.rows), y + (gy + 1) * scale)):
+                row = self.rows[py]
+                if not isinstance(row, bytearray):
+                    row = self.rows[py] = bytearray(row)
+                for start, end in spans:
+                    stop = min(end, self.width)
+                    if start < stop:
+                        row[start * 3 : stop * 3] = ink * (stop - start)
+
+
+def render_png(width: int, height: int, *, title: str, lines: Sequence[str]) -> bytes:
+    """A PNG of exactly ``width`` x ``height`` showing ``title`` (the prompt) and ``lines``."""
+    if width < 1 or height < 1:
+        raise ValueError(f"bad image size {width}x{height}")
+    seed = hashlib.sha256(title.encode("utf-8")).digest()
+    cell = max(1, -(-max(width, height) // GRID))
+    cols, grid_rows = -(-width // cell), -(-height // cell)
+    grid = _grid(cols, grid_rows, seed)
+    base = min(width, height)
+    margin = max(4, base // 24)
+    title_scale = max(1, round(base / 16 / _font.HEIGHT))
+    line_scale = max(1, round(base / 30 / _font.HEIGHT))
+    text_width = width - 4 * margin
+    title_h, line_h = int(_font.HEIGHT * title_scale * 1.25), int(_font.HEIGHT * line_scale * 1.35)
+    top = max(2, base // 24)
+    avail = height - top - 2 * margin
+    title_rows = _wrap(
+        title, text_width // (_font.WIDTH * title_scale), max(1, avail // 2 // title_h)
+    )
+    per_line = text_width // (_font.WIDTH * line_scale)
+    detail = [row for text in lines for row in _wrap(text, per_line, 2)]
+    detail = detail[: max(0, (avail - len(title_rows) * title_h) // line_h)]
+    bottom = top + len(title_rows) * title_h + len(detail) * line_h + 2 * margin
+    dark = (margin // cell, -(-(width - margin) // cell))
+    plain: dict[int, bytes] = {}
+    shaded: dict[int, bytes] = {}
+    rows: list[bytes] = []
+    for y in range(height):
+        gy = y // cell
+        if top <= y < bottom:
+            if gy not in shaded:
+                shaded[gy] = _row_bytes(grid[gy], cell, width, dark)
+            rows.append(shaded[gy])
+        else:
+            if gy not in plain:
+                plain[gy] = _row_bytes(grid[gy], cell, width, None)
+            rows.append(plain[gy])
+    canvas = _Canvas(width, rows)
+    y = top + margin
+    for row in title_rows:
+        canvas.text(2 * margin, y, row, title_scale, _TITLE_INK)
+        y += title_h
+    for row in detail:
+        canvas.text(2 * margin, y, row, line_scale, _LINE_INK)
+        y += line_h
+    return _png.encode_rgb(width, height, canvas.rows)

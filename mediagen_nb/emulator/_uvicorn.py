@@ -1,0 +1,180 @@
+"""uvicorn for the emulator and the classroom gateway (imported only where a socket server
+starts): the h11 protocol the emulator needs, and ``serve_in_thread``.
+
+Slow or idle clients are dropped (teachers run the emulator as a shared server):
+
+* a request whose headers are not complete ``header_timeout_s`` after its first byte (or,
+  on a fresh connection, after it opened) is answered 408 and the connection closed;
+  uvicorn's ``timeout_keep_alive`` closes connections idle between requests;
+* at most ``max_connections`` connections are open at once; one more is answered 503 and
+  closed at once (``MAX_CONNECTIONS``);
+* h11 refuses request headers larger than ``MAX_HEADER_BYTES``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any, ClassVar, Final, Literal
+
+import h11
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from mediagen_nb.emulator._errors import error_body
+from mediagen_nb.emulator._faults import TRANSPORT_KEY
+
+STARTUP_TIMEOUT_S: Final = 15.0
+HEADER_TIMEOUT_S: Final = 10.0
+MAX_CONNECTIONS: Final = 256
+MAX_HEADER_BYTES: Final = 64 * 1024
+KEEP_ALIVE_S: Final = 5
+
+
+class DroppingH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, handing the connection's transport to the app, and dropping
+    slow clients (see the module docstring).
+
+    The emulator needs the transport to close a socket without any response (the drop fault).
+    """
+
+    header_timeout_s: ClassVar[float] = HEADER_TIMEOUT_S
+    max_connections: ClassVar[int] = MAX_CONNECTIONS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        inner = self.app
+        self._header_timer: asyncio.TimerHandle | None = None
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            scope[TRANSPORT_KEY] = self.transport
+            await inner(scope, receive, send)
+
+        self.app = app
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections:
+            busy = "too many open connections; try again shortly"
+            self._refuse(503, busy, b"Service Unavailable")
+            return
+        self._arm_header_timer()
+
+    def data_received(self, data: bytes) -> None:
+        if self._header_timer is None and self.conn.their_state is h11.IDLE:
+            self._arm_header_timer()  # the first byte of a new request on a kept-alive connection
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:
+            self._disarm_header_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_header_timer()
+        super().connection_lost(exc)
+
+    def _arm_header_timer(self) -> None:
+        self._disarm_header_timer()
+        self._header_timer = self.loop.call_later(self.header_timeout_s, self._headers_too_slow)
+
+    def _disarm_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            wait = f"{self.header_timeout_s:g}"
+            self._refuse(408, f"request headers did not arrive within {wait} s", b"Request Timeout")
+
+    def _refuse(self, status: int, message: str, reason: bytes) -> None:
+        """Answer ``status`` with the emulator's JSON error and close the connection."""
+        body = error_body(status, message)
+        head = (
+            f"HTTP/1.1 {status} ".encode()
+            + reason
+            + b"\r\ncontent-type: application/json\r\nconnection: close\r\n"
+            + f"content-length: {len(body)}\r\n\r\n".encode()
+        )
+        self.transport.write(head + body)
+        self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        """Answer bytes that are not valid HTTP with the emulator's JSON error shape.
+
+        uvicorn's own answer is ``text/plain``; clients parsing errors expect the same body
+        as every other error, so the spec's shape is written here and the connection closed.
+        """
+        body = error_body(400, msg)
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        for event in (
+            h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+            h11.Data(data=body),
+            h11.EndOfMessage(),
+        ):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
+
+
+def serve_in_thread(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    *,
+    what: str,
+    lifespan: Literal["on", "off"] = "off",
+    max_connections: int = MAX_CONNECTIONS,
+) -> tuple[uvicorn.Server, threading.Thread, int]:
+    """Serve ``app`` with uvicorn in a daemon thread; return once it accepts connections.
+
+    Returns the server (set ``should_exit`` to stop it), its thread and the bound port.
+    Shared by the emulator and the classroom gateway. Raises RuntimeError naming ``what``
+    when the server cannot start (e.g. the port is taken). ``lifespan="on"`` runs the app's
+    startup and shutdown (the gateway opens its upstream client there). ``max_connections``
+    replaces ``MAX_CONNECTIONS`` (a class of 300 kernels keeps more connections open).
+    """
+    protocol = DroppingH11Protocol
+    if max_connections != MAX_CONNECTIONS:
+
+        class Protocol(DroppingH11Protocol):
+            pass
+
+        Protocol.max_connections = max_connections
+        protocol = Protocol
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=protocol,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        lifespan=lifespan,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            asyncio.run(server.serve())
+        except BaseException as error:  # reported to the starting thread below
+            failure.append(error)
+
+    thread = threading.Thread(target=serve, name=f"mediagen-server-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    if not server.started:
+        server.should_exit = True
+        thread.join(5)
+        detail = f": {failure[0]!r}" if failure else ""
+        raise RuntimeError(f"{what} could not start on {host}:{port}{detail}")
+    return server, thread, server.servers[0].sockets[0].getsockname()[1]

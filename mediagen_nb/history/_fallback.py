@@ -1,0 +1,82 @@
+"""The ledger's one fallback when its file cannot be used: an in-memory SQLite database.
+
+Used when the history file is corrupt, truncated, read-only, of a newer schema, in a folder
+that cannot be made, or when SQLite cannot use a file at all (a browser kernel). The memory
+database starts as a copy of whatever of the file is still readable (so older rows stay
+visible), gets the same schema, and receives every event of the session from then on: reads
+(``history()``, the panels) keep showing the session's rows. What happened and where is kept
+as one sentence (``Ledger.problem``) for ``history()``'s warning and the panels' notices.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+from mediagen_nb.history._schema import migrate
+
+
+class HistoryUnavailableWarning(UserWarning):
+    """The history file could not be used; this session's history is kept in memory only."""
+
+
+BROWSER_NOTICE = (
+    "History is kept in memory in this browser tab and is lost when the page is reloaded; "
+    "use Export to keep it: mediagen_nb.export_history('/drive/history.json') saves it, "
+    "mediagen_nb.import_history('/drive/history.json') brings it back."
+)
+"""The notice of a browser kernel's ledger (``Ledger.keep_in_memory``)."""
+
+
+def describe(db_path: Path, exc: BaseException | str) -> str:
+    """One sentence for the user: what went wrong with which file, and what follows."""
+    why = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    return (
+        f"History cannot use its file {db_path} ({why}). This session's history is kept in "
+        "memory only and is lost when the kernel stops; repair or move the file, or set "
+        "MEDIAGEN_HOME to a writable folder."
+    )
+
+
+def _copy_readable(db_path: Path, memory: sqlite3.Connection) -> None:
+    """Copy the file into ``memory`` when it can still be read (read-only, newer writer)."""
+    if not db_path.is_file():
+        return
+    try:
+        source = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return
+    try:
+        source.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        source.backup(memory)
+    except sqlite3.Error:
+        # Corrupt or truncated: start from an empty database rather than half a copy.
+        for (name,) in memory.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        ).fetchall():
+            memory.execute(f'DROP TABLE IF EXISTS "{name}"')
+    finally:
+        source.close()
+
+
+def open_memory(db_path: Path | None) -> sqlite3.Connection:
+    """A migrated in-memory database, seeded from ``db_path`` where it is readable."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    if db_path is not None:
+        _copy_readable(db_path, conn)
+    try:
+        migrate(conn)
+    except (sqlite3.Error, RuntimeError):
+        # The copy is of a schema we cannot write (a newer version): keep only this session.
+        conn.close()
+        conn = open_memory(None)
+    return conn
+
+
+def close_quietly(conn: sqlite3.Connection | None) -> None:
+    """Close ``conn``, ignoring errors (it may belong to a broken file)."""
+    if conn is not None:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()

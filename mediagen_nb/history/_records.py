@@ -1,0 +1,128 @@
+"""The history as plain records (a list of dicts), and a CSV of them: no pandas needed.
+
+:func:`history_records` gives the rows of :func:`mediagen_nb.history` as dicts with the
+same columns (``COLUMNS``) and order, for where pandas is missing (the browser) or not
+wanted: times (``time``, ``updated``, ``url_expires``) are timezone-aware ``datetime`` in
+UTC, ``elapsed`` a float, ``polls`` an int, ``parameters`` / ``usage`` / ``request`` dicts,
+a missing value ``None``. ``history()`` builds its DataFrame from these records.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import warnings
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from mediagen_nb.history._fallback import HistoryUnavailableWarning
+from mediagen_nb.history._ledger import Ledger, ledger
+
+COLUMNS: tuple[str, ...] = (
+    "time",
+    "kind",
+    "family",
+    "model",
+    "prompt",
+    "parameters",
+    "task_id",
+    "status",
+    "elapsed",
+    "polls",
+    "remote_url",
+    "url_expires",
+    "local_file",
+    "error",
+    "text",
+    "usage",
+    "updated",
+    "service",
+    "path",
+    "request",
+)
+"""Columns of :func:`history` and :func:`history_records`, in display order."""
+
+RENAMED = {"time": "created", "parameters": "params", "task_id": "key"}
+"""Record column -> ledger item column, where they differ."""
+TIME_COLUMNS = ("time", "updated", "url_expires")
+DICT_COLUMNS = ("parameters", "usage", "request")
+PANDAS_HINT = (
+    "pandas is not installed here (in a browser kernel it cannot be installed offline); "
+    "mediagen_nb.history_records() gives the same rows as a list of dicts, or install "
+    "pandas (%pip install pandas) for the DataFrame"
+)
+
+
+class HistoryRecords(list[dict[str, Any]]):
+    """The rows, newest first; ``problem`` is the history's notice (None while all is well)."""
+
+    problem: str | None = None
+
+
+def _time(value: Any) -> datetime | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value, UTC)
+    return None
+
+
+def _number(value: Any, kind: type[int] | type[float]) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return kind(value)
+    return None
+
+
+def _record(row: Mapping[str, Any]) -> dict[str, Any]:
+    out = {column: row.get(RENAMED.get(column, column)) for column in COLUMNS}
+    for column in TIME_COLUMNS:
+        out[column] = _time(out[column])
+    out["elapsed"] = _number(out["elapsed"], float)
+    out["polls"] = _number(out["polls"], int)
+    return out
+
+
+def history_records(
+    kind: str | Iterable[str] | None = None,
+    status: str | Iterable[str] | None = None,
+    model: str | Iterable[str] | None = None,
+    text: str | None = None,
+    home: Path | str | None = None,
+    *,
+    warn: bool = True,
+) -> HistoryRecords:
+    """The rows of :func:`mediagen_nb.history` as dicts (see the module docstring).
+
+    Same filters as ``history()``. When the history cannot keep its file (or keeps it in
+    this browser tab's memory only), a ``HistoryUnavailableWarning`` says so (``warn``) and
+    ``.problem`` holds the same sentence.
+    """
+    source = ledger() if home is None else Ledger(home)
+    try:
+        rows = source.items(kind=kind, status=status, model=model, text=text)
+        problem = source.problem
+    finally:
+        if home is not None:
+            source.close()
+    if problem is not None and warn:
+        warnings.warn(HistoryUnavailableWarning(problem), stacklevel=2)
+    records = HistoryRecords(_record(row) for row in rows)
+    records.problem = problem
+    return records
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, Mapping | list):
+        return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    return "" if value is None else value
+
+
+def write_csv(records: Iterable[Mapping[str, Any]], target: Path) -> Path:
+    """``records`` as CSV (dict columns as JSON text), written without pandas."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(COLUMNS)
+        for record in records:
+            writer.writerow([_cell(record.get(column)) for column in COLUMNS])
+    return target

@@ -1,0 +1,39 @@
+// ClassroomPanel: the teacher's view of a classroom gateway in the notebook (after the kit and
+// classroom_parts.js). Python syncs `items` (with small image previews), `usage`, `paused`,
+// `wall_url` and `export_note`; buttons send {"action": "hide" | "pause" | "export"}.
+
+function mgClassHeader() {
+  const link = mgEl("a", { target: "_blank", rel: "noopener", text: "Open the wall" });
+  const el = mgEl("header", { class: "mg-class-head" }, mgEl("h2", { text: "Classroom" }), link);
+  return {
+    el,
+    traits: ["wall_url"],
+    update(model) {
+      link.href = model.get("wall_url") || "#";
+      link.hidden = !model.get("wall_url");
+    },
+  };
+}
+
+function render({ model, el }) {
+  const send = (message) => model.send(message);
+  const controls = mgClassControls({
+    onPause: (paused) => send({ action: "pause", paused }),
+    onExport: () => send({ action: "export" }),
+  });
+  const usage = mgClassUsage();
+  const gallery = mgClassGallery({ label: "Work from the class, newest first", teacher: true,
+    onHide: (id, hidden) => send({ action: "hide", id, hidden }) });
+  return mgCompose(model, el, "classroom", [
+    mgClassHeader(),
+    mgNoticePart(model),
+    { el: controls.el, traits: ["paused"], update: (m) => controls.update(m.get("paused")) },
+    mgStatusLine("export_note", "mg-class-export"),
+    mgEl("h3", { text: "Usage per student" }),
+    { el: usage.el, traits: ["usage"], update: (m) => usage.update(m.get("usage") || []) },
+    mgEl("h3", { text: "On the wall" }),
+    { el: gallery.el, traits: ["items"], update: (m) => gallery.update(m.get("items") || []) },
+  ]);
+}
+
+export default { render };

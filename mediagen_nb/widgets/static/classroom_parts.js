@@ -1,0 +1,103 @@
+// Classroom components shared by the teacher's ClassroomPanel and the gateway's wall page
+// (composed after the kit; the wall page gets kit.js, kit_table.js, this file and wall.js).
+// Items: {id, student, prompt, kind, model, src, hidden}; usage rows: {student, access,
+// images, videos, running, chat_tokens}.
+
+/** One item of the gallery: the media, the student's name and the prompt. */
+function mgClassItem(item, { teacher, onHide }) {
+  const what = item.kind === "video" ? "video" : "image";
+  const label = `${what} by ${item.student}: ${item.prompt || "no prompt"}`;
+  let media;
+  if (!item.src) {
+    media = mgEl("div", { class: "mg-class-item__placeholder", role: "img", "aria-label": label, text: what });
+  } else if (item.kind === "video") {
+    media = mgEl("video", { src: item.src, controls: true, muted: true, loop: true, preload: "metadata",
+      "aria-label": label });
+  } else {
+    media = mgEl("img", { src: item.src, alt: label, loading: "lazy" });
+  }
+  const caption = mgEl("figcaption", {},
+    mgEl("strong", { class: "mg-class-item__student", text: item.student }),
+    mgEl("span", { class: "mg-class-item__prompt", text: item.prompt || "" }));
+  const parts = [mgEl("figure", { class: "mg-class-item__figure" }, media, caption)];
+  if (teacher) {
+    const verb = item.hidden ? "Show" : "Hide";
+    parts.push(mgButton({ label: verb, kind: "ghost", action: item.hidden ? "show" : "hide",
+      ariaLabel: `${verb} ${item.student}'s ${what} on the wall`,
+      onClick: () => onHide(item.id, !item.hidden) }));
+  }
+  return mgEl("li", { class: ["mg-class-item", item.hidden && "mg-class-item--hidden"], "data-id": item.id,
+    "data-hidden": item.hidden ? "1" : "0" }, parts);
+}
+
+/**
+ * The gallery, newest first. Items already shown keep their element (a playing video is not
+ * restarted); new ones are added, gone ones removed. `update(items)`.
+ */
+function mgClassGallery({ label, teacher = false, onHide = () => {} } = {}) {
+  const list = mgEl("ul", { class: "mg-class-gallery", "aria-label": label });
+  const empty = mgEl("p", { class: "mg-class-empty",
+    text: "Nothing yet: images and videos appear here as students make them." });
+  const shown = new Map();
+  return {
+    el: mgEl("div", { class: "mg-class-gallery-box" }, list, empty),
+    update(items) {
+      const keep = new Set();
+      let before = list.firstChild;
+      for (const item of items) {
+        const key = `${item.id}|${item.hidden ? 1 : 0}|${item.src ? 1 : 0}`;
+        let node = shown.get(key);
+        if (!node) {
+          node = mgClassItem(item, { teacher, onHide });
+          shown.set(key, node);
+        }
+        keep.add(key);
+        if (node !== before) list.insertBefore(node, before);
+        before = node.nextSibling;
+      }
+      for (const [key, node] of shown) {
+        if (!keep.has(key)) {
+          node.remove();
+          shown.delete(key);
+        }
+      }
+      empty.hidden = items.length > 0;
+    },
+  };
+}
+
+/** Usage per student as a table. `update(rows)`. */
+function mgClassUsage() {
+  const number = (name) => (row) => String(row[name] ?? 0);
+  return mgTable({
+    label: "Usage per student",
+    cls: "mg-class-usage",
+    columns: [
+      { label: "Student", cell: (row) => row.student },
+      { label: "Access", cell: (row) => row.access },
+      { label: "Images", cell: number("images"), cls: "mg-num" },
+      { label: "Videos", cell: number("videos"), cls: "mg-num" },
+      { label: "Running", cell: number("running"), cls: "mg-num" },
+      { label: "Chat tokens", cell: number("chat_tokens"), cls: "mg-num" },
+    ],
+    rowAttrs: (row) => ({ "data-row-key": row.student }),
+  });
+}
+
+/** Pause / resume and export. `update(paused)`. */
+function mgClassControls({ onPause, onExport }) {
+  let paused = false;
+  const pause = mgButton({ label: "Pause class", action: "pause", onClick: () => onPause(!paused) });
+  const state = mgEl("span", { class: "mg-class-state", role: "status" });
+  const exportButton = mgButton({ label: "Export gallery (zip)", action: "export", onClick: () => onExport() });
+  return {
+    el: mgEl("div", { class: "mg-class-controls", role: "group", "aria-label": "Class controls" },
+      pause, exportButton, state),
+    update(value) {
+      paused = Boolean(value);
+      pause.textContent = paused ? "Resume class" : "Pause class";
+      pause.setAttribute("aria-pressed", paused ? "true" : "false");
+      state.textContent = paused ? "The class is paused: new requests are refused." : "The class is running.";
+    },
+  };
+}

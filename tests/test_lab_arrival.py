@@ -1,0 +1,106 @@
+"""What ``mediagen-nb lab`` prepares: the arrival workspace, where it goes, and the save hook
+that keeps the playground's outputs out of the file (``mediagen_nb._lab``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from mediagen_nb import _lab
+
+PLAYGROUND = "notebooks/00-playground.ipynb"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Manager:
+    """The part of a Jupyter contents manager the hook reads."""
+
+    def __init__(self, root: Path) -> None:
+        self.root_dir = str(root)
+
+
+def saved_by_jupyterlab(tmp_path: Path) -> tuple[dict[str, Any], str]:
+    """The playground as JupyterLab sends it after Run All: outputs, counts, widget state,
+    the kernel's language_info; and the file's text on disk."""
+    (tmp_path / "notebooks").mkdir()
+    text = (ROOT / PLAYGROUND).read_text(encoding="utf-8")
+    (tmp_path / PLAYGROUND).write_text(text, encoding="utf-8")
+    content = json.loads(text)
+    code = content["cells"][1]
+    code["execution_count"] = 1
+    view = {"model_id": "0f3c", "version_major": 2, "version_minor": 0}
+    mime = "application/vnd.jupyter.widget-view+json"
+    code["outputs"] = [{"output_type": "execute_result", "data": {mime: view}, "metadata": {}}]
+    content["metadata"]["language_info"] = {"name": "python", "version": "3.11.2"}
+    content["metadata"]["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
+    return {"type": "notebook", "content": content}, text
+
+
+def test_an_executed_playground_is_saved_as_the_file_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_lab.PLAYGROUND_ENV, PLAYGROUND)
+    model, text = saved_by_jupyterlab(tmp_path)
+    _lab.keep_playground_clean(model, path=PLAYGROUND, contents_manager=Manager(tmp_path))
+    notebook = nbformat.from_dict(model["content"])  # type: ignore[no-untyped-call]
+    written = nbformat.writes(notebook) + "\n"  # type: ignore[no-untyped-call]
+    assert written == text  # byte for byte: the checkout stays clean
+
+
+def test_an_edited_playground_keeps_the_edit_without_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_lab.PLAYGROUND_ENV, PLAYGROUND)
+    model, _text = saved_by_jupyterlab(tmp_path)
+    model["content"]["cells"][1]["source"] = "import mediagen_nb as mg\n\nmg.Studio(resume=False)"
+    _lab.keep_playground_clean(model, path="/" + PLAYGROUND, contents_manager=Manager(tmp_path))
+    code = model["content"]["cells"][1]
+    assert code["source"].endswith("mg.Studio(resume=False)")  # the user's edit is saved
+    assert (code["outputs"], code["execution_count"]) == ([], None)
+    assert "widgets" not in model["content"]["metadata"]
+
+
+def test_other_notebooks_are_saved_as_they_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_lab.PLAYGROUND_ENV, PLAYGROUND)
+    model, _text = saved_by_jupyterlab(tmp_path)
+    before = json.dumps(model)
+    path = "notebooks/01-getting-started.ipynb"
+    _lab.keep_playground_clean(model, path=path, contents_manager=Manager(tmp_path))
+    assert json.dumps(model) == before
+    monkeypatch.delenv(_lab.PLAYGROUND_ENV)  # a server not started by mediagen-nb lab
+    _lab.keep_playground_clean(model, path=PLAYGROUND, contents_manager=Manager(tmp_path))
+    assert json.dumps(model) == before
+
+
+def test_the_workspace_opens_the_playground_in_voilas_preview(tmp_path: Path) -> None:
+    saved = _lab.write_workspace(tmp_path / "ws", PLAYGROUND)
+    again = _lab.write_workspace(tmp_path / "ws", PLAYGROUND)  # every launch replaces it
+    assert saved == again
+    assert [p.name for p in (tmp_path / "ws").iterdir()] == [saved.name]
+    data = json.loads(saved.read_text())
+    assert data["metadata"]["id"] == "mediagen-playground"
+    layout = data["data"]["layout-restorer:data"]
+    tab = f"voila-preview:{PLAYGROUND}"
+    assert layout["main"]["dock"]["widgets"] == [tab]
+    assert layout["left"]["current"] == "filebrowser"
+    assert data["data"][tab]["data"] == {"path": PLAYGROUND, "factory": "Voila Preview"}
+    assert data["data"]["file-browser-filebrowser:cwd"] == {"path": "notebooks"}
+
+
+def test_the_workspace_goes_where_the_user_keeps_workspaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEDIAGEN_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("JUPYTERLAB_WORKSPACES_DIR", raising=False)
+    default = tmp_path / "home" / "lab-workspaces"
+    assert _lab.workspaces_dir([]) == (default, [f"--LabApp.workspaces_dir={default}"])
+    mine = f"--LabApp.workspaces_dir={tmp_path / 'mine'}"
+    assert _lab.workspaces_dir(["--no-browser", mine]) == (tmp_path / "mine", [])
+    monkeypatch.setenv("JUPYTERLAB_WORKSPACES_DIR", str(tmp_path / "env"))
+    assert _lab.workspaces_dir([]) == (tmp_path / "env", [])

@@ -1,0 +1,135 @@
+"""The in-browser playground under test: its static server, and the Studio in its frame.
+
+``StaticSite`` serves a ``mediagen-nb lite build`` folder on 127.0.0.1 (stdlib, with the
+MIME types WebAssembly and ES modules need) and counts what it sent. ``open_lite`` opens the
+landing page in a browser context where every request to any other host is aborted and
+counted, and returns the Studio (JupyterLite's REPL in the page's frame) as a ``Front``, so
+the journey steps of ``journey.py`` drive it as they drive JupyterLab.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from playwright.sync_api import Browser, Frame, Page, Route, expect
+
+from tests.ui.frontends import VIEWPORT, Front, Theme
+
+LOCAL = "http://127.0.0.1:"
+READY = ".mg-panel[data-mg-ready='1']"
+STUDIO_TIMEOUT_MS = 180_000
+"""A cold start in a busy 2-core machine: Pyodide, 33 wheels, the package's import."""
+MIME = {
+    ".wasm": "application/wasm",
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".json": "application/json",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".ipynb": "application/json",
+}
+
+
+@dataclass
+class Counter:
+    """Bytes and responses a server sent."""
+
+    bytes: int = 0
+    responses: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, size: int) -> None:
+        with self.lock:
+            self.bytes += size
+            self.responses += 1
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = MIME
+    counter: Counter
+
+    def copyfile(self, source: BinaryIO, outputfile: BinaryIO) -> None:  # type: ignore[override]
+        start = source.tell()
+        shutil.copyfileobj(source, outputfile)
+        self.counter.add(source.tell() - start)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@contextmanager
+def serve(folder: Path) -> Iterator[tuple[str, Counter]]:
+    """``folder`` on a free port of 127.0.0.1: (its address, what it has sent)."""
+    counter = Counter()
+    handler = type("Handler", (_Handler,), {"counter": counter})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
+    )
+    thread = threading.Thread(target=server.serve_forever, name="lite-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", counter
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class FramePage:
+    """The Studio's frame where a ``Front`` expects a page: locators and scripts run in the
+    frame, the keyboard and page events are the page's (a Playwright frame has neither)."""
+
+    def __init__(self, frame: Frame) -> None:
+        self._frame = frame
+        self.keyboard = frame.page.keyboard
+        self.on = frame.page.on
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._frame, name)
+
+
+@dataclass
+class LiteVisit:
+    """One visitor's page on the site."""
+
+    page: Page
+    front: Front
+    blocked: list[str]
+    """Every request to a host other than 127.0.0.1, aborted."""
+    ready_s: float
+    """Seconds from opening the address to a ready Studio."""
+
+
+def open_lite(browser: Browser, url: str, theme: Theme) -> LiteVisit:
+    """Open ``url`` (the landing page) in a fresh context and wait for the Studio."""
+    context = browser.new_context(viewport=VIEWPORT, color_scheme=theme)  # type: ignore[arg-type]
+    context.set_default_timeout(60_000)
+    blocked: list[str] = []
+
+    def local_only(route: Route) -> None:
+        if route.request.url.startswith(LOCAL):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", local_only)
+    page = context.new_page()
+    start = time.monotonic()
+    page.goto(f"{url}?theme={theme}")
+    holder = page.wait_for_selector("#mg-lite-studio")
+    assert holder is not None
+    frame = holder.content_frame()
+    assert frame is not None
+    expect(frame.locator(READY).first).to_be_visible(timeout=STUDIO_TIMEOUT_MS)
+    ready_s = time.monotonic() - start
+    front = Front(cast(Page, FramePage(frame)), "lite")
+    return LiteVisit(page=page, front=front, blocked=blocked, ready_s=ready_s)

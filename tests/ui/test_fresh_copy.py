@@ -1,0 +1,168 @@
+"""README command 1 on a fresh copy of the repository, as a newcomer meets it.
+
+A temporary copy of every tracked file (a git repository of its own, one commit) runs the
+``mediagen-nb`` of README command 1 with the arguments the README writes (this test's venv
+stands in for the ``.venv`` the command creates; ``BROWSER=true`` keeps Jupyter from starting
+a desktop browser). The first page, at 1400x900, must show the Studio running with no click:
+a prompt typed, Generate is enabled and in view; after Generate, with the file browser open,
+the picture's card is in view. The notebook itself is then run and saved in JupyterLab (what
+autosave does every two minutes). A second launch works the same, and ``git status`` of the
+copy is clean at the end: nothing the Studio did changed a file of the repository.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, FrameLocator, Locator, Page, expect
+
+from tests.ui.frontends import (
+    PLAYGROUND,
+    STARTUP_TIMEOUT_S,
+    Front,
+    JupyterServer,
+    environment,
+    printed_addresses,
+    quiet_news,
+    stop,
+    wait_http,
+)
+
+pytestmark = pytest.mark.ui
+
+ROOT = Path(__file__).resolve().parents[2]
+WINDOW = {"width": 1400, "height": 900}
+README_LAB = re.compile(r"\.venv/bin/mediagen-nb ([^\n`&|;]+)")
+PROMPT = "a red fox curled up in fresh snow, morning light"
+GENERATE_TIMEOUT_MS = 120_000
+
+
+def fresh_copy(folder: Path) -> Path:
+    """Every tracked file of the checkout (as it is now) in a new one-commit repository."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    copy = folder / "mediagen_nb"
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "fresh copy"]):
+        subprocess.run([*git, *args], cwd=copy, check=True)
+    return copy
+
+
+def readme_lab_arguments(copy: Path) -> list[str]:
+    """The arguments README command 1 gives ``.venv/bin/mediagen-nb``."""
+    found = README_LAB.search((copy / "README.md").read_text(encoding="utf-8"))
+    assert found, "README command 1 runs no .venv/bin/mediagen-nb"
+    return found.group(1).split()
+
+
+def git_status(copy: Path) -> str:
+    done = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=copy, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+class Launch:
+    """One ``mediagen-nb lab`` run in the copy, stopped on exit."""
+
+    def __init__(self, copy: Path, base: Path, run: int) -> None:
+        script = Path(sys.executable).with_name("mediagen-nb")
+        assert script.is_file(), f"{script} is missing: pip install -e '.[lab]' makes it"
+        self.env = environment(base, copy)
+        del self.env["JUPYTERLAB_WORKSPACES_DIR"]  # the default: under MEDIAGEN_HOME
+        self.env["BROWSER"] = "true"
+        quiet_news(Path(self.env["JUPYTERLAB_SETTINGS_DIR"]))
+        command = [str(script), *readme_lab_arguments(copy)]
+        settings = Path(self.env["JUPYTERLAB_SETTINGS_DIR"])
+        for attempt in range(3):  # another server may take the chosen port before Jupyter does
+            self.log = base / f"lab-{run}-{attempt}.log"
+            with self.log.open("wb") as out:
+                self.proc = subprocess.Popen(
+                    command, cwd=copy, env=self.env, stdout=out, stderr=subprocess.STDOUT
+                )
+            urls = printed_addresses(self.proc, self.log)
+            self.server = JupyterServer(**urls, root=copy, settings_dir=settings)
+            if not self._lost_the_port():
+                break
+        wait_http(self.server.url("api/status"), self.proc, self.log)
+
+    def _lost_the_port(self) -> bool:
+        """Wait until Jupyter answers (False) or exits because its port was taken (True)."""
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.server.url("api/status"), timeout=2):
+                    return False
+            except OSError:
+                time.sleep(0.25)
+        return self.proc.poll() is not None and "is not available" in self.log.read_text()
+
+    def __enter__(self) -> JupyterServer:
+        return self.server
+
+    def __exit__(self, *_exc: object) -> None:
+        stop(self.proc)
+
+
+def arrive(page: Page, server: JupyterServer) -> Locator:
+    """Open what ``mediagen-nb lab`` opens; the running Images panel (no click)."""
+    page.goto(server.arrival_url)
+    expect(page.locator(".jp-DirListing-item", has_text="00-playground.ipynb")).to_be_visible()
+    app: FrameLocator = page.frame_locator("iframe").first
+    images = app.locator(".mg-panel--images[data-mg-ready='1']")
+    expect(images).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
+    return images
+
+
+def generate_in_view(images: Locator) -> None:
+    """Type a prompt, Generate (in view, no scrolling), and see the card in view."""
+    images.locator("textarea[name='prompt']").fill(PROMPT)
+    generate = images.locator("[data-mg-action='generate']")
+    expect(generate).to_be_enabled()
+    expect(generate).to_be_in_viewport()
+    generate.click()
+    card = images.locator(".mg-card[data-status='completed']").first
+    expect(card).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
+    expect(card).to_be_in_viewport()
+    expect(card.locator("img").first).to_be_visible()
+
+
+def run_and_save_the_notebook(page: Page, server: JupyterServer) -> None:
+    """Open the notebook in JupyterLab, Run All (a live Studio output), save it."""
+    page.goto(server.lab_url)
+    front = Front(page, "lab")
+    front.run_all(server, PLAYGROUND)
+    studio = page.locator(".jp-OutputArea .mg-panel--studio[data-mg-ready='1']")
+    expect(studio).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
+    page.keyboard.press("Control+s")
+    current = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+    expect(current).not_to_have_class(re.compile(r"jp-mod-dirty"))  # saved
+
+
+def test_readme_command_one_twice_from_a_fresh_copy(browser: Browser, tmp_path: Path) -> None:
+    copy = fresh_copy(tmp_path)
+    for run in (1, 2):
+        context = browser.new_context(viewport=WINDOW)  # type: ignore[arg-type]
+        context.set_default_timeout(60_000)
+        try:
+            with Launch(copy, tmp_path / "state", run) as server:
+                page = context.new_page()
+                generate_in_view(arrive(page, server))
+                if run == 1:
+                    run_and_save_the_notebook(page, server)
+        finally:
+            context.close()
+        assert git_status(copy) == "", f"launch {run} changed the repository"
