@@ -3,9 +3,11 @@ and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb.
 ``mediagen-nb classroom`` runs a classroom gateway (``mediagen_nb.classroom._cli``).
 
 ``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
-accepts connections, then runs until Ctrl-C or SIGTERM. A key passed with ``--api-key`` is
-never echoed; without one a random key is made and printed, since nobody could use the
-server otherwise.
+accepts connections, then runs until Ctrl-C or SIGTERM. The key clients must send comes from
+``--api-key-file PATH`` (its first line), else ``MEDIAGEN_EMULATOR_API_KEY``, else
+``--api-key`` (kept for scripts, with a warning: every user of the machine sees a command
+line in ``ps``); a given key is never echoed. Without one a random key is made and printed,
+since nobody could use the server otherwise.
 
 ``lab`` starts JupyterLab on the playground, ``notebooks/00-playground.ipynb`` (looked up in
 the current folder, then next to the package), with ``MEDIAGEN_API_KEY`` removed from the
@@ -46,6 +48,7 @@ from mediagen_nb._lab import (
     SAVE_HOOK,
     WORKSPACE,
     trust,
+    voila_theme,
     workspaces_dir,
     write_workspace,
 )
@@ -68,7 +71,15 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the emulator in the foreground")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default loopback)")
     serve.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
-    serve.add_argument("--api-key", default=None, help="key clients must send (default: random)")
+    serve.add_argument(
+        "--api-key",
+        default=None,
+        help="key clients must send (visible in ps: prefer --api-key-file or "
+        f"{KEY_ENV}; default: random)",
+    )
+    serve.add_argument(
+        "--api-key-file", default=None, help="read the key clients must send from this file"
+    )
     serve.add_argument("--speed", type=float, default=1.0, help="time speed-up (default 1)")
     serve.add_argument("--error-rate", type=float, default=0.0, help="probability of 500/503")
     serve.add_argument("--rate-limit-rate", type=float, default=0.0, help="probability of 429")
@@ -133,11 +144,43 @@ def _lite_build(args: argparse.Namespace) -> int:
     return 0
 
 
+KEY_ENV = "MEDIAGEN_EMULATOR_API_KEY"
+"""Environment variable ``serve`` reads the emulator's key from."""
+
+
+def serve_key(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The key ``serve`` uses and where it came from (see the module docstring).
+
+    Raises ValueError for a key file that cannot be read or is empty.
+    """
+    if args.api_key_file:
+        try:
+            text = Path(args.api_key_file).expanduser().read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            msg = f"--api-key-file: cannot read {args.api_key_file} ({type(exc).__name__})"
+            raise ValueError(msg) from exc
+        key = text.strip().splitlines()[0].strip() if text.strip() else ""
+        if not key:
+            raise ValueError(f"--api-key-file: {args.api_key_file} holds no key")
+        return key, f"read from {args.api_key_file}"
+    if os.environ.get(KEY_ENV, "").strip():
+        return os.environ[KEY_ENV].strip(), f"from {KEY_ENV}"
+    if args.api_key:
+        print(
+            "mediagen-nb serve: warning: --api-key is visible to every user in the process "
+            f"list (ps); use --api-key-file or {KEY_ENV} instead",
+            file=sys.stderr,
+        )
+        return args.api_key, "the one given with --api-key"
+    return None, "generated"
+
+
 def _serve(args: argparse.Namespace) -> int:
     from mediagen_nb.emulator import FaultConfig, start_emulator
 
     categories = tuple(c.strip() for c in args.fault_categories.split(",") if c.strip())
     try:
+        key, source = serve_key(args)
         faults = FaultConfig(
             error_rate=args.error_rate,
             rate_limit_rate=args.rate_limit_rate,
@@ -149,7 +192,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         handle = start_emulator(
             speed=args.speed,
-            api_key=args.api_key,
+            api_key=key,
             port=args.port,
             host=args.host,
             faults=faults,
@@ -170,8 +213,8 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"text_base_url: {handle.text_base_url}")
     print(f"export MEDIAGEN_BASE_URL={handle.base_url}")
     print(f"export MEDIAGEN_TEXT_BASE_URL={handle.text_base_url}")
-    if args.api_key:
-        print("api key: the one given with --api-key")
+    if key is not None:
+        print(f"api key: {source}")
     else:
         print(f"export MEDIAGEN_API_KEY={handle.api_key}")
     print("Press Ctrl-C to stop.", flush=True)
@@ -310,6 +353,7 @@ def _prepare_arrival(notebook: Path, relative: str, extra: list[str]) -> list[st
     """Write the playground's workspace and trust the notebook; returns options to add."""
     folder, options = workspaces_dir(extra)
     write_workspace(folder, relative)
+    options += voila_theme(extra)
     try:
         trust(notebook)
     except Exception as error:  # never fatal: Voila's preview then asks "Render anyway?"

@@ -158,8 +158,10 @@ def test_garbage_on_the_socket_does_not_kill_the_server() -> None:
 # -- CLI ------------------------------------------------------------------------------------
 
 
-def run_serve(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def run_serve(
+    *args: str, env_extra: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], list[str]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env_extra or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "mediagen_nb.cli", "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
@@ -221,6 +223,51 @@ def test_cli_serve_prints_a_generated_key() -> None:
         assert response.status_code == 404
     finally:
         stop(proc)
+
+
+def command_line(pid: int) -> str:
+    """What ``ps`` shows every user of the machine for a process."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+def base_of(lines: list[str]) -> str:
+    return next(line.split(":", 1)[1].strip() for line in lines if line.startswith("base_url"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+@pytest.mark.parametrize("source", ["file", "env"])
+def test_cli_serve_takes_the_key_from_a_file_or_the_environment(
+    source: str, tmp_path: Path
+) -> None:
+    secret = f"key-from-{source}-7c1d"
+    key_file = tmp_path / "key.txt"
+    key_file.write_text(secret + "\n")
+    args = ("--api-key-file", str(key_file)) if source == "file" else ()
+    env = {cli.KEY_ENV: secret} if source == "env" else {}
+    proc, lines = run_serve(*args, env_extra=env)
+    try:
+        assert secret not in command_line(proc.pid)
+        answer = httpx2.get(base_of(lines) + "/v1/result/x", headers={"x-api-key": secret})
+        assert answer.status_code == 404  # authorised: an unknown task, not a 401
+    finally:
+        rest = stop(proc)
+    assert secret not in "\n".join(lines) + rest
+    assert not any(line.startswith("export MEDIAGEN_API_KEY") for line in lines)
+
+
+def test_cli_serve_warns_that_a_key_on_the_command_line_is_visible() -> None:
+    proc, _lines = run_serve("--api-key", "visible-key-31")
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=20)
+    assert "ps" in err
+    assert "visible-key-31" not in err
+
+
+def test_cli_serve_refuses_an_unreadable_key_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["serve", "--port", "0", "--api-key-file", str(tmp_path / "none")]) == 2
+    assert "--api-key-file" in capsys.readouterr().err
 
 
 def test_cli_serve_rejects_bad_fault_flags(capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,6 +29,7 @@ from mediagen_nb.catalog import (
     library_for_id,
 )
 from mediagen_nb.types import AssetEnvelope, AssetInfo
+from mediagen_nb.types._urls import not_public_reason, origins
 
 from ._context import DELETED, ClientContext
 from ._exceptions import APIConnectionError, AssetError, AssetNotUsableError, AssetTimeoutError
@@ -38,6 +39,8 @@ ASSET_DEADLINE_S = 600.0
 _SD2 = ASSET_LIBRARIES["sd2"]
 _SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
 UPLOAD_PATH = "/uploads"
+MAX_REDIRECTS = 3
+"""Redirects ``fetch_media`` follows, each target checked against the public-address rule."""
 """The built-in emulator's file upload (not a service endpoint; see ``host_file``)."""
 
 
@@ -278,28 +281,48 @@ class Assets:
     ) -> bytes:
         """GET an asset's media for a preview: one try, no retries, at most ``max_bytes``.
 
-        Auth is sent only to the service's own origin. Raises ``ValueError`` when the file is
-        larger (the rest is not downloaded), :class:`APIConnectionError` when unreachable.
+        Auth is sent only to the service's own origin. Redirects are followed at most
+        ``MAX_REDIRECTS`` times, each target checked first by the rule of the asset
+        libraries (``types._urls``: no loopback, private, link-local or local names, the
+        service's own origins excepted), so a public URL cannot lead the kernel to an
+        internal address. Raises ``ValueError`` when a URL breaks that rule or the file is
+        larger (the rest is not downloaded), :class:`APIConnectionError` when unreachable or
+        redirected too often.
         """
-        core = self._ctx.core
-        headers = core._headers(url, has_body=False, own=False)
-        chunks: list[bytes] = []
-        size = 0
+        settings = self._ctx.core.settings
+        own = origins([settings.base_url, settings.text_base_url])
         try:
-            async with (
-                httpx2.AsyncClient(
-                    transport=_hooks.local_transport(url),  # an in-process emulator's file
-                    timeout=timeout,
-                    follow_redirects=True,
-                ) as http,
-                http.stream("GET", url, headers=headers) as response,
-            ):
-                response.raise_for_status()
-                async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise ValueError(f"{url}: larger than {max_bytes} bytes")
-                    chunks.append(chunk)
+            async with httpx2.AsyncClient(
+                transport=_hooks.local_transport(url),  # an in-process emulator's file
+                timeout=timeout,
+                follow_redirects=False,
+            ) as http:
+                for _hop in range(MAX_REDIRECTS + 1):
+                    found = await self._fetch_hop(http, url, own, max_bytes)
+                    if isinstance(found, bytes):
+                        return found
+                    url = found
         except httpx2.HTTPError as exc:
             raise APIConnectionError(f"GET {url} failed: {type(exc).__name__}: {exc}") from exc
+        raise APIConnectionError(f"GET {url}: more than {MAX_REDIRECTS} redirects")
+
+    async def _fetch_hop(
+        self, http: httpx2.AsyncClient, url: str, own: frozenset[str], max_bytes: int
+    ) -> bytes | str:
+        """The body of ``url``, or the URL it redirects to (checked before any request)."""
+        reason = not_public_reason(url, own)
+        if reason is not None:
+            raise ValueError(f"{url}: not fetched, {reason}")
+        headers = self._ctx.core._headers(url, has_body=False, own=False)
+        async with http.stream("GET", url, headers=headers) as response:
+            if response.is_redirect:
+                return str(response.url.join(response.headers.get("location", "")))
+            response.raise_for_status()
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise ValueError(f"{url}: larger than {max_bytes} bytes")
+                chunks.append(chunk)
         return b"".join(chunks)

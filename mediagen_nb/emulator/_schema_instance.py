@@ -150,6 +150,23 @@ class _Maker:
         if schema is True or not isinstance(schema, dict):
             return self.string({}, name)
         schema = self.resolve(schema)
+        found = self.given(schema, name)
+        if found is not _NOTHING:
+            return found
+        if isinstance(schema.get("allOf"), list):
+            merged: dict[str, Any] = {}
+            for part in schema["allOf"]:
+                merged = _merge(merged, self.resolve(part) if isinstance(part, dict) else {})
+            rest = {k: v for k, v in schema.items() if k != "allOf"}
+            return self.make(_merge(merged, rest), name, depth + 1)
+        for key in ("anyOf", "oneOf"):
+            options = schema.get(key)
+            if isinstance(options, list) and options:
+                return self.make(self.branch(options, depth), name, depth + 1)
+        return self.typed(schema, _kind_of(schema, depth), name, depth)
+
+    def given(self, schema: dict[str, Any], name: str) -> Any:
+        """A value the schema names (const, an enum value, default, example), else _NOTHING."""
         if "const" in schema:
             return self.copied(schema["const"], name)
         if self.lookup is not None and name and not any(k in schema for k in _BRANCHING):
@@ -165,37 +182,20 @@ class _Maker:
             return self.copied(schema["default"], name)
         if isinstance(schema.get("examples"), list) and schema["examples"]:
             return self.copied(schema["examples"][0], name)
-        if isinstance(schema.get("allOf"), list):
-            merged: dict[str, Any] = {}
-            for part in schema["allOf"]:
-                merged = _merge(merged, self.resolve(part) if isinstance(part, dict) else {})
-            rest = {k: v for k, v in schema.items() if k != "allOf"}
-            return self.make(_merge(merged, rest), name, depth + 1)
-        for key in ("anyOf", "oneOf"):
-            options = schema.get(key)
-            if isinstance(options, list) and options:
-                return self.make(self.branch(options, depth), name, depth + 1)
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            kinds = [k for k in kind if k != "null"]
-            kind = kinds[0] if kinds and depth < MAX_DEPTH else "null"
-        if kind is None:
-            kind = (
-                "object" if "properties" in schema else "array" if "items" in schema else "string"
-            )
+        return _NOTHING
+
+    def typed(self, schema: dict[str, Any], kind: Any, name: str, depth: int) -> Any:
+        """A value of the JSON type ``kind``."""
         bounds = self.bounds(schema)
         if kind == "object":
             return self.object(schema, depth)
         if kind == "array":
             return self.array(schema, name, depth, bounds)
-        if kind == "integer":
-            return int(self.number(bounds, integer=True))
-        if kind == "number":
-            return self.number(bounds, integer=False)
-        if kind == "boolean":
-            return True
-        if kind == "null":
-            return None
+        if kind in ("integer", "number"):
+            value = self.number(bounds, integer=kind == "integer")
+            return int(value) if kind == "integer" else value
+        if kind in ("boolean", "null"):
+            return True if kind == "boolean" else None
         return self.string(schema, name, bounds)
 
     def branch(self, options: list[Any], depth: int) -> Any:
@@ -335,6 +335,22 @@ def _parts(name: str, arg: Any) -> list[Any]:
     if name in ("ASSERT", "ASSERT_NOT"):
         return [arg[1]]
     return []
+
+
+_NOTHING = object()
+"""``_Maker.given`` found no value in the schema."""
+
+
+def _kind_of(schema: dict[str, Any], depth: int) -> Any:
+    """The JSON type to make: the first non-null of a list (null past ``MAX_DEPTH``), else
+    from the keywords present."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        return kinds[0] if kinds and depth < MAX_DEPTH else "null"
+    if kind is None:
+        return "object" if "properties" in schema else "array" if "items" in schema else "string"
+    return kind
 
 
 def _fit_pattern(pattern: str, value: str) -> str:

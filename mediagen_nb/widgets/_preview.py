@@ -8,6 +8,12 @@ the local file is instead. PIL is imported here only, lazily. Without Pillow (a 
 kernel) PNGs are shrunk by ``mediagen_nb._png`` (nearest neighbour), other images are sent
 as they are up to ``MAX_ORIGINAL_BYTES``, and a larger one gets a plain note instead.
 
+Decompression bombs (a 0.5 MB PNG of 11000x11000 costs ~490 MB to decode): the pixel size
+is read from the header before anything is decoded and an image over ``MAX_PREVIEW_PIXELS``
+gets :class:`PreviewTooLargeError` ("too large to preview"), which the cards show as their note;
+Pillow's own ``DecompressionBombError`` / warning become the same; JPEGs are decoded at a
+reduced scale (``draft``); at most ``MAX_CONCURRENT`` images are decoded at once.
+
 Decision: thumbnails are WebP at quality ``THUMB_QUALITY``, about half the bytes of a JPEG
 that looks the same, at 512 px (a gallery card is 300-560 px wide, so the preview is large
 enough to judge; the lightbox loads the bounded full image). Every card's thumbnail is
@@ -17,9 +23,12 @@ under 1 MB; every browser JupyterLab supports shows WebP.
 
 from __future__ import annotations
 
+import struct
+import threading
+import warnings
 import zlib
 from io import BytesIO
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from mediagen_nb._platform import has_module
 from mediagen_nb._png import thumbnail_png
@@ -35,6 +44,34 @@ MAX_ORIGINAL_BYTES = 1024 * 1024
 """Without Pillow, an image that cannot be shrunk is sent as it is up to this size."""
 MAX_VIDEO_BYTES = 8 * 1024 * 1024
 """Decision: videos above 8 MB are not sent over the comm (they would bloat the notebook)."""
+MAX_PREVIEW_PIXELS: Final = 50_000_000
+"""Largest image decoded for a preview (a 4k result is 8.3 million pixels)."""
+MAX_CONCURRENT: Final = 2
+"""Images decoded at the same time (each may take a few hundred MB at the limit)."""
+_decoding = threading.BoundedSemaphore(MAX_CONCURRENT)
+
+
+class PreviewTooLargeError(ValueError):
+    """An image with more pixels than a preview decodes; the message is the card's note."""
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__(
+            f"too large to preview ({width}x{height} pixels, more than "
+            f"{MAX_PREVIEW_PIXELS // 1_000_000} million); open the file instead"
+        )
+
+
+def _check_pixels(width: int, height: int) -> None:
+    if width * height > MAX_PREVIEW_PIXELS:
+        raise PreviewTooLargeError(width, height)
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG's header, or None when ``data`` is not a PNG."""
+    if not data.startswith(b"\x89PNG\r\n\x1a\n") or data[12:16] != b"IHDR":
+        return None
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
 
 
 def sniff_mime(data: bytes) -> str:
@@ -54,11 +91,22 @@ def sniff_mime(data: bytes) -> str:
     return "application/octet-stream"
 
 
-def _open(data: bytes) -> Image:
+def _open(data: bytes, max_px: int | None = None) -> Image:
+    """Decode ``data``: size checked from the header first, at most ``MAX_CONCURRENT`` at once,
+    JPEGs at the smallest scale that still covers ``max_px``."""
     from PIL import Image as PILImage
 
-    picture = PILImage.open(BytesIO(data))
-    picture.load()
+    with _decoding, warnings.catch_warnings():
+        warnings.simplefilter("error", PILImage.DecompressionBombWarning)
+        try:
+            picture = PILImage.open(BytesIO(data))
+            _check_pixels(*picture.size)
+            if max_px is not None and picture.format == "JPEG":
+                picture.draft("RGB", (max_px, max_px))
+            picture.load()
+        except (PILImage.DecompressionBombError, PILImage.DecompressionBombWarning) as exc:
+            width, height = png_size(data) or (0, 0)
+            raise PreviewTooLargeError(width, height) from exc
     return picture
 
 
@@ -84,9 +132,13 @@ def _without_pillow(data: bytes, max_px: int, keep_up_to: int) -> tuple[bytes, s
     """The pure-Python preview: a PNG shrunk by ``_png`` (PNGs as our encoders write them),
     else the original bytes when at most ``keep_up_to``; else ValueError saying why."""
     mime = sniff_mime(data)
+    size = png_size(data)
+    if size is not None:
+        _check_pixels(*size)
     if mime == "image/png":
         try:
-            return thumbnail_png(data, max_px), "image/png"
+            with _decoding:
+                return thumbnail_png(data, max_px), "image/png"
         except (ValueError, zlib.error):
             pass
     if mime.startswith("image/") and len(data) <= keep_up_to:
@@ -105,7 +157,7 @@ def thumbnail(data: bytes, max_px: int = THUMB_PX) -> tuple[bytes, str]:
     """
     if not HAVE_PIL:
         return _without_pillow(data, max_px, MAX_ORIGINAL_BYTES)
-    picture = _open(data)
+    picture = _open(data, max_px)
     picture.thumbnail((max_px, max_px))
     if picture.mode not in ("RGB", "RGBA", "L", "LA"):
         picture = picture.convert("RGBA")  # palette, CMYK, 16-bit: what the encoder takes
@@ -117,7 +169,7 @@ def full_image(data: bytes, max_px: int = FULL_PX) -> tuple[bytes, str]:
     mime = sniff_mime(data)
     if not HAVE_PIL:
         return _without_pillow(data, max_px, MAX_VIDEO_BYTES)
-    picture = _open(data)
+    picture = _open(data)  # full size: the original is kept when small enough
     if max(picture.size) <= max_px and mime in ("image/png", "image/jpeg"):
         return data, mime
     picture.thumbnail((max_px, max_px))
