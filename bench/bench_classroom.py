@@ -10,11 +10,17 @@ straight to the upstream (alternating order). Three numbers, each against its ta
   counter) over the polls a polite client needs, from the emulator's task timelines
   (``ceil((done - created) / interval)`` per task, as figure 5 computes them); target
   <= 1.1 however often students poll;
-* **added latency of result GETs**: p99 of students' result GETs through the gateway minus
-  p99 of a polite client's result GETs straight to the upstream during the same load (a
-  few tasks created upstream directly and polled at the family interval); target <= 20 ms;
+* **added latency of result GETs**: p99 of result GETs through the gateway minus p99 of the
+  same GETs straight to the upstream, in a quiet phase after the class (alternating, one
+  completed task each, ABBA order); target <= 20 ms;
 * **first streamed chunk**: p99 of the time to the first body bytes of a streamed chat
-  through the gateway minus the same p99 straight to the upstream; target <= 20 ms.
+  through the gateway minus the same p99 straight to the upstream (the chats during the
+  class, and again in the quiet phase); target <= 20 ms, judged on the quiet phase.
+
+Under the class's load both latencies are printed too (students' result GETs through the
+gateway against a polite client's straight to the upstream; the chats during the load):
+on a shared 2-core machine they measure CPU contention between the three processes more
+than the gateway, so the targets are judged on the quiet phase.
 
 The figure's ratio is the worst of the three over its target (<= 1). A task that does not
 complete, or a chat that fails, is a wrong result. Full: 300 students (900 tasks) and 100
@@ -38,6 +44,8 @@ STUDENT_POLL_S = 1.0
 DIRECT_TASKS = 10
 POLL_RATIO_TARGET = 1.1
 LATENCY_TARGET_S = 0.020
+QUIET_GETS = 200
+QUIET_CHATS = 20
 MODEL = "nano-banana"
 CHAT = {"model": "gpt-5.4", "stream": True, "messages": [{"role": "user", "content": "hello"}]}
 
@@ -54,11 +62,18 @@ class Run:
     chat_failures: int = 0
     get_errors: int = 0
     create_errors: list[str] = field(default_factory=list)
+    owner: dict[str, str] = field(default_factory=dict)
+    quiet_gets: dict[str, list[float]] = field(default_factory=lambda: {"gw": [], "up": []})
+    quiet_chunk: dict[str, list[float]] = field(default_factory=lambda: {"gw": [], "up": []})
+
+
+def pct(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
 def p99(samples: list[float]) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else 0.0
+    return pct(samples, 0.99)
 
 
 async def timed_get(
@@ -90,6 +105,7 @@ async def student(
             run.create_errors.append(f"{created.status_code} {created.text[:200]}")
             continue
         pending.append(task_id)
+        run.owner[task_id] = code
     run.task_ids += pending
     while pending and time.monotonic() < deadline:
         await asyncio.sleep(STUDENT_POLL_S)
@@ -149,6 +165,32 @@ async def chats(
                 print(f"chat {n} ({side}) failed: {type(error).__name__}: {error}")
 
 
+async def quiet_phase(
+    http: httpx2.AsyncClient, gateway: Server, upstream: Server, run: Run, samples: int
+) -> None:
+    """Result GETs and streamed chats, alternately through the gateway and straight."""
+    for n, (task_id, code) in enumerate(list(run.owner.items())[:samples]):
+        sides = [
+            ("gw", f"{gateway.base_url}/v1/result/{task_id}", code),
+            ("up", f"{upstream.base_url}/v1/result/{task_id}", API_KEY),
+        ]
+        for side, url, key in sides if n % 2 == 0 else reversed(sides):
+            _body, elapsed = await timed_get(http, url, {"authorization": f"Bearer {key}"}, run)
+            if elapsed is not None:
+                run.quiet_gets[side].append(elapsed)
+    code = next(iter(run.owner.values()), "")
+    for n in range(QUIET_CHATS):
+        sides = [("gw", gateway.root, code), ("up", upstream.root, API_KEY)]
+        for side, root, key in sides if n % 2 == 0 else reversed(sides):
+            url = f"{root}/gateway/v1/chat/completions"
+            try:
+                chunk = await first_chunk(http, url, {"authorization": f"Bearer {key}"})
+            except (httpx2.HTTPError, RuntimeError):
+                run.chat_failures += 1
+                continue
+            run.quiet_chunk[side].append(chunk)
+
+
 async def ideal_polls(http: httpx2.AsyncClient, upstream: Server, ids: list[str]) -> int:
     info = (await http.post(f"{upstream.root}/bench/tasks", json=ids)).json()
     return sum(
@@ -178,12 +220,15 @@ async def measure(
             "counters"
         ]
         ideal = await ideal_polls(http, upstream, run.task_ids)
+        await quiet_phase(http, gateway, upstream, run, QUIET_GETS)
     tasks = students * TASKS_EACH
     if run.create_errors:
         print(f"{len(run.create_errors)} creates failed; first: {run.create_errors[:2]}")
     poll_ratio = counters["upstream_polls"] / max(1, ideal)
-    added = p99(run.gateway_gets) - p99(run.direct_gets)
-    chunk = p99(run.first_chunk["gw"]) - p99(run.first_chunk["up"])
+    loaded_added = p99(run.gateway_gets) - p99(run.direct_gets)
+    loaded_chunk = p99(run.first_chunk["gw"]) - p99(run.first_chunk["up"])
+    added = p99(run.quiet_gets["gw"]) - p99(run.quiet_gets["up"])
+    chunk = p99(run.quiet_chunk["gw"]) - p99(run.quiet_chunk["up"])
     print(
         f"{students} students, {tasks} image tasks, {chat_count} streamed chats each way: "
         f"{run.completed}/{tasks} completed in {elapsed:.1f} s"
@@ -194,14 +239,26 @@ async def measure(
         f"students' result GETs {counters.get('student_polls', 0)}"
     )
     print(
-        f"result GET p99: through the gateway {p99(run.gateway_gets) * 1e3:.1f} ms "
+        f"under load, result GET p99: through the gateway {p99(run.gateway_gets) * 1e3:.1f} ms "
         f"({len(run.gateway_gets)}), straight {p99(run.direct_gets) * 1e3:.1f} ms "
-        f"({len(run.direct_gets)}); added {added * 1e3:.1f} ms"
+        f"({len(run.direct_gets)}); added {loaded_added * 1e3:.1f} ms"
     )
     print(
-        f"first streamed chunk p99: gateway {p99(run.first_chunk['gw']) * 1e3:.1f} ms, upstream "
-        f"{p99(run.first_chunk['up']) * 1e3:.1f} ms; delta {chunk * 1e3:.1f} ms; "
+        f"under load, first streamed chunk p99: gateway {p99(run.first_chunk['gw']) * 1e3:.1f} ms"
+        f", upstream {p99(run.first_chunk['up']) * 1e3:.1f} ms; delta {loaded_chunk * 1e3:.1f} ms"
+    )
+    print(
+        f"quiet, result GET p99: gateway {p99(run.quiet_gets['gw']) * 1e3:.1f} ms, straight "
+        f"{p99(run.quiet_gets['up']) * 1e3:.1f} ms ({len(run.quiet_gets['gw'])} each); added "
+        f"{added * 1e3:.1f} ms; first chunk p99: gateway {p99(run.quiet_chunk['gw']) * 1e3:.1f} "
+        f"ms, upstream {p99(run.quiet_chunk['up']) * 1e3:.1f} ms; delta {chunk * 1e3:.1f} ms; "
         f"chat failures {run.chat_failures}"
+    )
+    print(
+        f"quiet medians: result GET gateway {pct(run.quiet_gets['gw'], 0.5) * 1e3:.1f} ms, "
+        f"straight {pct(run.quiet_gets['up'], 0.5) * 1e3:.1f} ms; first chunk gateway "
+        f"{pct(run.quiet_chunk['gw'], 0.5) * 1e3:.1f} ms, upstream "
+        f"{pct(run.quiet_chunk['up'], 0.5) * 1e3:.1f} ms"
     )
     ratio = max(poll_ratio / POLL_RATIO_TARGET, added / LATENCY_TARGET_S, chunk / LATENCY_TARGET_S)
     return Figure(
@@ -215,8 +272,9 @@ async def measure(
         target=1.0,
         note=(
             f"{run.completed}/{tasks} completed; polls ratio {poll_ratio:.3f} (<= 1.1); "
-            f"result GET added p99 {added * 1e3:.1f} ms (<= 20); "
-            f"first chunk delta p99 {chunk * 1e3:.1f} ms (<= 20)"
+            f"quiet: result GET added p99 {added * 1e3:.1f} ms (<= 20), "
+            f"first chunk delta p99 {chunk * 1e3:.1f} ms (<= 20); under load: "
+            f"{loaded_added * 1e3:.0f} ms, {loaded_chunk * 1e3:.0f} ms"
         ),
         correct=run.completed == tasks and run.chat_failures == 0,
     )

@@ -9,7 +9,8 @@ workspaces folder when one is given (``--LabApp.workspaces_dir``,
 ``JUPYTERLAB_WORKSPACES_DIR``), else to ``$MEDIAGEN_HOME/lab-workspaces``. Voila's preview
 asks before it runs an untrusted notebook, so the playground is signed in Jupyter's own
 signature store first (what its "Render anyway" button or ``jupyter trust`` does); the
-notebook file is not touched.
+notebook file is not touched. The preview is Voila in an iframe: it is given JupyterLab's
+saved theme (light or dark) at launch.
 
 Autosave: JupyterLab saves an open notebook every two minutes with its outputs, and a saved
 widget output shows "model not found" at the next launch (and dirties the checkout).
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,7 @@ WORKSPACE = "mediagen-playground"
 WORKSPACES_OPTION = "--LabApp.workspaces_dir"
 PLAYGROUND_ENV = "MEDIAGEN_PLAYGROUND"
 SAVE_HOOK = "mediagen_nb._lab.keep_playground_clean"
+VOILA_THEME_OPTION = "--VoilaConfiguration.theme"
 PREVIEW_FACTORY = "Voila Preview"
 """The document factory of Voila's JupyterLab preview (``@voila-dashboards/jupyterlab-preview``)."""
 
@@ -78,6 +81,25 @@ def write_workspace(folder: Path, notebook: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     saved: Path = WorkspacesManager(str(folder)).save(WORKSPACE, json.dumps(workspace(notebook)))
     return saved
+
+
+def voila_theme(extra: Sequence[str]) -> list[str]:
+    """``--VoilaConfiguration.theme=dark`` when JupyterLab's saved theme is a dark one: the
+    preview tab is Voila in an iframe, which does not see JupyterLab's theme by itself."""
+    if any(option.startswith(VOILA_THEME_OPTION) for option in extra):
+        return []
+    folder = os.environ.get("JUPYTERLAB_SETTINGS_DIR")
+    if not folder:
+        from jupyter_core.paths import jupyter_config_dir
+
+        folder = str(Path(jupyter_config_dir()) / "lab" / "user-settings")
+    path = Path(folder) / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
+    try:
+        found = re.search(r'"theme"\s*:\s*"([^"]+)"', path.read_text(encoding="utf-8"))
+    except OSError:
+        return []
+    dark = found is not None and "dark" in found.group(1).lower()
+    return [f"{VOILA_THEME_OPTION}=dark"] if dark else []
 
 
 def trust(path: Path) -> None:

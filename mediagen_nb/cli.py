@@ -48,6 +48,7 @@ from mediagen_nb._lab import (
     SAVE_HOOK,
     WORKSPACE,
     trust,
+    voila_theme,
     workspaces_dir,
     write_workspace,
 )
@@ -352,6 +353,7 @@ def _prepare_arrival(notebook: Path, relative: str, extra: list[str]) -> list[st
     """Write the playground's workspace and trust the notebook; returns options to add."""
     folder, options = workspaces_dir(extra)
     write_workspace(folder, relative)
+    options += voila_theme(extra)
     try:
         trust(notebook)
     except Exception as error:  # never fatal: Voila's preview then asks "Render anyway?"

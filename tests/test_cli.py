@@ -104,6 +104,7 @@ def test_main_lab_runs_the_playground_keyless_allowing_root_only_as_root(
     monkeypatch.setattr(cli, "__file__", str(tmp_path / "nowhere" / "pkg" / "cli.py"))
     monkeypatch.setattr(os, "geteuid", lambda: euid, raising=False)
     monkeypatch.setenv("MEDIAGEN_API_KEY", "secret-marker")
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path / "settings"))  # light theme
     monkeypatch.setattr(cli, "free_port", lambda: 8899)
     calls: list[tuple[list[str], Path, dict[str, str]]] = []
 

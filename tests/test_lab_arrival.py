@@ -104,3 +104,17 @@ def test_the_workspace_goes_where_the_user_keeps_workspaces(
     assert _lab.workspaces_dir(["--no-browser", mine]) == (tmp_path / "mine", [])
     monkeypatch.setenv("JUPYTERLAB_WORKSPACES_DIR", str(tmp_path / "env"))
     assert _lab.workspaces_dir([]) == (tmp_path / "env", [])
+
+
+def test_voila_follows_jupyterlabs_saved_dark_theme(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path))
+    assert _lab.voila_theme([]) == []  # nothing saved: JupyterLab's light default
+    themes = tmp_path / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings"
+    themes.parent.mkdir(parents=True)
+    themes.write_text('{\n  // chosen in Settings\n  "theme": "JupyterLab Dark"\n}')
+    assert _lab.voila_theme(["--no-browser"]) == ["--VoilaConfiguration.theme=dark"]
+    assert _lab.voila_theme(["--VoilaConfiguration.theme=light"]) == []  # the user's wins
+    themes.write_text('{"theme": "JupyterLab Light"}')
+    assert _lab.voila_theme([]) == []

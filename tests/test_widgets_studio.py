@@ -16,7 +16,7 @@ from traitlets import TraitError
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import EmulatorHandle
-from mediagen_nb.widgets import Studio
+from mediagen_nb.widgets import ChatPanel, Studio
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
 from tests._support import KEY
 
@@ -110,6 +110,9 @@ def test_tabs_mode_line_and_fallback_in_demo_mode() -> None:
         "HistoryPanel",
     ]
     assert studio.tab == "Assets"
+    # the bar says the mode once: no panel inside the Studio repeats it
+    assert [p.show_mode for p in studio._built()] == [False, False, False, False, True]
+    assert ChatPanel(session=studio.session).show_mode  # a panel on its own says it
     with pytest.raises(TraitError):
         studio.select("Nowhere")
     assert (studio.mode, studio.demo) == (DEMO_TEXT, True)

@@ -86,9 +86,15 @@ class AssetPanel(WidgetPanel):
     status_text = traitlets.Unicode("").tag(sync=True)
     busy = traitlets.Bool(False).tag(sync=True)
 
-    def __init__(self, *, session: Session | None = None, poll_interval: float | None = None):
+    def __init__(
+        self,
+        *,
+        session: Session | None = None,
+        poll_interval: float | None = None,
+        show_mode: bool = True,
+    ):
         self._rows: dict[str, AssetRow] = {}
-        super().__init__(session=session)
+        super().__init__(session=session, show_mode=show_mode)
         self.poll_interval = poll_interval
         """Seconds between status polls; None: ``ASSET_POLL_S`` over the service speed."""
         self.copied = ""

@@ -148,6 +148,8 @@ class WidgetPanel(_PanelCore, anywidget.AnyWidget):
     """The session's mode text ("demo mode (built-in emulator)" or "connected to ...")."""
     demo = t.Bool(True).tag(sync=True)
     """Whether the session talks to the built-in emulator."""
+    show_mode = t.Bool(True).tag(sync=True)
+    """Whether the panel says the mode itself (off inside the Studio, whose bar says it once)."""
 
     def __init__(self, *, session: Session | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

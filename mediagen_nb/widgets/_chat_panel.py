@@ -70,7 +70,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
     ``ChatTurn``.
     """
 
-    _esm = esm("chat_markdown.js", "chat.js")
+    _esm = esm("chat_markdown.js", "chat_transcript.js", "chat.js")
     _css = css("chat.css")
     title = "Chat"
 
@@ -106,8 +106,10 @@ class ChatPanel(ChatRunner, WidgetPanel):
     live_seq = traitlets.Int(0).tag(sync=True)
     """Sequence number of the live text; the front end ignores older values."""
 
-    def __init__(self, *, session: Session | None = None, model: str = DEFAULT_MODEL) -> None:
-        super().__init__(session=session, values={**DEFAULTS, "model": model})
+    def __init__(
+        self, *, session: Session | None = None, model: str = DEFAULT_MODEL, show_mode: bool = True
+    ) -> None:
+        super().__init__(session=session, values={**DEFAULTS, "model": model}, show_mode=show_mode)
         self.transcript_view = ChatTranscript(self, on_sync=self._sync_controls)
         self._task: asyncio.Task[None] | None = None
         self._last: tuple[ChatSettings, dict[str, Any]] | None = None

@@ -82,7 +82,6 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     """Active assets reference fields may offer: ``{"uri", "label", "type"}``."""
     sending = t.Int(0).tag(sync=True)
     """Requests being sent (before their task exists); sent with the gallery's batches."""
-    show_mode = t.Bool(True).tag(sync=True)
     save_note = t.Unicode("").tag(sync=True)
     """Where the last Save went (shown in the panel as a polite status line)."""
     suggestions = t.Dict().tag(sync=True)

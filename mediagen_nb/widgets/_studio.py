@@ -9,12 +9,12 @@ That works wherever anywidget 0.11 does (JupyterLab, Notebook 7, Voila, marimo),
 ``mo.ui.anywidget(mg.Studio())`` shows the whole Studio in marimo too. The selected tab is the
 synced ``tab`` trait (``studio.select("Videos")`` from Python).
 
-Above the tabs the Studio says "demo mode (built-in emulator)" or "connected to <host>" and
-holds the connect form; the key reaches the kernel in one custom message
+At the end of the tab list's line the Studio says "demo mode (built-in emulator)" or
+"connected to <host>" and holds the connect form; the key reaches the kernel in one custom message
 (``{"action": "connect", "key": ...}``), never in widget state (a saved notebook stores widget
 state), and lives only in the session's memory. On open, tasks a previous kernel left running are
 re-attached (``mediagen_nb.history.resume``) and shown as cards in the gallery of the Images
-or Videos panel, marked "re-attached"; the bar says how many.
+or Videos panel, marked "re-attached"; a line under the tabs says how many.
 
 Decisions: Connect with an empty key returns to demo mode; base URLs come from the form,
 else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``; a refused configuration is shown in
@@ -107,7 +107,7 @@ class Studio(WidgetPanel):
             text_url_hint=os.environ.get("MEDIAGEN_TEXT_BASE_URL", ""),
         )
         self.title = "mediagen Studio"
-        self.chat = ChatPanel(session=self.session)
+        self.chat = ChatPanel(session=self.session, show_mode=False)  # the bar says the mode
         self.images = ImagePanel(session=self.session, show_banner=False)
         self.panel_chat = self.chat
         self.panel_images = self.images
@@ -198,7 +198,7 @@ class Studio(WidgetPanel):
     def assets(self) -> AssetPanel:
         """The Assets panel (built on first use)."""
         if self._assets is None:
-            self._assets = AssetPanel(session=self.session)
+            self._assets = AssetPanel(session=self.session, show_mode=False)
             self.panel_assets = self._assets
         return self._assets
 

@@ -111,6 +111,13 @@ def environment(base: Path, code: Path) -> dict[str, str]:
     return env
 
 
+def save_lab_theme(settings_dir: Path, theme: Theme) -> None:
+    """JupyterLab's theme in its user settings, as Settings > Theme saves it."""
+    path = settings_dir / THEME_SETTINGS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"theme": LAB_THEMES[theme]}))
+
+
 def quiet_news(settings_dir: Path) -> None:
     """No "Jupyter news" popup: JupyterLab's notification settings in ``settings_dir``."""
     news = settings_dir / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
@@ -167,9 +174,7 @@ class JupyterServer:
 
     def set_theme(self, theme: Theme) -> None:
         """JupyterLab's (and Notebook 7's) theme for the pages opened from now on."""
-        path = self.settings_dir / THEME_SETTINGS
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"theme": LAB_THEMES[theme]}))
+        save_lab_theme(self.settings_dir, theme)
 
 
 @dataclass(frozen=True)

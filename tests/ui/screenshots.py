@@ -6,7 +6,7 @@ from io import BytesIO
 from pathlib import Path
 
 from PIL import Image
-from playwright.sync_api import Locator
+from playwright.sync_api import Locator, Page
 
 SCREENSHOT_MAX_WIDTH = 960
 SCREENSHOT_COLOURS = 96
@@ -31,6 +31,16 @@ def save_screenshot(target: Locator, path: Path) -> None:
     finally:
         if viewport is not None:
             page.set_viewport_size(viewport)
+    write_small(picture, path)
+
+
+def save_window_screenshot(page: Page, path: Path) -> None:
+    """Screenshot what the window shows (the first screen a person sees), small."""
+    write_small(Image.open(BytesIO(page.screenshot(animations="disabled"))), path)
+
+
+def write_small(picture: Image.Image, path: Path) -> None:
+    """Save ``picture`` downscaled to ``SCREENSHOT_MAX_WIDTH`` and palette-quantised."""
     if picture.width > SCREENSHOT_MAX_WIDTH:
         height = round(picture.height * SCREENSHOT_MAX_WIDTH / picture.width)
         picture = picture.resize((SCREENSHOT_MAX_WIDTH, height), Image.Resampling.LANCZOS)

@@ -6,8 +6,9 @@ stands in for the ``.venv`` the command creates; ``BROWSER=true`` keeps Jupyter 
 a desktop browser). The first page, at 1400x900, must show the Studio running with no click:
 a prompt typed, Generate is enabled and in view; after Generate, with the file browser open,
 the picture's card is in view. The notebook itself is then run and saved in JupyterLab (what
-autosave does every two minutes). A second launch works the same, and ``git status`` of the
-copy is clean at the end: nothing the Studio did changed a file of the repository.
+autosave does every two minutes). A second launch works the same (with JupyterLab's theme
+switched to dark meanwhile, which the app in the preview tab follows), and ``git status`` of
+the copy is clean at the end: nothing the Studio did changed a file of the repository.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ from tests.ui.frontends import (
     STARTUP_TIMEOUT_S,
     Front,
     JupyterServer,
+    Theme,
     environment,
     printed_addresses,
     quiet_news,
+    save_lab_theme,
     stop,
     wait_http,
 )
+from tests.ui.screenshots import save_window_screenshot
 
 pytestmark = pytest.mark.ui
 
@@ -46,6 +50,8 @@ GENERATE_TIMEOUT_MS = 120_000
 
 def fresh_copy(folder: Path) -> Path:
     """Every tracked file of the checkout (as it is now) in a new one-commit repository."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the fresh copy is made from its tracked files")
     listed = subprocess.run(
         ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
     ).stdout.decode()
@@ -117,17 +123,20 @@ class Launch:
         stop(self.proc)
 
 
-def arrive(page: Page, server: JupyterServer) -> Locator:
+def arrive(page: Page, server: JupyterServer, theme: Theme) -> Locator:
     """Open what ``mediagen-nb lab`` opens; the running Images panel (no click)."""
     page.goto(server.arrival_url)
     expect(page.locator(".jp-DirListing-item", has_text="00-playground.ipynb")).to_be_visible()
     app: FrameLocator = page.frame_locator("iframe").first
+    light = "false" if theme == "dark" else "true"
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", light)
+    expect(app.locator("body")).to_have_attribute("data-jp-theme-light", light)
     images = app.locator(".mg-panel--images[data-mg-ready='1']")
     expect(images).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
     return images
 
 
-def generate_in_view(images: Locator) -> None:
+def generate_in_view(images: Locator) -> Locator:
     """Type a prompt, Generate (in view, no scrolling), and see the card in view."""
     images.locator("textarea[name='prompt']").fill(PROMPT)
     generate = images.locator("[data-mg-action='generate']")
@@ -137,7 +146,10 @@ def generate_in_view(images: Locator) -> None:
     card = images.locator(".mg-card[data-status='completed']").first
     expect(card).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
     expect(card).to_be_in_viewport()
-    expect(card.locator("img").first).to_be_visible()
+    image = card.locator("img").first
+    expect(image).to_be_visible()
+    image.evaluate("img => img.decode()")  # drawn, for the picture of the window
+    return card
 
 
 def run_and_save_the_notebook(page: Page, server: JupyterServer) -> None:
@@ -152,15 +164,21 @@ def run_and_save_the_notebook(page: Page, server: JupyterServer) -> None:
     expect(current).not_to_have_class(re.compile(r"jp-mod-dirty"))  # saved
 
 
-def test_readme_command_one_twice_from_a_fresh_copy(browser: Browser, tmp_path: Path) -> None:
+def test_readme_command_one_twice_from_a_fresh_copy(
+    browser: Browser, tmp_path: Path, screenshot_dir: Path
+) -> None:
     copy = fresh_copy(tmp_path)
-    for run in (1, 2):
-        context = browser.new_context(viewport=WINDOW)  # type: ignore[arg-type]
+    themes: tuple[Theme, ...] = ("light", "dark")
+    for run, theme in enumerate(themes, start=1):
+        context = browser.new_context(viewport=WINDOW, color_scheme=theme)  # type: ignore[arg-type]
         context.set_default_timeout(60_000)
         try:
+            save_lab_theme(tmp_path / "state" / "lab-settings", theme)  # read at launch
             with Launch(copy, tmp_path / "state", run) as server:
                 page = context.new_page()
-                generate_in_view(arrive(page, server))
+                generate_in_view(arrive(page, server, theme))
+                # the README's first picture: the first screen after Generate
+                save_window_screenshot(page, screenshot_dir / f"arrival-{theme}.png")
                 if run == 1:
                     run_and_save_the_notebook(page, server)
         finally:

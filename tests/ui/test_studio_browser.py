@@ -139,7 +139,11 @@ def test_panel_accessible_and_readable(
 ) -> None:
     front = pages.get(kind, theme)
     root = front.panel(panel)
-    if panel == "images":  # an error message is text too: empty the touched prompt
+    if kind == "lab":  # the README's pictures: JupyterLab, every panel, both themes
+        save_screenshot(root, screenshot_dir / f"{panel}-{theme}.png")
+    else:
+        save_screenshot(root, scratch_shots / f"{kind}-{panel}-{theme}.png")
+    if panel == "images":  # an error message is text too (after the picture): empty the prompt
         prompt = root.locator("textarea[name='prompt']")
         prompt.fill("x")  # touched, even on a page whose prompt was empty already
         # the kernel must see "x" before "": typing is sent after a pause, and "" alone on a
@@ -150,10 +154,6 @@ def test_panel_accessible_and_readable(
         shown_error = root.locator(".mg-error").locator("visible=true").first
         expect(shown_error).to_be_visible()
     background = background_luminance(root)
-    if kind == "lab":  # the README's pictures: JupyterLab, every panel, both themes
-        save_screenshot(root, screenshot_dir / f"{panel}-{theme}.png")
-    else:
-        save_screenshot(root, scratch_shots / f"{kind}-{panel}-{theme}.png")
     violations = axe_violations(root)
     measured = contrast(root)
     print(

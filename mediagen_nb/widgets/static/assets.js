@@ -340,9 +340,9 @@ function mgAssetHead() {
     el: mgEl("div", {},
       mgEl("div", { class: "mg-asset-head" }, mgEl("h2", { text: "Assets" }), mode),
       mgEl("p", { class: "mg-muted mg-asset-intro", text: intro })),
-    traits: ["mode"],
+    traits: ["mode", "show_mode"],
     update(model) {
-      mode.textContent = model.get("mode") || "";
+      mode.textContent = model.get("show_mode") ? model.get("mode") : "";
     },
   };
 }
