@@ -69,7 +69,6 @@ def test_the_studio_runs_in_the_browser_from_a_static_folder(
         expect(rows.filter(has_text="Asset").first).to_be_visible()
         says_once_without_red(front)
         save_screenshot(front.panel("images"), screenshot_dir / "lite-images-light.png")
-        save_screenshot(front.page.locator("body"), screenshot_dir / "lite-studio-light.png")
         save_screenshot(visit.page.locator("body"), screenshot_dir / "lite-landing-light.png")
         assert visit.blocked == [], visit.blocked  # nothing asked of any other host
         assert visit.failed == [], visit.failed  # nothing looked for in vain (no 404s)
