@@ -22,13 +22,14 @@ string ``"0"`` on success. Decisions where the spec says "not shown":
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Iterator
 from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from mediagen_nb.emulator._assets import AssetStore
 from mediagen_nb.emulator._errors import JSON_KEY, JSON_TYPE, dumps
 from mediagen_nb.emulator._state import EmulatorState
 from mediagen_nb.emulator._task_routes import server_origin
@@ -66,37 +67,8 @@ def _message(errors: list[tuple[str, str]]) -> str:
     return "; ".join(f"{field}: {rule}" for field, rule in errors)
 
 
-async def _seedance2_upload(state: EmulatorState, request: Request) -> Response:
-    body: Any = request.scope.get(JSON_KEY)
-    errors = _errors(request, state, SEEDANCE2_UPLOAD, body)
-    if errors:
-        return envelope("400", _message(errors), None)
-    asset = state.assets.upload("seedance2", body["assetType"], body["url"], body.get("name"))
-    return envelope("0", "success", {"assetId": asset.id})
-
-
-async def _seedance2_item(state: EmulatorState, request: Request) -> Response:
-    store = state.assets
-    asset_id: str = request.path_params["assetId"]
-    asset = store.get(asset_id)
-    if asset is None or asset.library != "seedance2":
-        return envelope("404", store.missing_reason(asset_id), None)
-    if request.method == "DELETE":
-        store.delete(asset_id)
-        return envelope("0", f"asset {asset_id} deleted", None)
-    data = {
-        "assetId": asset.id,
-        "name": asset.name,
-        "assetType": asset.asset_type,
-        "status": asset.status(state.now()),
-        "url": asset.url,
-        "createTime": asset.create_time(),
-    }
-    return envelope("0", "success", data)
-
-
 def _sd2_failed_items(errors: list[tuple[str, str]], body: Any) -> list[dict[str, Any]]:
-    """``failedItems`` of a refused sd2 upload: each bad list entry, its type and rule."""
+    """sd2's ``failedItems`` for the refused URLs (errors on ``imageUrls[i]`` and the like)."""
     failed = []
     for field, rule in errors:
         match = _LIST_ITEM.match(field)
@@ -107,65 +79,89 @@ def _sd2_failed_items(errors: list[tuple[str, str]], body: Any) -> list[dict[str
     return failed
 
 
-async def _sd2_upload(state: EmulatorState, request: Request) -> Response:
-    body: Any = request.scope.get(JSON_KEY)
-    errors = _errors(request, state, SD2_UPLOAD, body)
-    if errors:
-        failed = _sd2_failed_items(errors, body)
-        return envelope("400", _message(errors), {"items": [], "failedItems": failed})
-    items: list[dict[str, Any]] = []
+def _sd2_store(store: AssetStore, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """Store each URL of an sd2 upload; yields (asset type, URL, new asset id)."""
     for key, asset_type in SD2_LISTS.items():
         for url in body.get(key) or ():
-            asset = state.assets.upload("sd2", asset_type, url, None)
-            items.append(
-                {
-                    "assetType": asset_type,
-                    "originalUrl": url,
-                    "assetId": asset.id,
-                    "status": "submitted",
-                }
-            )
-    return envelope("0", "success", {"items": items, "failedItems": []})
+            yield asset_type, url, store.upload("sd2", asset_type, url, None).id
 
 
-async def _sd2_status(state: EmulatorState, request: Request) -> Response:
-    store = state.assets
-    body: Any = request.scope.get(JSON_KEY)
-    errors = _errors(request, state, SD2_STATUS, body)
-    if errors:
-        return envelope("400", _message(errors), None)
-    now = state.now()
+def _sd2_statuses(
+    store: AssetStore, asset_ids: list[str], now: float
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(items, failedItems) of an sd2 status query: unknown or other-library ids fail."""
     items: list[dict[str, Any]] = []
     failed_items: list[dict[str, Any]] = []
-    for asset_id in dict.fromkeys(body["assetIds"]):
+    for asset_id in dict.fromkeys(asset_ids):
         asset = store.get(asset_id)
         if asset is None or asset.library != "sd2":
             failed_items.append({"assetId": asset_id, "reason": store.missing_reason(asset_id)})
         else:
             items.append({"assetId": asset_id, "status": asset.status(now)})
-    return envelope("0", "success", {"items": items, "failedItems": failed_items})
-
-
-Handler = Callable[[EmulatorState, Request], Awaitable[Response]]
-
-
-def _bound(state: EmulatorState, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """``handler`` as a Starlette endpoint of this emulator."""
-
-    async def endpoint(request: Request) -> Response:
-        return await handler(state, request)
-
-    endpoint.__name__ = handler.__name__.lstrip("_")
-    return endpoint
+    return items, failed_items
 
 
 def asset_routes(state: EmulatorState) -> list[BaseRoute]:
     """Routes of the seedance 2.0 and sd2 asset libraries."""
+    store = state.assets
+
+    async def seedance2_upload(request: Request) -> Response:
+        body: Any = request.scope.get(JSON_KEY)
+        errors = _errors(request, state, SEEDANCE2_UPLOAD, body)
+        if errors:
+            return envelope("400", _message(errors), None)
+        name = body.get("name")
+        asset = store.upload("seedance2", body["assetType"], body["url"], name)
+        return envelope("0", "success", {"assetId": asset.id})
+
+    async def seedance2_item(request: Request) -> Response:
+        asset_id: str = request.path_params["assetId"]
+        asset = store.get(asset_id)
+        if asset is None or asset.library != "seedance2":
+            return envelope("404", store.missing_reason(asset_id), None)
+        if request.method == "DELETE":
+            store.delete(asset_id)
+            return envelope("0", f"asset {asset_id} deleted", None)
+        data = {
+            "assetId": asset.id,
+            "name": asset.name,
+            "assetType": asset.asset_type,
+            "status": asset.status(state.now()),
+            "url": asset.url,
+            "createTime": asset.create_time(),
+        }
+        return envelope("0", "success", data)
+
+    async def sd2_upload(request: Request) -> Response:
+        body: Any = request.scope.get(JSON_KEY)
+        errors = _errors(request, state, SD2_UPLOAD, body)
+        if errors:
+            failed = _sd2_failed_items(errors, body)
+            return envelope("400", _message(errors), {"items": [], "failedItems": failed})
+        items = [
+            {
+                "assetType": asset_type,
+                "originalUrl": url,
+                "assetId": asset_id,
+                "status": "submitted",
+            }
+            for asset_type, url, asset_id in _sd2_store(store, body)
+        ]
+        return envelope("0", "success", {"items": items, "failedItems": []})
+
+    async def sd2_status(request: Request) -> Response:
+        body: Any = request.scope.get(JSON_KEY)
+        errors = _errors(request, state, SD2_STATUS, body)
+        if errors:
+            return envelope("400", _message(errors), None)
+        items, failed_items = _sd2_statuses(store, body["assetIds"], state.now())
+        return envelope("0", "success", {"items": items, "failedItems": failed_items})
+
     return [
-        Route(SEEDANCE2_UPLOAD, _bound(state, _seedance2_upload), methods=["POST"]),
-        Route(SEEDANCE2_ITEM, _bound(state, _seedance2_item), methods=["GET", "DELETE"]),
-        Route(SD2_UPLOAD, _bound(state, _sd2_upload), methods=["POST"]),
-        Route(SD2_STATUS, _bound(state, _sd2_status), methods=["POST"]),
+        Route(SEEDANCE2_UPLOAD, seedance2_upload, methods=["POST"]),
+        Route(SEEDANCE2_ITEM, seedance2_item, methods=["GET", "DELETE"]),
+        Route(SD2_UPLOAD, sd2_upload, methods=["POST"]),
+        Route(SD2_STATUS, sd2_status, methods=["POST"]),
     ]
 
 
