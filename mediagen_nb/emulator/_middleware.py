@@ -2,7 +2,10 @@
 
 Every response carries ``x-mediagen-emulator-speed`` and a fresh request id as
 ``x-request-id`` and ``request-id`` (the header the Anthropic SDK reads). Errors on the text
-gateway use the protocol's own envelope (``_errors.protocol_of``). Then, in this order,
+gateway use the protocol's own envelope (``_errors.protocol_of``); on ``/v1/messages`` the
+body also carries the id as top-level ``request_id``, as Anthropic's does (the error body
+is held back until its start is known, then sent with the id and its new length). Then, in
+this order,
 each a small named step (``EmulatorMiddleware.steps``; a step that answers ends the request):
 
 1. **Auth** on every endpoint except media downloads (a result URL is a direct download
@@ -112,6 +115,18 @@ def parse_json(raw: bytes) -> tuple[Any, str | None]:
     return value, None
 
 
+def _with_request_id(body: bytes, request_id: bytes) -> bytes:
+    """An Anthropic error body with its ``request_id`` (other bodies unchanged)."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(value, dict) or value.get("type") != "error":
+        return body
+    value["request_id"] = request_id.decode("ascii")
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
 class _Call:
     """One request on its way through the middleware's steps."""
 
@@ -126,9 +141,22 @@ class _Call:
         request_id = ("req_" + uuid.uuid4().hex[:24]).encode("ascii")
         stamp = [(SPEED_HEADER, speed), (b"x-request-id", request_id), (b"request-id", request_id)]
 
+        held: list[Message] = []
+
         async def stamped(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", ()), *stamp]
+                if self.protocol == "messages" and message["status"] >= 400:
+                    held.append(message)  # the body gets the id too (Anthropic's envelope)
+                    return
+            elif held and message["type"] == "http.response.body":
+                start = held.pop()
+                message["body"] = _with_request_id(message.get("body", b""), request_id)
+                start["headers"] = [
+                    (k, str(len(message["body"])).encode() if k == b"content-length" else v)
+                    for k, v in start["headers"]
+                ]
+                await send(start)
             await send(message)
 
         self.send: Send = stamped
