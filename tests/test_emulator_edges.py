@@ -48,7 +48,7 @@ async def text_400(app: Any, path: str, body: Any | bytes) -> dict[str, Any]:
     assert response.status_code == 400, response.text
     data = response.json()
     if path == "/v1/messages":  # Anthropic's envelope, exactly: no ``param`` in it
-        assert set(data) == {"type", "error"}, data
+        assert set(data) == {"type", "error", "request_id"}, data
         assert data["type"] == "error", data
         assert set(data["error"]) == {"type", "message"}, data
     else:  # OpenAI's envelope

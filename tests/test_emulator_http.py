@@ -22,7 +22,8 @@ def assert_error(response: httpx2.Response, status: int, kind: str) -> None:
     assert response.headers["content-type"] == "application/json"
     body = response.json()
     if response.request.url.path == "/gateway/v1/messages":
-        assert body["type"] == "error"  # the Anthropic envelope
+        assert body["type"] == "error"  # the Anthropic envelope, with the request's id
+        assert body.pop("request_id") == response.headers["request-id"]
         del body["type"]
     assert set(body) == {"error"}
     assert body["error"]["type"] == kind

@@ -204,10 +204,11 @@ async def test_invalid_bodies_get_400_with_field_and_rule(
     error = data["error"]
     assert error["type"] == "invalid_request_error"
     assert message in error["message"]
-    if path == "/v1/messages":  # Anthropic's envelope: a top-level type, no param
+    if path == "/v1/messages":  # Anthropic's envelope: a top-level type and id, no param
         assert data == {
             "type": "error",
             "error": {"type": error["type"], "message": error["message"]},
+            "request_id": response.headers["request-id"],
         }
     else:  # OpenAI's envelope
         assert error == {
@@ -245,7 +246,12 @@ def test_raw_chat_stream_shape(base: str) -> None:
     chunks = [json.loads(e[6:]) for e in events[:-1]]
     assert {c["object"] for c in chunks} == {"chat.completion.chunk"}
     assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
-    assert chunks[-2]["choices"][0] == {"index": 0, "delta": {}, "finish_reason": "stop"}
+    assert chunks[-2]["choices"][0] == {
+        "index": 0,
+        "delta": {},
+        "logprobs": None,
+        "finish_reason": "stop",
+    }
     assert chunks[-1]["choices"] == []
     text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks[:-1])
     assert chunks[-1]["usage"]["completion_tokens"] == count_tokens(text)

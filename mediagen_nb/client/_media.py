@@ -29,7 +29,7 @@ from ._exceptions import (
     TaskFailedError,
 )
 from ._http import SPEED_HEADER, parse_speed
-from ._tasks import Task, normalize_status
+from ._tasks import Task, normalize_status, result_path
 
 UNCONFIRMED_NOTE = (
     "the service may have created this task; it was not retried to avoid a duplicate - "
@@ -177,7 +177,7 @@ class Tasks:
     async def get(self, task_id: str) -> TaskResult:
         """``GET /v1/result/{id}`` once, as a typed result."""
         data, _response = await self._ctx.core.request(
-            "GET", "base", f"/v1/result/{task_id}", idempotent=True
+            "GET", "base", result_path(task_id), idempotent=True
         )
         return TaskResult.model_validate(data)
 

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
+from urllib.parse import quote
 
 from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import Family, TaskStatus
@@ -83,6 +84,12 @@ def normalize_status(raw: object) -> TaskStatus:
     """The service's status word as one of the five known statuses (see module docstring)."""
     word = str(raw).strip().lower() if raw is not None else ""
     return _ALIASES.get(word, "processing")
+
+
+def result_path(task_id: str) -> str:
+    """``/v1/result/{id}`` with the id percent-encoded: it comes from the service, and a
+    separator or control character in it must neither change the path nor break the URL."""
+    return f"/v1/result/{quote(task_id, safe='')}"
 
 
 class Task:
@@ -172,7 +179,7 @@ class Task:
     async def refresh(self) -> Task:
         """Fetch ``GET /v1/result/{id}`` once and update this handle."""
         data, response = await self._ctx.core.request(
-            "GET", "base", f"/v1/result/{self.id}", idempotent=True
+            "GET", "base", result_path(self.id), idempotent=True
         )
         self.polls += 1
         self._stale = False

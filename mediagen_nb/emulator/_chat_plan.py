@@ -3,28 +3,51 @@
 Protocol-neutral; ``_chat_wire`` and ``_messages_wire`` put a :class:`Reply` on the wire.
 Decisions (deterministic, no model):
 
-- **Tool calls.** ``tool_choice`` forcing a tool (chat ``required`` / a named function;
-  messages ``any`` / ``tool``) always calls (the named one, else the best match, else the
-  first). Under ``auto`` (the default when tools are given) the emulator calls when the last
-  message is the user's text and it names a tool (``get_weather`` or "get weather") or
-  asks for what its description offers (a distinctive word of the name, 4+ letters, or of
-  the description, 5+ letters, appears in the message); every matching tool is called (best
-  match first) unless parallel calls are off (chat ``parallel_tool_calls: false``, messages
-  ``disable_parallel_tool_use``). ``none`` never calls. Arguments are an instance of the
-  tool's JSON Schema (``_schema_instance``), with hints from the message: a capitalised
-  word for place-like properties, the message itself for query-like ones, and an ``enum``
-  value the message mentions.
-- **Tool results.** When the conversation ends with tool results (chat ``tool`` turns,
-  messages ``tool_result`` blocks), the answer text reports each result by tool name.
+- **The planner** (``plan_calls``) decides each step as a careful model would, from the
+  task so far (``_chat_facts``: the question, the calls made since it and their results,
+  the facts they give), the tools offered, ``tool_choice`` and the output asked for:
+
+  1. ``none`` (chat ``tool_choice: "none"``, messages ``{"type": "none"}``) never calls; a
+     named tool (chat ``{"function": {"name"}}``, messages ``{"type": "tool"}``) is always
+     called (instructor's way to get a typed answer).
+  2. Tools split into *work* tools, *handoffs* (``transfer_to_*``, the Agents SDK's) and
+     *final-answer* tools (``final_result*`` / ``final_answer``, or a description saying
+     "final response", as pydantic-ai's output tool). A work tool is *needed* while it has
+     not been called in this task and the question asks for what it offers: its name
+     (``get_weather`` or "get weather") or a distinctive word of its name (4+ letters) or
+     description (5+ letters) appears in the question.
+  3. Needed tools are called, all at once unless parallel calls are off (chat
+     ``parallel_tool_calls: false``, messages ``disable_parallel_tool_use``), except those
+     not *ready*: a tool whose required number has no value in the conversation yet waits
+     for a result that gives one (``what_to_wear(temperature_c)`` after ``get_weather``).
+  4. Nothing needed: a handoff whose target matches the question is called, once per task.
+  5. Still nothing: a final-answer tool ends the task when there is one (after a tool
+     result, when a tool is forced, or when it is the only tool); a forced choice
+     (``required`` / ``any``) with no final tool calls the best-matching tool not yet
+     called; otherwise the step answers (text, or structured output below).
+
+  A call with the same name and arguments as one already made is never made again, a task
+  stops calling tools after ``MAX_STEPS`` distinct calls, and the same conversation always
+  gets the same step. Arguments are an instance of the tool's JSON Schema
+  (``_schema_instance``) filled from the facts (the city named, the temperature returned),
+  else from the question (a capitalised word for place-like properties, the question for
+  query-like ones, an ``enum`` value it mentions). On messages, a call under ``auto``
+  comes after a one-line text block; a forced call, or any call when an output schema is
+  set (then all text must be the schema's), starts with the ``tool_use`` block.
+- **Answers after tool results** report each result by tool name; with an output schema
+  they are an instance of it filled from the results instead.
 - **Thinking** (messages, ``thinking`` enabled/adaptive): a short reasoning text about the
   question, at most ``budget_tokens`` tokens, signed with :func:`sign_thinking`; a thinking
   block sent back with a wrong signature is refused (400), as the protocol does.
 - **Redacted thinking.** A question holding Anthropic's test trigger
   (``REDACTED_THINKING_TRIGGER``) gets its thinking as a ``redacted_thinking`` block: opaque
   ``data`` (the signed thinking, base64), sent whole in ``content_block_start``.
-- **Structured output.** ``json_object``: ``{"answer": <text>}``; ``json_schema`` (chat
-  ``response_format``, messages ``output_config.format`` / ``output_format``): an instance of
-  the schema, strict mode honoured (every property present).
+- **Structured output.** ``json_schema`` (chat ``response_format``, messages
+  ``output_config.format`` / ``output_format``): an instance of the schema, strict mode
+  honoured (every property present), its fields filled from the conversation's facts
+  where they fit (``_chat_facts``). JSON asked for in words (a schema or an example object
+  in the system prompt or the question) is answered the same way, fenced when a code block
+  is asked for; ``json_object`` without any: ``{"answer": <text>}``.
 """
 
 from __future__ import annotations
@@ -36,6 +59,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mediagen_nb.emulator._chat_facts import Facts, Step, proper_nouns
 from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
 from mediagen_nb.emulator._textgen import count_tokens
 
@@ -50,6 +74,10 @@ _GENERIC_TEXT = (
 _GENERIC = frozenset(_GENERIC_TEXT.split())
 _PLACE = ("city", "location", "place", "country", "destination", "town", "region", "where")
 _QUERY = ("query", "q", "search", "text", "question", "prompt", "topic", "message", "input")
+_FINAL_NAMES = ("final_result", "final_answer", "final_output", "final_response")
+_FINAL_PHRASES = ("final response", "final answer", "ends this conversation")
+MAX_STEPS = 8
+"""Distinct tool calls a task may make before the planner finishes it."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +151,12 @@ def _choice(body: dict[str, Any], protocol: Protocol) -> tuple[str, str | None, 
     return "auto", None, parallel
 
 
+def forces_tool(body: dict[str, Any], protocol: Protocol) -> bool:
+    """Whether ``tool_choice`` makes the reply call a tool (chat required/named, messages
+    any/tool)."""
+    return bool(tools_of(body, protocol)) and _choice(body, protocol)[0] == "force"
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)}
 
@@ -142,24 +176,9 @@ def _score(tool: Tool, question: str) -> int:
     return hits
 
 
-def _proper_nouns(text: str) -> list[str]:
-    """Capitalised words that do not start a sentence (place and person names, mostly)."""
-    found: list[str] = []
-    sentence_start = True
-    for match in re.finditer(r"[^\W\d_][\w'-]*|[.!?]", text):
-        word = match.group()
-        if word in ".!?":
-            sentence_start = True
-            continue
-        if not sentence_start and word[:1].isupper() and len(word) >= 3:
-            found.append(word)
-        sentence_start = False
-    return found
-
-
 def _hints(question: str) -> dict[str, str]:
     hints: dict[str, str] = {}
-    names = _proper_nouns(question)
+    names = proper_nouns(question)
     if names:
         for key in _PLACE:
             hints[key] = names[0]
@@ -171,44 +190,107 @@ def _hints(question: str) -> dict[str, str]:
     return hints
 
 
+def _is_final(tool: Tool) -> bool:
+    low = f"{tool.name} {tool.description}".lower()
+    return tool.name.lower().startswith(_FINAL_NAMES) or any(p in low for p in _FINAL_PHRASES)
+
+
+def _is_handoff(tool: Tool) -> bool:
+    return tool.name.startswith("transfer_to_")
+
+
+def _ready(tool: Tool, facts: Facts) -> bool:
+    """False when a required numeric argument has no value in the conversation yet."""
+    properties = tool.schema.get("properties")
+    required = tool.schema.get("required")
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return True
+    for key in required:
+        sub = properties.get(key)
+        if not isinstance(sub, dict) or sub.get("type") not in ("number", "integer"):
+            continue
+        if not facts.has_number_for(str(key), sub):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Task:
+    """What the planner knows: the question, the steps so far and the facts they give."""
+
+    question: str
+    steps: list[Step]
+    facts: Facts
+
+
+def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) -> list[Tool]:
+    """The tools the next step calls (see the module docstring), best first."""
+    if forced is not None:
+        return [t for t in tools if t.name == forced][:1]
+    done = {s.name for s in task.steps}
+    rounds = len({s.key for s in task.steps})
+    work = [t for t in tools if not _is_final(t) and not _is_handoff(t)]
+    finals = [t for t in tools if _is_final(t)]
+    if rounds < MAX_STEPS:
+        scored = sorted(
+            ((_score(t, task.question), i, t) for i, t in enumerate(work) if t.name not in done),
+            key=lambda x: (-x[0], x[1]),
+        )
+        needed = [t for s, _, t in scored if s > 0]
+        ready = [t for t in needed if _ready(t, task.facts)]
+        if needed:
+            return ready or needed[:1]
+        handed = any(s.name.startswith("transfer_to_") for s in task.steps)
+        handoffs = [] if handed else tools
+        ranked = sorted(
+            ((_score(t, task.question), i, t) for i, t in enumerate(handoffs) if _is_handoff(t)),
+            key=lambda x: (-x[0], x[1]),
+        )
+        if ranked and ranked[0][0] > 0:
+            return [ranked[0][2]]
+    if finals and (task.steps or mode == "force" or not work):
+        return finals[:1]
+    if mode == "force":
+        fresh = [t for t in tools if t.name not in done]
+        ranked_all = sorted(fresh or tools, key=lambda t: -_score(t, task.question))
+        return ranked_all[:1]
+    return []
+
+
 def plan_calls(
     body: dict[str, Any],
     protocol: Protocol,
-    question: str,
-    after_results: bool,
+    task: Task,
     *,
     seed: int,
     id_seed: str,
 ) -> list[PlannedCall]:
-    """The tool calls the reply makes (empty: answer with text)."""
+    """The tool calls the reply makes (empty: answer with text or structured output)."""
     tools = tools_of(body, protocol)
     mode, forced, parallel = _choice(body, protocol)
     if not tools or mode == "none":
         return []
-    chosen: list[Tool]
-    if mode == "force":
-        named = [t for t in tools if t.name == forced]
-        ranked = sorted(tools, key=lambda t: -_score(t, question))
-        chosen = named or ranked[:1]
-    else:
-        if after_results:
-            return []
-        scored = sorted(
-            ((_score(t, question), i, t) for i, t in enumerate(tools)), key=lambda x: (-x[0], x[1])
-        )
-        chosen = [t for s, _, t in scored if s > 0]
-        if not parallel:
-            chosen = chosen[:1]
-    hints = _hints(question)
+    chosen = _next_tools(tools, mode, forced, task)
+    if not parallel or any(_is_final(t) or _is_handoff(t) for t in chosen):
+        chosen = chosen[:1]
+    hints = _hints(task.question)
     prefix = "call_" if protocol == "chat" else "toolu_"
+    made = {s.key for s in task.steps}
     calls = []
     for index, tool in enumerate(chosen):
         try:
             arguments = instance_for(
-                tool.schema, seed=seed + index, hints=hints, strict=tool.strict, context=question
+                tool.schema,
+                seed=seed + index,
+                hints=hints,
+                strict=tool.strict,
+                context=task.question,
+                lookup=task.facts.lookup,
             )
         except SchemaLimitError as exc:
             raise SchemaLimitError(f"tool {tool.name!r} schema, {exc.field}", exc.rule) from exc
+        if Step(tool.name, arguments, None).key in made and forced is None and mode != "force":
+            continue  # the same call with the same arguments: never repeated
         digest = hashlib.sha256(f"{id_seed}:{index}:{tool.name}".encode()).hexdigest()
         calls.append(PlannedCall(prefix + digest[:24], tool.name, arguments))
     return calls
@@ -307,16 +389,27 @@ def output_schema(
     return None
 
 
+def prompted_text(schema: dict[str, Any], *, fenced: bool, task: Task, seed: int) -> str:
+    """The reply to JSON asked for in words: an instance of ``schema``, fenced if asked."""
+    text = structured_text("json_schema", schema, strict=True, answer="", task=task, seed=seed)
+    return f"```json\n{text}\n```" if fenced else text
+
+
 def structured_text(
-    kind: str, schema: dict[str, Any], *, strict: bool, answer: str, question: str, seed: int
+    kind: str, schema: dict[str, Any], *, strict: bool, answer: str, task: Task, seed: int
 ) -> str:
-    """The JSON text of a structured-output reply."""
+    """The JSON text of a structured-output reply, filled from the task's facts."""
     if kind == "json_object":
         value: Any = {"answer": answer}
     else:
         try:
             value = instance_for(
-                schema, seed=seed, hints=_hints(question), strict=strict, context=question
+                schema,
+                seed=seed,
+                hints=_hints(task.question),
+                strict=strict,
+                context=task.question,
+                lookup=task.facts.lookup,
             )
         except SchemaLimitError as exc:
             raise SchemaLimitError(f"output schema, {exc.field}", exc.rule) from exc

@@ -14,13 +14,17 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mediagen_nb.emulator._chat_facts import facts_of, prompted_schema, task_steps, without_json
 from mediagen_nb.emulator._chat_plan import (
     REDACTED_THINKING_TRIGGER,
     PlannedCall,
     Protocol,
+    Task,
     call_tokens,
+    forces_tool,
     output_schema,
     plan_calls,
+    prompted_text,
     results_answer,
     sign_thinking,
     structured_text,
@@ -63,6 +67,33 @@ def _question(conversation: Conversation) -> str:
     return ""
 
 
+def _answer(
+    body: dict[str, Any],
+    protocol: Protocol,
+    *,
+    conversation: Conversation,
+    task: Task,
+    answer: str,
+    results: list[tuple[str, str]] | None,
+    seed: int,
+) -> str:
+    """The answer step's text: schema instance, JSON asked in words, or prose."""
+    structured = output_schema(body, protocol)
+    if structured is not None and structured[0] == "json_schema":
+        _, schema, strict = structured
+        return structured_text(
+            "json_schema", schema, strict=strict, answer=answer, task=task, seed=seed
+        )
+    texts = [conversation.system, _question(conversation)]
+    prompted = prompted_schema(texts, json_mode=structured is not None)
+    if prompted is not None:
+        return prompted_text(prompted[0], fenced=prompted[1], task=task, seed=seed)
+    said = results_answer(results) if results is not None else answer
+    if structured is not None:
+        return structured_text("json_object", {}, strict=False, answer=said, task=task, seed=seed)
+    return said
+
+
 def build_reply(
     body: dict[str, Any],
     protocol: Protocol,
@@ -82,33 +113,34 @@ def build_reply(
     results = tool_results(body, protocol)
     last_is_user_text = bool(conversation.turns) and conversation.turns[-1][0] == "user"
     question = _question(conversation)
+    answer = compose(model, conversation, knobs)
+    plain = without_json(question)
+    steps = task_steps(body, protocol)
+    task = Task(plain, steps, facts_of(steps, plain, answer))
     calls: list[PlannedCall] = []
     if results is not None or last_is_user_text:
-        calls = plan_calls(
-            body,
-            protocol,
-            question,
-            results is not None,
-            seed=seed,
-            id_seed=f"{id_seed}:{choice}",
-        )
+        calls = plan_calls(body, protocol, task, seed=seed, id_seed=f"{id_seed}:{choice}")
     budget = thinking_budget(body) if protocol == "messages" else None
     thinking = thinking_text(question, budget) if budget else None
     think_tokens = count_tokens(thinking) if thinking else 0
     if calls:
         names = ", ".join(c.name for c in calls)
-        text = "" if protocol == "chat" else f"I'll use {names} to answer that."
-    elif results is not None:
-        text = results_answer(results)
+        quiet = (
+            protocol == "chat"
+            or forces_tool(body, protocol)
+            or output_schema(body, protocol) is not None  # all text must be the schema's
+        )
+        text = "" if quiet else f"I'll use {names} to answer that."
     else:
-        answer = compose(model, conversation, knobs)
-        structured = output_schema(body, protocol)
-        text = answer
-        if structured is not None:
-            kind, schema, strict = structured
-            text = structured_text(
-                kind, schema, strict=strict, answer=answer, question=question, seed=seed
-            )
+        text = _answer(
+            body,
+            protocol,
+            conversation=conversation,
+            task=task,
+            answer=answer,
+            results=results,
+            seed=seed,
+        )
     room = None if max_tokens is None else max(0, max_tokens - think_tokens)
     limited = limit(text, prompt, max_tokens=room, stop=stop)
     finish: Finish = "tool" if calls else limited.finish

@@ -1,14 +1,18 @@
 """Chat-completions on the wire: the JSON body and the SSE chunks of one or more replies.
 
-Non-streamed: ``choices[i].message`` is ``{"role": "assistant", "content": text}``, or, with
-tool calls, ``content`` null (no preamble text, as OpenAI models do) plus ``tool_calls:
+Non-streamed: ``choices[i].message`` is ``{"role": "assistant", "content": text, "refusal":
+null}``, or, with tool calls, ``content`` null (no preamble text, as OpenAI models do) plus
+``tool_calls:
 [{"id", "type": "function", "function": {"name", "arguments": <JSON text>}}]`` and finish
 reason ``tool_calls``. Streamed, per choice (chunks of the ``n`` choices interleaved, each
 carrying its ``index``): a role chunk (``content`` "" or, with tool calls, null), text
 deltas, or for each call a chunk with ``index``, ``id``, ``type`` and ``function.name`` (and
 ``arguments`` "") followed by argument fragments; then a chunk with the finish reason; then,
 with ``stream_options.include_usage``, a usage chunk with empty ``choices`` (every earlier
-chunk then carries ``usage: null``), and ``data: [DONE]``.
+chunk then carries ``usage: null``), and ``data: [DONE]``. Each choice carries ``logprobs``:
+null, or with ``logprobs: true`` the text's tokens (``_logprobs``; streamed, each text
+delta's own tokens). Every shape is checked against OpenAI's published OpenAPI schema
+(``tests/test_emulator_openapi.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any, Final
 
 from mediagen_nb.emulator._chat_reply import Reply
 from mediagen_nb.emulator._errors import dumps
+from mediagen_nb.emulator._logprobs import logprobs_for
 from mediagen_nb.emulator._textgen import split_deltas
 
 CHAT_FINISH: Final = {"end": "stop", "stop": "stop", "length": "length", "tool": "tool_calls"}
@@ -38,10 +43,11 @@ def usage_of(replies: list[Reply]) -> dict[str, int]:
 
 def _message(reply: Reply) -> dict[str, Any]:
     if not reply.calls:
-        return {"role": "assistant", "content": reply.text}
+        return {"role": "assistant", "content": reply.text, "refusal": None}
     return {
         "role": "assistant",
         "content": reply.text or None,
+        "refusal": None,
         "tool_calls": [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.json}}
             for c in reply.calls
@@ -49,15 +55,44 @@ def _message(reply: Reply) -> dict[str, Any]:
     }
 
 
-def chat_body(replies: list[Reply], *, request_id: str, created: int, model: str) -> dict[str, Any]:
-    """The non-streamed ``chat.completion`` object."""
+def _logprobs(text: str, top: int | None) -> dict[str, Any] | None:
+    if top is None:
+        return None
+    return {"content": logprobs_for(text, top), "refusal": None}
+
+
+def _starting(entries: list[dict[str, Any]], start: int, length: int) -> list[dict[str, Any]]:
+    """The entries whose token starts within ``[start, start + length)`` of the text."""
+    out: list[dict[str, Any]] = []
+    offset = 0
+    for entry in entries:
+        if start <= offset < start + length:
+            out.append(entry)
+        offset += len(entry["token"])
+    return out
+
+
+def chat_body(
+    replies: list[Reply],
+    *,
+    request_id: str,
+    created: int,
+    model: str,
+    top_logprobs: int | None = None,
+) -> dict[str, Any]:
+    """The non-streamed ``chat.completion`` object (``top_logprobs`` None: no logprobs)."""
     return {
         "id": request_id,
         "object": "chat.completion",
         "created": created,
         "model": model,
         "choices": [
-            {"index": i, "message": _message(r), "finish_reason": CHAT_FINISH[r.finish]}
+            {
+                "index": i,
+                "message": _message(r),
+                "logprobs": _logprobs(r.text, top_logprobs),
+                "finish_reason": CHAT_FINISH[r.finish],
+            }
             for i, r in enumerate(replies)
         ],
         "usage": usage_of(replies),
@@ -97,6 +132,7 @@ def chat_items(
     model: str,
     include_usage: bool,
     seed: int,
+    top_logprobs: int | None = None,
 ) -> list[Item]:
     """Every SSE event of the streamed reply, ``[DONE]`` included, in order."""
 
@@ -112,8 +148,20 @@ def chat_items(
             payload["usage"] = usage
         return b"data: " + dumps(payload) + b"\n\n"
 
+    tokens = [_logprobs(r.text, top_logprobs) for r in replies]
+    sent = [0] * len(replies)  # characters of text sent so far, per choice
+
     def one(index: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return chunk([{"index": index, "delta": delta, "finish_reason": finish}])
+        text = delta.get("content") or ""
+        logprobs: dict[str, Any] | None = None
+        whole = tokens[index]
+        if text and whole is not None:
+            # the tokens that start inside this delta (a token's leading space may not)
+            content = _starting(whole["content"], sent[index], len(text))
+            logprobs = {"content": content, "refusal": None}
+        sent[index] += len(text)
+        choice = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+        return chunk([choice])
 
     items: list[Item] = []
     for index, reply in enumerate(replies):

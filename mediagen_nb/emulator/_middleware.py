@@ -2,7 +2,10 @@
 
 Every response carries ``x-mediagen-emulator-speed`` and a fresh request id as
 ``x-request-id`` and ``request-id`` (the header the Anthropic SDK reads). Errors on the text
-gateway use the protocol's own envelope (``_errors.protocol_of``). Then, in this order,
+gateway use the protocol's own envelope (``_errors.protocol_of``); on ``/v1/messages`` the
+body also carries the id as top-level ``request_id``, as Anthropic's does (the error body
+is held back until its start is known, then sent with the id and its new length). Then, in
+this order,
 each a small named step (``EmulatorMiddleware.steps``; a step that answers ends the request):
 
 1. **Auth** on every endpoint except media downloads (a result URL is a direct download
@@ -112,6 +115,18 @@ def parse_json(raw: bytes) -> tuple[Any, str | None]:
     return value, None
 
 
+def _with_request_id(body: bytes, request_id: bytes) -> bytes:
+    """An Anthropic error body with its ``request_id`` (other bodies unchanged)."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(value, dict) or value.get("type") != "error":
+        return body
+    value["request_id"] = request_id.decode("ascii")
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
 class _Call:
     """One request on its way through the middleware's steps."""
 
@@ -126,9 +141,22 @@ class _Call:
         request_id = ("req_" + uuid.uuid4().hex[:24]).encode("ascii")
         stamp = [(SPEED_HEADER, speed), (b"x-request-id", request_id), (b"request-id", request_id)]
 
+        held: list[Message] = []
+
         async def stamped(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", ()), *stamp]
+                if self.protocol == "messages" and message["status"] >= 400:
+                    held.append(message)  # the body gets the id too (Anthropic's envelope)
+                    return
+            elif held and message["type"] == "http.response.body":
+                start = held.pop()
+                message["body"] = _with_request_id(message.get("body", b""), request_id)
+                start["headers"] = [
+                    (k, str(len(message["body"])).encode() if k == b"content-length" else v)
+                    for k, v in start["headers"]
+                ]
+                await send(start)
             await send(message)
 
         self.send: Send = stamped
@@ -295,43 +323,16 @@ class EmulatorMiddleware:
 
     async def _read_body(self, scope: Scope, receive: Receive, fail: Fail) -> Receive | None:
         """Read and check a POST body; send the error and return None when it is bad."""
-        headers = dict(scope["headers"])
-        length = headers.get(b"content-length")
-        if length is not None:
-            if not length.strip().isdigit():
-                await fail(400, "invalid Content-Length header")
-                return None
-            if int(length) > MAX_BODY_BYTES:
-                await fail(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
-                return None
-        ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        if ctype != b"application/json" and not ctype.endswith(b"+json"):
-            shown = ctype.decode("latin-1")[:80] or "none"
-            await fail(415, f"Content-Type must be application/json (got {shown})")
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            try:
-                async with asyncio.timeout(BODY_TIMEOUT_S):
-                    message = await receive()
-            except TimeoutError:
-                await fail(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s")
-                return None
-            if message["type"] == "http.disconnect":
-                return None
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > MAX_BODY_BYTES:
-                await fail(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        raw = b"".join(chunks)
-        value, problem = parse_json(raw)
+        problem = _header_problem(dict(scope["headers"]))
         if problem is not None:
-            await fail(400, problem)
+            await fail(*problem)
+            return None
+        raw = await _read_capped(receive, fail)
+        if raw is None:
+            return None
+        value, why = parse_json(raw)
+        if why is not None:
+            await fail(400, why)
             return None
         scope[JSON_KEY] = value
         sent = False
@@ -344,3 +345,41 @@ class EmulatorMiddleware:
             return await receive()
 
         return replay
+
+
+def _header_problem(headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+    """Status and message for a body refused by its headers (length, content type)."""
+    length = headers.get(b"content-length")
+    if length is not None and not length.strip().isdigit():
+        return 400, "invalid Content-Length header"
+    if length is not None and int(length) > MAX_BODY_BYTES:
+        return 413, f"request body is larger than {MAX_BODY_BYTES} bytes"
+    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+    if ctype != b"application/json" and not ctype.endswith(b"+json"):
+        shown = ctype.decode("latin-1")[:80] or "none"
+        return 415, f"Content-Type must be application/json (got {shown})"
+    return None
+
+
+async def _read_capped(receive: Receive, fail: Fail) -> bytes | None:
+    """The whole body; None (after answering 408 or 413) when it is too slow or too large,
+    or when the client went away."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            async with asyncio.timeout(BODY_TIMEOUT_S):
+                message = await receive()
+        except TimeoutError:
+            await fail(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s")
+            return None
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            await fail(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)

@@ -24,7 +24,11 @@ exponentially in Python's engine).
 
 Determinism: the same schema, ``hints`` and ``seed`` always give the same instance. ``hints``
 maps lower-case property names to preferred string values (the emulator passes words from
-the user's message, e.g. a capitalised place name for ``city``).
+the user's message, e.g. a capitalised place name for ``city``). ``lookup(name, schema)``,
+when given, is asked first for each named value (after ``$ref`` / ``anyOf`` are resolved to
+the branch used) and its answer is taken unless it is :data:`MISSING`; the emulator fills
+fields from the conversation this way (``_chat_facts``), and the lookup checks the value
+fits the schema.
 """
 
 from __future__ import annotations
@@ -33,16 +37,21 @@ import json
 import math
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
 from mediagen_nb.emulator import _schema_limits as limits
 from mediagen_nb.emulator._schema_limits import SchemaLimitError
 
-__all__ = ["SchemaLimitError", "instance_for"]
+__all__ = ["MISSING", "Lookup", "SchemaLimitError", "instance_for"]
+
+MISSING: Any = object()
+"""What a ``lookup`` returns when it has no value for a field."""
+Lookup = Callable[[str, dict[str, Any]], Any]
 
 MAX_DEPTH = 6
+_BRANCHING = ("anyOf", "oneOf", "allOf")
 _DESC_BOUNDS = re.compile(
     r"(minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf|minLength|maxLength|minItems"
     r"|maxItems)"
@@ -72,12 +81,15 @@ def instance_for(
     hints: Mapping[str, str] | None = None,
     strict: bool = False,
     context: str = "",
+    lookup: Lookup | None = None,
 ) -> Any:
     """An instance valid against ``schema`` (see the module docstring); an ``enum`` value
-    that ``context`` mentions is preferred. Raises ``SchemaLimitError`` past the bounds."""
+    that ``context`` mentions is preferred, and ``lookup``'s values come first. Raises
+    ``SchemaLimitError`` past the bounds."""
     root = schema if isinstance(schema, dict) else {}
     maker = _Maker(root, random.Random(seed), dict(hints or {}), strict)
     maker.context = context.lower()
+    maker.lookup = lookup
     return maker.make(root, "", 0)
 
 
@@ -90,6 +102,7 @@ class _Maker:
         self.hints = hints
         self.strict = strict
         self.context = ""
+        self.lookup: Lookup | None = None
         self.spent = 0
 
     def spend(self, size: int, name: str) -> None:
@@ -137,17 +150,9 @@ class _Maker:
         if schema is True or not isinstance(schema, dict):
             return self.string({}, name)
         schema = self.resolve(schema)
-        if "const" in schema:
-            return self.copied(schema["const"], name)
-        if isinstance(schema.get("enum"), list) and schema["enum"]:
-            said = [
-                v for v in schema["enum"] if isinstance(v, str) and v and v.lower() in self.context
-            ]
-            return self.copied(said[0] if said else schema["enum"][0], name)
-        if "default" in schema and not self.strict:
-            return self.copied(schema["default"], name)
-        if isinstance(schema.get("examples"), list) and schema["examples"]:
-            return self.copied(schema["examples"][0], name)
+        found = self.given(schema, name)
+        if found is not _NOTHING:
+            return found
         if isinstance(schema.get("allOf"), list):
             merged: dict[str, Any] = {}
             for part in schema["allOf"]:
@@ -158,27 +163,39 @@ class _Maker:
             options = schema.get(key)
             if isinstance(options, list) and options:
                 return self.make(self.branch(options, depth), name, depth + 1)
-        kind = schema.get("type")
-        if isinstance(kind, list):
-            kinds = [k for k in kind if k != "null"]
-            kind = kinds[0] if kinds and depth < MAX_DEPTH else "null"
-        if kind is None:
-            kind = (
-                "object" if "properties" in schema else "array" if "items" in schema else "string"
-            )
+        return self.typed(schema, _kind_of(schema, depth), name, depth)
+
+    def given(self, schema: dict[str, Any], name: str) -> Any:
+        """A value the schema names (const, an enum value, default, example), else _NOTHING."""
+        if "const" in schema:
+            return self.copied(schema["const"], name)
+        if self.lookup is not None and name and not any(k in schema for k in _BRANCHING):
+            found = self.lookup(name, schema)
+            if found is not MISSING:
+                return self.copied(found, name)
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            said = [
+                v for v in schema["enum"] if isinstance(v, str) and v and v.lower() in self.context
+            ]
+            return self.copied(said[0] if said else schema["enum"][0], name)
+        if "default" in schema and not self.strict:
+            return self.copied(schema["default"], name)
+        if isinstance(schema.get("examples"), list) and schema["examples"]:
+            return self.copied(schema["examples"][0], name)
+        return _NOTHING
+
+    def typed(self, schema: dict[str, Any], kind: Any, name: str, depth: int) -> Any:
+        """A value of the JSON type ``kind``."""
         bounds = self.bounds(schema)
         if kind == "object":
             return self.object(schema, depth)
         if kind == "array":
             return self.array(schema, name, depth, bounds)
-        if kind == "integer":
-            return int(self.number(bounds, integer=True))
-        if kind == "number":
-            return self.number(bounds, integer=False)
-        if kind == "boolean":
-            return True
-        if kind == "null":
-            return None
+        if kind in ("integer", "number"):
+            value = self.number(bounds, integer=kind == "integer")
+            return int(value) if kind == "integer" else value
+        if kind in ("boolean", "null"):
+            return True if kind == "boolean" else None
         return self.string(schema, name, bounds)
 
     def branch(self, options: list[Any], depth: int) -> Any:
@@ -318,6 +335,22 @@ def _parts(name: str, arg: Any) -> list[Any]:
     if name in ("ASSERT", "ASSERT_NOT"):
         return [arg[1]]
     return []
+
+
+_NOTHING = object()
+"""``_Maker.given`` found no value in the schema."""
+
+
+def _kind_of(schema: dict[str, Any], depth: int) -> Any:
+    """The JSON type to make: the first non-null of a list (null past ``MAX_DEPTH``), else
+    from the keywords present."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        return kinds[0] if kinds and depth < MAX_DEPTH else "null"
+    if kind is None:
+        return "object" if "properties" in schema else "array" if "items" in schema else "string"
+    return kind
 
 
 def _fit_pattern(pattern: str, value: str) -> str:

@@ -232,9 +232,17 @@ async def chat_completions(request: Request) -> Response:
     except SchemaLimitError as exc:
         return _bad_request([Problem(exc.field, exc.rule)], "chat")
     created = int(state.now())
+    top = body.get("top_logprobs")
+    top_logprobs = (top if isinstance(top, int) else 0) if body.get("logprobs") is True else None
     if body.get("stream") is not True:
         return json_response(
-            chat_body(replies, request_id=request_id, created=created, model=model)
+            chat_body(
+                replies,
+                request_id=request_id,
+                created=created,
+                model=model,
+                top_logprobs=top_logprobs,
+            )
         )
     options = body.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
@@ -245,6 +253,7 @@ async def chat_completions(request: Request) -> Response:
         model=model,
         include_usage=include_usage,
         seed=int(request_id[-8:], 16),
+        top_logprobs=top_logprobs,
     )
     return await _stream(state, items)
 

@@ -21,6 +21,7 @@ the time the URL was first seen plus the family's ``url_lifetime_s`` from the ca
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mediagen_nb.history._schema import ITEM_COLUMNS
@@ -141,6 +142,21 @@ def empty_item(kind: str, key: str, ts: float) -> dict[str, Any]:
     return item
 
 
+@dataclass
+class _Fold:
+    """One event being folded into its row: the row so far and what the event carries."""
+
+    new: dict[str, Any]
+    kind: str
+    action: str
+    ts: float
+    data: Mapping[str, Any]
+    response: Mapping[str, Any]
+    names: dict[str, str | None]
+    """``family``, ``model``, ``service`` given with the event."""
+    url_lifetime: UrlLifetime | None
+
+
 def apply_event(
     item: Mapping[str, Any] | None,
     *,
@@ -157,52 +173,76 @@ def apply_event(
     """The row after this event, or None when the event does not make a row.
 
     ``item`` is the current row (JSON columns already decoded) or None; it is not changed.
+    Each column group is one small step of ``_STEPS``, applied in order.
     """
-    if item is None:
-        if action not in _CREATING:
-            return None
-        new = empty_item(kind, key, ts)
-    else:
-        new = dict(item)
+    if item is None and action not in _CREATING:
+        return None
+    new = empty_item(kind, key, ts) if item is None else dict(item)
     new["updated"] = ts
     response: Mapping[str, Any] = next(
         (data[k] for k in _RESPONSE_KEYS if isinstance(data.get(k), Mapping)), {}
     )
+    names = {"family": family, "model": model, "service": service}
+    fold = _Fold(new, kind, action, ts, data, response, names, url_lifetime)
+    for step in _STEPS:
+        step(fold)
+    return fold.new
 
-    for column, value in (("family", family), ("model", model), ("service", service)):
+
+def _names(fold: _Fold) -> None:
+    """Family, model and service as given; else the model the service answered with."""
+    for column, value in fold.names.items():
         if value:
-            new[column] = value
-    if not new.get("model"):
-        new["model"] = _first_str(response.get("model"))
+            fold.new[column] = value
+    if not fold.new.get("model"):
+        fold.new["model"] = _first_str(fold.response.get("model"))
 
-    request = data.get("request")
+
+def _request(fold: _Fold) -> None:
+    """Prompt and parameters from the request body (an asset's from the service's answer)."""
+    new, request = fold.new, fold.data.get("request")
     if isinstance(request, Mapping):
         new["request"] = dict(request)
         new["params"] = params_of(request)
         new["prompt"] = prompt_of(request)
         if not new.get("model"):
             new["model"] = _first_str(request.get("model"))
-    elif kind == "asset" and response and new.get("prompt") is None:
+    elif fold.kind == "asset" and fold.response and new.get("prompt") is None:
+        response = fold.response
         new["prompt"] = prompt_of(response) or _first_str(response.get("originalUrl"))
         new["params"] = {
             k: v
-            for k, v in (("assetType", response.get("assetType")), ("library", data.get("library")))
+            for k, v in (
+                ("assetType", response.get("assetType")),
+                ("library", fold.data.get("library")),
+            )
             if v is not None
         }
-    path = _first_str(data.get("path"), data.get("endpoint"))
+
+
+def _path_and_response(fold: _Fold) -> None:
+    path = _first_str(fold.data.get("path"), fold.data.get("endpoint"))
     if path is not None:
-        new["path"] = path
-    if response:
-        new["response"] = dict(response)
+        fold.new["path"] = path
+    if fold.response:
+        fold.new["response"] = dict(fold.response)
 
-    _apply_status(new, kind, action, data, response)
 
-    error = _first_str(data.get("error"), response.get("error"))
+def _status(fold: _Fold) -> None:
+    _apply_status(fold.new, fold.kind, fold.action, fold.data, fold.response)
+
+
+def _error(fold: _Fold) -> None:
+    error = _first_str(fold.data.get("error"), fold.response.get("error"))
     if error is not None:
-        new["error"] = error
-    elif new["status"] == "completed":
-        new["error"] = None  # a transient poll error before success is not the outcome
+        fold.new["error"] = error
+    elif fold.new["status"] == "completed":
+        fold.new["error"] = None  # a transient poll error before success is not the outcome
 
+
+def _url(fold: _Fold) -> None:
+    """The result URL, and when it expires (first seen + the family's URL lifetime)."""
+    data, response, new = fold.data, fold.response, fold.new
     url = _first_str(
         data.get("url"),
         data.get("remote_url"),
@@ -213,35 +253,60 @@ def apply_event(
     )
     if url is not None and url != new.get("remote_url"):
         new["remote_url"] = url
-        lifetime = url_lifetime(new.get("family")) if url_lifetime else None
-        new["url_expires"] = ts + lifetime if lifetime is not None else None
+        lifetime = fold.url_lifetime(new.get("family")) if fold.url_lifetime else None
+        new["url_expires"] = fold.ts + lifetime if lifetime is not None else None
     expires = _number(data.get("url_expires"))
     if expires is not None:
         new["url_expires"] = expires
 
-    local_file = data.get("local_file")
+
+def _local_file(fold: _Fold) -> None:
+    local_file = fold.data.get("local_file")
     if isinstance(local_file, str) and local_file:
-        new["local_file"] = local_file
+        fold.new["local_file"] = local_file
 
-    polls = data.get("polls", data.get("poll_count"))
+
+def _polls(fold: _Fold) -> None:
+    """The client's poll count when given, else one more per task ``status`` event."""
+    polls = fold.data.get("polls", fold.data.get("poll_count"))
     if isinstance(polls, int) and not isinstance(polls, bool):
-        new["polls"] = max(int(new.get("polls") or 0), polls)
-    elif action == "status" and kind == "task":
-        new["polls"] = int(new.get("polls") or 0) + 1
+        fold.new["polls"] = max(int(fold.new.get("polls") or 0), polls)
+    elif fold.action == "status" and fold.kind == "task":
+        fold.new["polls"] = int(fold.new.get("polls") or 0) + 1
 
-    elapsed = _number(data.get("elapsed"))
-    if elapsed is None and action != "stored":
-        elapsed = max(0.0, ts - float(new["created"]))
+
+def _elapsed(fold: _Fold) -> None:
+    """The client's figure when given, else seconds since the first event."""
+    elapsed = _number(fold.data.get("elapsed"))
+    if elapsed is None and fold.action != "stored":
+        elapsed = max(0.0, fold.ts - float(fold.new["created"]))
     if elapsed is not None:
-        new["elapsed"] = elapsed
+        fold.new["elapsed"] = elapsed
 
-    text = data.get("text")
+
+def _answer(fold: _Fold) -> None:
+    """A chat turn's text and token usage."""
+    text = fold.data.get("text")
     if isinstance(text, str):
-        new["text"] = text
-    usage = data.get("usage")
+        fold.new["text"] = text
+    usage = fold.data.get("usage")
     if isinstance(usage, Mapping):
-        new["usage"] = dict(usage)
-    return new
+        fold.new["usage"] = dict(usage)
+
+
+_STEPS: tuple[Callable[[_Fold], None], ...] = (
+    _names,
+    _request,
+    _path_and_response,
+    _status,
+    _error,
+    _url,
+    _local_file,
+    _polls,
+    _elapsed,
+    _answer,
+)
+"""The steps of ``apply_event``, in order (status before error: a completion clears it)."""
 
 
 def _apply_status(

@@ -1,8 +1,8 @@
 """Chat request models (OpenAI-style chat-completions, Anthropic-style messages).
 
 Decisions where the spec is silent: ``top_p`` must lie in 0..1 (nucleus sampling); a
-messages ``temperature`` above 1 is a warning (the Anthropic protocol documents 0..1) and
-below 0 an error. Setting both ``temperature`` and ``top_p`` is advice, so a warning.
+messages ``temperature`` outside 0..1 is an error (the Anthropic protocol's range, refused
+with a 400 there). Setting both ``temperature`` and ``top_p`` is advice, so a warning.
 Tools, tool-loop turns, ``response_format``, ``n``, ``stream_options`` and ``thinking`` follow the
 protocols' own rules (``_chat_protocol``, ``_messages_protocol``); other options pass
 through without warnings.
@@ -107,11 +107,18 @@ class ChatCompletionRequest(RequestModel):
     max_tokens: int | None = None
     """Legacy alias of ``max_completion_tokens`` that OpenAI-compatible clients still send."""
     stop: Any = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = None
 
     def rules(self, ctx: RuleContext) -> Iterator[Problem]:
         yield from _text_model_problems(self.model, ctx)
         if not self.messages:
             yield Problem("messages", "must contain at least one message")
+        if self.top_logprobs is not None:
+            if not 0 <= self.top_logprobs <= 20:
+                yield Problem("top_logprobs", "must be between 0 and 20")
+            if self.logprobs is not True:
+                yield Problem("top_logprobs", "needs logprobs: true")
         for index, message in enumerate(self.messages):
             field = f"messages[{index}].content"
             if not chat_content_may_be_null(message):
@@ -183,9 +190,6 @@ class MessagesRequest(RequestModel):
         yield from system_problems(self.system)
         if self.system is not None and not isinstance(self.system, (str, list)):
             yield Problem("system", "must be a string (or an array of text blocks)")
-        if self.temperature is not None:
-            if self.temperature < 0:
-                yield Problem("temperature", "must be at least 0")
-            elif self.temperature > 1:
-                yield Problem("temperature", "the messages protocol documents 0 to 1", "warning")
+        if self.temperature is not None and not 0 <= self.temperature <= 1:
+            yield Problem("temperature", "must be between 0 and 1 (the messages protocol's range)")
         yield from messages_protocol_problems(self)
