@@ -22,12 +22,14 @@ string ``"0"`` on success. Decisions where the spec says "not shown":
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from mediagen_nb.emulator._assets import AssetStore
 from mediagen_nb.emulator._errors import JSON_KEY, JSON_TYPE, dumps
 from mediagen_nb.emulator._state import EmulatorState
 from mediagen_nb.emulator._task_routes import server_origin
@@ -65,6 +67,40 @@ def _message(errors: list[tuple[str, str]]) -> str:
     return "; ".join(f"{field}: {rule}" for field, rule in errors)
 
 
+def _sd2_failed_items(errors: list[tuple[str, str]], body: Any) -> list[dict[str, Any]]:
+    """sd2's ``failedItems`` for the refused URLs (errors on ``imageUrls[i]`` and the like)."""
+    failed = []
+    for field, rule in errors:
+        match = _LIST_ITEM.match(field)
+        if match and isinstance(body, dict):
+            value = body[match[1]][int(match[2])]
+            url = value if isinstance(value, str) else None
+            failed.append({"url": url, "assetType": SD2_LISTS[match[1]], "reason": rule})
+    return failed
+
+
+def _sd2_store(store: AssetStore, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """Store each URL of an sd2 upload; yields (asset type, URL, new asset id)."""
+    for key, asset_type in SD2_LISTS.items():
+        for url in body.get(key) or ():
+            yield asset_type, url, store.upload("sd2", asset_type, url, None).id
+
+
+def _sd2_statuses(
+    store: AssetStore, asset_ids: list[str], now: float
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(items, failedItems) of an sd2 status query: unknown or other-library ids fail."""
+    items: list[dict[str, Any]] = []
+    failed_items: list[dict[str, Any]] = []
+    for asset_id in dict.fromkeys(asset_ids):
+        asset = store.get(asset_id)
+        if asset is None or asset.library != "sd2":
+            failed_items.append({"assetId": asset_id, "reason": store.missing_reason(asset_id)})
+        else:
+            items.append({"assetId": asset_id, "status": asset.status(now)})
+    return items, failed_items
+
+
 def asset_routes(state: EmulatorState) -> list[BaseRoute]:
     """Routes of the seedance 2.0 and sd2 asset libraries."""
     store = state.assets
@@ -100,26 +136,17 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
         body: Any = request.scope.get(JSON_KEY)
         errors = _errors(request, state, SD2_UPLOAD, body)
         if errors:
-            failed = []
-            for field, rule in errors:
-                match = _LIST_ITEM.match(field)
-                if match and isinstance(body, dict):
-                    value = body[match[1]][int(match[2])]
-                    url = value if isinstance(value, str) else None
-                    failed.append({"url": url, "assetType": SD2_LISTS[match[1]], "reason": rule})
+            failed = _sd2_failed_items(errors, body)
             return envelope("400", _message(errors), {"items": [], "failedItems": failed})
-        items: list[dict[str, Any]] = []
-        for key, asset_type in SD2_LISTS.items():
-            for url in body.get(key) or ():
-                asset = store.upload("sd2", asset_type, url, None)
-                items.append(
-                    {
-                        "assetType": asset_type,
-                        "originalUrl": url,
-                        "assetId": asset.id,
-                        "status": "submitted",
-                    }
-                )
+        items = [
+            {
+                "assetType": asset_type,
+                "originalUrl": url,
+                "assetId": asset_id,
+                "status": "submitted",
+            }
+            for asset_type, url, asset_id in _sd2_store(store, body)
+        ]
         return envelope("0", "success", {"items": items, "failedItems": []})
 
     async def sd2_status(request: Request) -> Response:
@@ -127,15 +154,7 @@ def asset_routes(state: EmulatorState) -> list[BaseRoute]:
         errors = _errors(request, state, SD2_STATUS, body)
         if errors:
             return envelope("400", _message(errors), None)
-        now = state.now()
-        items: list[dict[str, Any]] = []
-        failed_items: list[dict[str, Any]] = []
-        for asset_id in dict.fromkeys(body["assetIds"]):
-            asset = store.get(asset_id)
-            if asset is None or asset.library != "sd2":
-                failed_items.append({"assetId": asset_id, "reason": store.missing_reason(asset_id)})
-            else:
-                items.append({"assetId": asset_id, "status": asset.status(now)})
+        items, failed_items = _sd2_statuses(store, body["assetIds"], state.now())
         return envelope("0", "success", {"items": items, "failedItems": failed_items})
 
     return [
