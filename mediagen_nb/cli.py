@@ -312,6 +312,13 @@ def lab_command(
         f"--IdentityProvider.token={token}",
         f"--ContentsManager.pre_save_hook={SAVE_HOOK}",
     ]  # fmt: skip
+    # Jupyter refuses a trait given twice (``--port`` is ``--ServerApp.port``): theirs only
+    for names, ours in (
+        (PORT_OPTIONS, "--ServerApp.port="),
+        (TOKEN_OPTIONS, "--IdentityProvider."),
+    ):
+        if _option_value(extra, names) is not None:
+            command = [option for option in command if not option.startswith(ours)]
     if as_root and not any(_mentions_allow_root(option) for option in extra):
         command.append(ALLOW_ROOT)
     command += extra

@@ -57,7 +57,12 @@ def test_lab_command_as_root_allows_root_before_the_users_options() -> None:
 )
 def test_lab_command_prints_the_users_own_port_ip_and_token(extra: list[str], lab_url: str) -> None:
     launch = cli.lab_command(NOTEBOOK, extra, as_root=False, port=8888, token="t")
-    assert launch.command[-len(extra) :] == extra  # theirs last: Jupyter lets the last win
+    assert launch.command[-len(extra) :] == extra  # theirs last
+    given = {option.split("=")[0] for option in extra}
+    ours = {option.split("=")[0] for option in launch.command[: -len(extra)]}
+    assert not (given & ours)  # Jupyter refuses a trait given twice
+    if given & {"--port", "--ServerApp.port"}:
+        assert not any(option.startswith("--ServerApp.port=") for option in launch.command[:-1])
     assert launch.lab_url == lab_url
     assert launch.voila_url == lab_url.replace("/lab/tree/", "/voila/render/")
 

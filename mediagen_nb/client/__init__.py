@@ -13,6 +13,7 @@ from ._assemble import ChatAccumulator, MessageAccumulator
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
+from ._chat_tools import FunctionTool, ToolCallRecord, ToolLoopError, ToolRun, function_tool
 from ._client import DEFAULT_RECORDER, AsyncClient
 from ._config import RedactingFilter, Secret, install_log_redaction, redact
 from ._exceptions import (
@@ -63,6 +64,7 @@ __all__ = [
     "Client",
     "Completions",
     "ConfigurationError",
+    "FunctionTool",
     "Images",
     "MediagenError",
     "MessageAccumulator",
@@ -87,8 +89,12 @@ __all__ = [
     "TaskFailedError",
     "TaskTimeoutError",
     "Tasks",
+    "ToolCallRecord",
+    "ToolLoopError",
+    "ToolRun",
     "Videos",
     "aiter_sse",
+    "function_tool",
     "install_log_redaction",
     "normalize_status",
     "redact",

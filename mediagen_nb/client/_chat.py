@@ -28,12 +28,24 @@ stream) or ``failed`` (the error, when no reply arrived).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar, overload
 
+from pydantic import BaseModel
+
 from mediagen_nb.types import ChatCompletion, Message
 
+from ._chat_tools import (
+    M,
+    ToolRun,
+    function_tool,
+    json_schema_format,
+    output_config,
+    parsed_chat,
+    parsed_message,
+    tool_loop,
+)
 from ._context import ClientContext
 from ._recording import new_turn_id
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
@@ -233,6 +245,62 @@ class Completions(_TextResource):
 
         return StreamManager(opener)
 
+    async def parse(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        response_format: type[M],
+        **params: Any,
+    ) -> ChatCompletion:
+        """Ask for an instance of the pydantic model ``response_format`` (its JSON Schema,
+        strict) and return the completion with ``choices[i].message.parsed`` set to it."""
+        reply = await self.create(
+            model=model,
+            messages=messages,
+            response_format=json_schema_format(response_format),
+            **params,
+        )
+        return parsed_chat(reply, response_format)
+
+    async def run_tools(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: Sequence[Callable[..., Any]],
+        max_steps: int = 10,
+        stream: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        response_format: type[BaseModel] | None = None,
+        **params: Any,
+    ) -> ToolRun[ChatCompletion]:
+        """Call the Python functions ``tools`` until the model answers (``_chat_tools``).
+
+        ``response_format`` (a pydantic model) asks for a typed final answer, put in
+        ``run.final.choices[0].message.parsed``; ``stream=True`` streams each request,
+        ``on_text`` receiving the text as it arrives.
+        """
+        offered = [function_tool(f) for f in tools]
+        if response_format is not None:
+            params["response_format"] = json_schema_format(response_format)
+        params["tools"] = [t.chat_param() for t in offered]
+
+        async def send(conversation: list[dict[str, Any]]) -> ChatCompletion:
+            if not stream:
+                return await self.create(model=model, messages=conversation, stream=False, **params)
+            async with self.stream(model=model, messages=conversation, **params) as opened:
+                async for piece in opened.text_stream:
+                    if on_text is not None:
+                        on_text(piece)
+                final: ChatCompletion = await opened.get_final_completion()
+                return final
+
+        run = await tool_loop("chat", send, messages, offered, max_steps)
+        if response_format is not None:
+            parsed_chat(run.final, response_format)
+        return run
+
 
 class Chat:
     """The ``chat`` namespace (holds ``completions``)."""
@@ -305,3 +373,71 @@ class Messages(_TextResource):
             )
 
         return StreamManager(opener)
+
+    async def parse(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: list[dict[str, Any]],
+        output_format: type[M],
+        **params: Any,
+    ) -> Message:
+        """Ask for an instance of the pydantic model ``output_format`` (``output_config``)
+        and return the message with ``parsed_output`` set to it."""
+        reply = await self.create(
+            model=model,
+            max_tokens=max_tokens,
+            messages=messages,
+            output_config=output_config(output_format),
+            **params,
+        )
+        return parsed_message(reply, output_format)
+
+    async def run_tools(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: list[dict[str, Any]],
+        tools: Sequence[Callable[..., Any]],
+        max_steps: int = 10,
+        stream: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        output_format: type[BaseModel] | None = None,
+        **params: Any,
+    ) -> ToolRun[Message]:
+        """Call the Python functions ``tools`` until the model answers (``_chat_tools``).
+
+        ``output_format`` (a pydantic model) asks for a typed final answer, put in
+        ``run.final.parsed_output``; ``stream=True`` streams each request, ``on_text``
+        receiving the text as it arrives.
+        """
+        offered = [function_tool(f) for f in tools]
+        if output_format is not None:
+            params["output_config"] = output_config(output_format)
+        params["tools"] = [t.messages_param() for t in offered]
+
+        async def send(conversation: list[dict[str, Any]]) -> Message:
+            if not stream:
+                return await self.create(
+                    model=model,
+                    max_tokens=max_tokens,
+                    messages=conversation,
+                    stream=False,
+                    **params,
+                )
+            manager = self.stream(
+                model=model, max_tokens=max_tokens, messages=conversation, **params
+            )
+            async with manager as opened:
+                async for piece in opened.text_stream:
+                    if on_text is not None:
+                        on_text(piece)
+                message: Message = await opened.get_final_message()
+                return message
+
+        run = await tool_loop("messages", send, messages, offered, max_steps)
+        if output_format is not None:
+            parsed_message(run.final, output_format)
+        return run

@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, Literal, TypeVar, overload
 
+from pydantic import BaseModel
+
 from mediagen_nb.types import AssetInfo, ChatCompletion, Message, TaskResult
 
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages
+from ._chat_tools import M, ToolRun
 from ._media import Images, Tasks, Videos
 from ._streams import ChatCompletionStream, MessageStream
 from ._sync_loop import LoopRunner, SyncStream, SyncTask
@@ -78,6 +81,47 @@ class SyncCompletions(_Blocking):
         """Open a streamed completion for the stream helper (``with`` or plain iteration)."""
         manager = self._target.stream(model=model, messages=messages, **params)
         return SyncStream(self._runner, self._open(lambda: manager))
+
+    def parse(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        response_format: type[M],
+        **params: Any,
+    ) -> ChatCompletion:
+        """See :meth:`~._chat.Completions.parse` (``choices[i].message.parsed``)."""
+        return self._run(
+            self._target.parse(
+                model=model, messages=messages, response_format=response_format, **params
+            )
+        )
+
+    def run_tools(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: Sequence[Callable[..., Any]],
+        max_steps: int = 10,
+        stream: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        response_format: type[BaseModel] | None = None,
+        **params: Any,
+    ) -> ToolRun[ChatCompletion]:
+        """See :meth:`~._chat.Completions.run_tools` (async tools run on the client's loop)."""
+        return self._run(
+            self._target.run_tools(
+                model=model,
+                messages=messages,
+                tools=tools,
+                max_steps=max_steps,
+                stream=stream,
+                on_text=on_text,
+                response_format=response_format,
+                **params,
+            )
+        )
 
 
 class SyncChat:
@@ -147,6 +191,54 @@ class SyncMessages(_Blocking):
             model=model, max_tokens=max_tokens, messages=messages, **params
         )
         return SyncStream(self._runner, self._open(lambda: manager))
+
+    def parse(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: list[dict[str, Any]],
+        output_format: type[M],
+        **params: Any,
+    ) -> Message:
+        """See :meth:`~._chat.Messages.parse` (``reply.parsed_output``)."""
+        return self._run(
+            self._target.parse(
+                model=model,
+                max_tokens=max_tokens,
+                messages=messages,
+                output_format=output_format,
+                **params,
+            )
+        )
+
+    def run_tools(
+        self,
+        *,
+        model: str,
+        max_tokens: int,
+        messages: list[dict[str, Any]],
+        tools: Sequence[Callable[..., Any]],
+        max_steps: int = 10,
+        stream: bool = False,
+        on_text: Callable[[str], None] | None = None,
+        output_format: type[BaseModel] | None = None,
+        **params: Any,
+    ) -> ToolRun[Message]:
+        """See :meth:`~._chat.Messages.run_tools` (async tools run on the client's loop)."""
+        return self._run(
+            self._target.run_tools(
+                model=model,
+                max_tokens=max_tokens,
+                messages=messages,
+                tools=tools,
+                max_steps=max_steps,
+                stream=stream,
+                on_text=on_text,
+                output_format=output_format,
+                **params,
+            )
+        )
 
 
 class SyncMedia(_Blocking):

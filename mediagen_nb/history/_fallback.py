@@ -40,13 +40,23 @@ def describe(db_path: Path, exc: BaseException | str) -> str:
 
 
 def _copy_readable(db_path: Path, memory: sqlite3.Connection) -> None:
-    """Copy the file into ``memory`` when it can still be read (read-only, newer writer)."""
+    """Copy the file into ``memory`` when it can still be read (read-only, newer writer).
+
+    Read-only first; where even that needs a write beside the file (a WAL database in a
+    folder we may not write), as an immutable file (SQLite then takes no locks).
+    """
     if not db_path.is_file():
         return
+    for mode in ("ro", "ro&immutable=1"):
+        if _copy_with(f"{db_path.as_uri()}?mode={mode}", memory):
+            return
+
+
+def _copy_with(uri: str, memory: sqlite3.Connection) -> bool:
     try:
-        source = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True, timeout=1.0)
+        source = sqlite3.connect(uri, uri=True, timeout=1.0)
     except sqlite3.Error:
-        return
+        return False
     try:
         source.execute("SELECT count(*) FROM sqlite_master").fetchone()
         source.backup(memory)
@@ -56,8 +66,10 @@ def _copy_readable(db_path: Path, memory: sqlite3.Connection) -> None:
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
         ).fetchall():
             memory.execute(f'DROP TABLE IF EXISTS "{name}"')
+        return False
     finally:
         source.close()
+    return True
 
 
 def open_memory(db_path: Path | None) -> sqlite3.Connection:

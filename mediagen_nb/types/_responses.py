@@ -70,6 +70,8 @@ class ChatCompletionMessage(Response):
     tool_calls: list[ToolCall] | None = None
     """The tools the model wants called (finish reason ``tool_calls``), else None."""
     refusal: str | None = None
+    parsed: Any = Field(default=None, exclude=True)
+    """The answer validated into the model given to ``chat.completions.parse`` (else None)."""
 
     def to_param(self) -> dict[str, Any]:
         """This message as the assistant turn of the next request (``content`` None + calls).
@@ -176,6 +178,8 @@ class Message(Response):
     """``end_turn``, ``max_tokens``, ``stop_sequence`` or ``tool_use``."""
     stop_sequence: str | None = None
     usage: MessageUsage | None = None
+    parsed_output: Any = Field(default=None, exclude=True)
+    """The answer validated into the model given to ``messages.parse`` (else None)."""
 
     @property
     def text(self) -> str:

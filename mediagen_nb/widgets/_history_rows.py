@@ -4,7 +4,7 @@ Image rows carry a small thumbnail (WebP, ``THUMB_PX``, a data URL made from the
 cached per file, so a saved notebook stays small). Video rows carry no picture: a poster frame
 would need ffmpeg and embedding the video would bloat the notebook, so the front end draws an
 inline-SVG badge, solid when the file is in the local media cache (``cached``), outlined when
-a completed video is not. Ids are shortened for the table (the full id is in ``id``).
+a completed video is not. Ids are shown whole.
 """
 
 from __future__ import annotations
@@ -62,13 +62,6 @@ def missing(value: Any) -> bool:
 def text(value: Any) -> str:
     """A cell's text ("" when missing)."""
     return "" if missing(value) else str(value)
-
-
-def short_id(value: str, keep: int = 10) -> str:
-    """``abcdef…7890``: the start and end of a long id."""
-    if len(value) <= keep + 4:
-        return value
-    return f"{value[: keep - 4]}…{value[-4:]}"
 
 
 def when(value: Any, now: datetime | None = None) -> tuple[str, str]:
@@ -149,7 +142,6 @@ def front_end_row(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
         model = model or (library.title.removesuffix(" asset library") if library else "")
     return {
         "id": key,
-        "short_id": short_id(key),
         "kind": kind,
         "kind_label": KIND_LABELS.get(kind, kind),
         "family": text(row.get("family")),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -69,8 +70,12 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]
     settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
     quiet_news(settings)
     log = base / "server.log"
+    # a port of our own: on a shared machine every other Jupyter starts from 8888 too, and a
+    # port taken between mediagen-nb lab's check and Jupyter's start fails the whole tier
+    port = free_port(random.randrange(21000, 40000))
     cmd = [
         sys.executable, "-m", "mediagen_nb.cli", "lab", "--no-browser", "--ip=127.0.0.1",
+        f"--port={port}",
         "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
         f"--LabApp.workspaces_dir={env['JUPYTERLAB_WORKSPACES_DIR']}",
     ]  # fmt: skip
@@ -93,7 +98,7 @@ def marimo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarimoServer]:
     root = _copy_notebooks(base)
     (root / ".marimo.toml").write_text(MARIMO_CONFIG)
     env = environment(base, ROOT)
-    port = free_port(20000)
+    port = free_port(random.randrange(21000, 40000))
     log = base / "server.log"
     cmd = [
         sys.executable, "-m", "marimo", "run", "--headless", "--no-token",

@@ -262,3 +262,31 @@ def test_new_result_card_is_in_view(pages: Pages, width: int) -> None:
     finally:
         front.page.set_viewport_size(viewport)
         root.evaluate("el => { el.style.width = ''; el.style.maxWidth = ''; }")
+
+
+@pytest.mark.parametrize("width", [1230, 700])
+def test_history_shows_every_value_whole(pages: Pages, width: int) -> None:
+    """History at 1230 px (a table) and 700 px (a labelled card per row): every row shows its
+    whole id, and no cell is cut."""
+    front = pages.get("lab", "light")
+    if not front.panel("history").locator("tr[data-row-id]").count():
+        generate_image(front)
+    root = front.panel("history")
+    viewport = front.page.viewport_size
+    assert viewport is not None
+    front.page.set_viewport_size({"width": 2000, "height": viewport["height"]})
+    root.evaluate("(el, w) => { el.style.width = `${w}px`; el.style.maxWidth = `${w}px`; }", width)
+    try:
+        rows = root.locator("tr[data-row-id]")
+        expect(rows.first).to_be_visible()
+        for row in rows.all():
+            expect(row.locator("td.mg-col-8")).to_have_text(row.get_attribute("data-row-id") or "")
+        cut = root.evaluate(
+            "el => [...el.querySelectorAll('td')]"
+            ".filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.className)"
+        )
+        assert cut == []
+        assert not overflow(root)["overflowing"]
+    finally:
+        front.page.set_viewport_size(viewport)
+        root.evaluate("el => { el.style.width = ''; el.style.maxWidth = ''; }")

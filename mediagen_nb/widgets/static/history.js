@@ -209,14 +209,7 @@ function mgHistColumns(expanded) {
     { label: "Status", cls: "mg-col-5", cell: (row) => (row.status ? mgBadge(row.status, row.status_label) : null) },
     { label: "Took", cls: "mg-col-6 mg-nowrap", cell: (row) => row.elapsed || null },
     { label: "Error", cls: "mg-col-7", cell: (row) => clamp(row.error, "mg-history-error", `${row.id}:error`) },
-    {
-      label: "Id",
-      cls: "mg-col-8",
-      cell: (row) => [
-        mgEl("code", { class: "mg-table__wide", title: row.id, text: row.short_id }),
-        mgEl("code", { class: "mg-table__narrow", text: row.id }),
-      ],
-    },
+    { label: "Id", cls: "mg-col-8", cell: (row) => mgEl("code", { text: row.id }) },
   ];
 }
 

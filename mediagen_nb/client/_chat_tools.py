@@ -1,0 +1,231 @@
+"""Typed answers and tool loops on top of ``chat.completions`` and ``messages``.
+
+- ``parse``: ``response_format=SomeModel`` (chat) or ``output_format=SomeModel`` (messages)
+  sends the model's JSON Schema (chat ``{"type": "json_schema", "json_schema": {"name",
+  "schema", "strict": true}}``, messages ``output_config.format``) and validates the answer
+  into the model: ``reply.choices[0].message.parsed`` (chat, as the openai SDK's) or
+  ``reply.parsed_output`` (messages, as the anthropic SDK's). An answer that is not valid
+  JSON of the model raises pydantic's ``ValidationError``; a reply that stopped at a tool
+  call has ``parsed`` None.
+- ``run_tools``: Python functions as tools. Each function's JSON Schema comes from its
+  signature (type hints, defaults; pydantic models allowed) and its description from its
+  docstring's first paragraph. The loop sends the request, runs every tool call of the
+  reply (sync or async functions; arguments validated by pydantic first, a failure or an
+  exception goes back to the model as the tool's result, flagged ``is_error`` on
+  messages), appends the calls and results, and sends again until a reply calls no tool,
+  at most ``max_steps`` requests (then :class:`ToolLoopError`). ``stream=True`` streams
+  every request (``on_text`` gets each text delta as it arrives); the result is the same.
+  A ``str`` result is sent as is, anything else as JSON.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Generic, TypeVar, get_type_hints
+
+from pydantic import BaseModel, ValidationError, create_model
+
+from mediagen_nb.types import ChatCompletion, Message, ToolCall, ToolUseBlock, tool_results_turn
+
+M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R", ChatCompletion, Message)
+Protocol = str  # "chat" or "messages"
+
+
+class ToolLoopError(RuntimeError):
+    """The model still called tools after ``max_steps`` requests."""
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """One tool call the loop ran: the function's name, its arguments and its result."""
+
+    name: str
+    arguments: dict[str, Any]
+    result: str
+    is_error: bool = False
+
+
+@dataclass
+class ToolRun(Generic[R]):
+    """What ``run_tools`` returns: the final reply, every call made, the whole conversation."""
+
+    final: R
+    calls: list[ToolCallRecord] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    steps: int = 0
+    """Requests sent (the last one answered without a tool call)."""
+
+
+@dataclass(frozen=True)
+class FunctionTool:
+    """A Python function offered as a tool."""
+
+    function: Callable[..., Any]
+    name: str
+    description: str
+    arguments: type[BaseModel]
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments (an object)."""
+        schema = self.arguments.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def chat_param(self) -> dict[str, Any]:
+        """The chat-completions ``tools`` entry."""
+        spec = {"name": self.name, "description": self.description, "parameters": self.schema}
+        return {"type": "function", "function": spec}
+
+    def messages_param(self) -> dict[str, Any]:
+        """The messages ``tools`` entry."""
+        return {"name": self.name, "description": self.description, "input_schema": self.schema}
+
+    async def run(self, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """(result text, whether it is an error) of a call with ``arguments``."""
+        try:
+            checked = self.arguments.model_validate(arguments)
+            kwargs = {name: getattr(checked, name) for name in type(checked).model_fields}
+            value = self.function(**kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+        except ValidationError as exc:
+            return f"invalid arguments for {self.name}: {exc}", True
+        except Exception as exc:  # the model sees what went wrong, as SDK tool runners do
+            return f"{type(exc).__name__}: {exc}", True
+        return _as_text(value), False
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def function_tool(function: Callable[..., Any]) -> FunctionTool:
+    """``function`` as a tool: name, first docstring paragraph, arguments from its hints."""
+    hints = get_type_hints(function)
+    fields: dict[str, Any] = {}
+    for name, parameter in inspect.signature(function).parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise TypeError(f"tool {function.__name__}: *args / **kwargs cannot be described")
+        default = ... if parameter.default is parameter.empty else parameter.default
+        fields[name] = (hints.get(name, Any), default)
+    model = create_model(f"{function.__name__}_arguments", **fields)
+    doc = inspect.getdoc(function) or ""
+    description = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
+    return FunctionTool(function, function.__name__, description, model)
+
+
+def strict_schema(schema: Any) -> Any:
+    """``schema`` in OpenAI's strict form: every object closed, every property required."""
+    if isinstance(schema, list):
+        return [strict_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: strict_schema(v) for k, v in schema.items()}
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: strict_schema(v) for k, v in schema["properties"].items()}
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+    if isinstance(schema.get("$defs"), dict):
+        out["$defs"] = {k: strict_schema(v) for k, v in schema["$defs"].items()}
+    return out
+
+
+def json_schema_format(model: type[BaseModel]) -> dict[str, Any]:
+    """The chat ``response_format`` asking for an instance of ``model`` (strict)."""
+    schema = strict_schema(model.model_json_schema())
+    spec = {"name": model.__name__, "schema": schema, "strict": True}
+    return {"type": "json_schema", "json_schema": spec}
+
+
+def output_config(model: type[BaseModel]) -> dict[str, Any]:
+    """The messages ``output_config`` asking for an instance of ``model``."""
+    return {"format": {"type": "json_schema", "schema": model.model_json_schema()}}
+
+
+def parsed_chat(reply: ChatCompletion, model: type[M]) -> ChatCompletion:
+    """``reply`` with ``choices[i].message.parsed`` set (None where a tool was called)."""
+    for choice in reply.choices:
+        content = choice.message.content
+        if content is not None and not choice.message.tool_calls:
+            choice.message.parsed = model.model_validate_json(content)
+    return reply
+
+
+def parsed_message(reply: Message, model: type[M]) -> Message:
+    """``reply`` with ``parsed_output`` set (None when the reply stopped at a tool call)."""
+    if reply.stop_reason != "tool_use":
+        reply.parsed_output = model.model_validate_json(reply.text)
+    return reply
+
+
+Send = Callable[[list[dict[str, Any]]], Awaitable[R]]
+
+
+async def tool_loop(
+    protocol: Protocol,
+    send: Send[R],
+    messages: list[dict[str, Any]],
+    tools: Sequence[FunctionTool],
+    max_steps: int,
+) -> ToolRun[R]:
+    """Send, run the tool calls, send again (see the module docstring)."""
+    by_name = {t.name: t for t in tools}
+    conversation = list(messages)
+    calls: list[ToolCallRecord] = []
+    for step in range(1, max_steps + 1):
+        reply = await send(conversation)
+        run = ToolRun(reply, calls, conversation, step)
+        asked = _asked(reply)
+        if not asked:
+            return run
+        turn = reply.to_param() if isinstance(reply, Message) else reply.message.to_param()
+        conversation.append(turn)
+        answers: list[dict[str, Any]] = []
+        for name, arguments, reply_to in asked:
+            tool = by_name.get(name)
+            text, failed = await tool.run(arguments) if tool else (f"no tool named {name!r}", True)
+            calls.append(ToolCallRecord(name, arguments, text, failed))
+            answers.append(reply_to(text, failed))
+        if protocol == "chat":
+            conversation.extend(answers)
+        else:
+            conversation.append(tool_results_turn(*answers))
+    raise ToolLoopError(f"the model still called tools after {max_steps} requests")
+
+
+Answer = Callable[[str, bool], dict[str, Any]]
+
+
+def _asked(reply: ChatCompletion | Message) -> list[tuple[str, dict[str, Any], Answer]]:
+    """(name, arguments, how to answer) of each tool call of ``reply``."""
+    found: list[tuple[str, dict[str, Any], Answer]] = []
+    if isinstance(reply, Message):
+        for use in reply.tool_uses:
+            arguments = use.input if isinstance(use.input, dict) else {}
+            found.append((use.name, arguments, partial(_use_result, use)))
+        return found
+    for call in reply.tool_calls:
+        try:
+            arguments = json.loads(call.function.arguments or "{}")
+        except ValueError:
+            arguments = {}
+        found.append((call.name, arguments, partial(_call_result, call)))
+    return found
+
+
+def _use_result(use: ToolUseBlock, text: str, failed: bool) -> dict[str, Any]:
+    return use.result(text, is_error=failed)
+
+
+def _call_result(call: ToolCall, text: str, _failed: bool) -> dict[str, Any]:
+    return call.result(text)
