@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -136,22 +136,59 @@ def choose_wheels(root: Path, cache: Path, scratch: Path, micropip: str) -> dict
 
 
 def write_wheels(
-    chosen: dict[str, Wheel], folder: Path, pyodide_lock: dict[str, Any], cdn: str | None
+    chosen: dict[str, Wheel],
+    folder: Path,
+    pyodide_lock: dict[str, Any],
+    cdn: str | None,
+    *,
+    compile_with: Path | None = None,
+    log: Callable[[str], None] = print,
 ) -> tuple[str, ...]:
     """Copy the chosen wheels into ``folder`` and write its ``pyodide-lock.json``: exactly
     those wheels, or with ``cdn`` (a URL ending in ``/``) also every package of Pyodide's own
-    lockfile, fetched from there (the site's wheels win where both have a package)."""
+    lockfile, fetched from there (the site's wheels win where both have a package).
+    ``compile_with``: a folder with Pyodide's core, whose Python adds bytecode to the copies
+    (``precompile``) before the lockfile records their sha256."""
     folder.mkdir(parents=True, exist_ok=True)
-    for wheel in chosen.values():
+    shipped = {}
+    for name, wheel in chosen.items():
         shutil.copyfile(wheel.path, folder / wheel.path.name)
+        shipped[name] = replace(wheel, path=folder / wheel.path.name)
+    if compile_with is not None:
+        precompile(compile_with, folder, sorted(w.path.name for w in shipped.values()), log)
     packages: dict[str, dict[str, Any]] = {}
     if cdn is not None:
         for name, entry in pyodide_lock["packages"].items():
             packages[name] = {**entry, "file_name": cdn + entry["file_name"]}
-    packages.update(lock_entries(chosen))
+    packages.update(lock_entries(shipped))
     lock = {"info": pyodide_lock["info"], "packages": packages}
     (folder / "pyodide-lock.json").write_text(json.dumps(lock, indent=1))
     return tuple(sorted(w.path.name for w in chosen.values()))
+
+
+def precompile(core: Path, folder: Path, names: list[str], log: Callable[[str], None]) -> None:
+    """Add bytecode to the wheels ``names`` in ``folder``, compiled by the Pyodide whose core
+    is in ``core`` under Node (``_bytecode``, ``precompile.mjs``), and to that core's stdlib
+    zip when the site serves it (``core`` is ``folder``): the browser then skips compiling
+    what a start imports. Without Node, or when it fails, they stay source only (the site
+    works the same, its first start is slower) and the log says so."""
+    node = shutil.which("node")
+    if node is None:
+        log("no node on PATH: the wheels ship source only (the browser compiles it)")
+        return
+    here = Path(__file__).resolve().parent
+    command = [
+        node, str(here / "precompile.mjs"), str(core), str(folder), str(here / "_bytecode.py"),
+        "yes" if core == folder else "no", *names,
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
+    if done.returncode != 0:
+        log(
+            f"compiling the wheels in Pyodide failed; they ship source only:\n{done.stderr[-2000:]}"
+        )
+        return
+    added: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
+    log(f"bytecode for {sum(added.values())} modules in {len(added)} archives (by Pyodide)")
 
 
 def cdn_url() -> str:
@@ -250,13 +287,15 @@ def build_site(
     *,
     cache: Path | None = None,
     pyodide_cdn: bool = False,
+    precompile_wheels: bool = True,
     log: Callable[[str], None] = print,
 ) -> Site:
     """Build the static playground into ``output`` (created, or an earlier build replaced).
 
     ``pyodide_cdn``: Pyodide's core and its whole package set (numpy, pandas, Pillow...)
     come from Pyodide's CDN, so the site needs internet; the project's wheels are still
-    served by the site.
+    served by the site. ``precompile_wheels``: ship the wheels with bytecode compiled by
+    that Pyodide (``precompile``), so a visitor's first start does not compile the source.
     """
     output = output.expanduser().absolute()
     _check_output(output)
@@ -267,20 +306,25 @@ def build_site(
         lite_dir = scratch / "lite"
         log(f"Pyodide {PYODIDE_VERSION} and wheels (cache: {cache})")
         tarball = fetch_pyodide(cache / "pyodide")
-        if pyodide_cdn:
-            pyodide_lock = unpack_core(tarball, scratch / "pyodide", names=(LOCK,))
-        else:  # the well-known folder: JupyterLite serves it and points the kernel there
-            pyodide_lock = unpack_core(tarball, lite_dir / SITE_PYODIDE)
+        # the core compiles the wheels (``precompile``); the CDN's core is the same release
+        core = scratch / "pyodide" if pyodide_cdn else lite_dir / SITE_PYODIDE
+        pyodide_lock = unpack_core(tarball, core)
         micropip = pyodide_lock["packages"]["micropip"]["version"]
         chosen = choose_wheels(root, cache, scratch, micropip)
-        if not pyodide_cdn:
-            wheels = write_wheels(chosen, lite_dir / SITE_PYODIDE, pyodide_lock, None)
+        compile_with = core if precompile_wheels else None
+        if not pyodide_cdn:  # the well-known folder: JupyterLite serves it, the kernel uses it
+            wheels = write_wheels(
+                chosen, core, pyodide_lock, None, compile_with=compile_with, log=log
+            )
         _copy_notebooks(root, lite_dir / "contents")
         _lite_config(lite_dir)
         built = scratch / "site"
         _run_jupyter_lite(lite_dir, built, log)
         if pyodide_cdn:
-            wheels = write_wheels(chosen, built / SITE_PYODIDE, pyodide_lock, cdn_url())
+            wheels = write_wheels(
+                chosen, built / SITE_PYODIDE, pyodide_lock, cdn_url(),
+                compile_with=compile_with, log=log,
+            )  # fmt: skip
             _use_cdn(built, cdn_url())
         _landing(built)
         if output.exists():

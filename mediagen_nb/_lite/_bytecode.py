@@ -1,0 +1,132 @@
+"""Bytecode in the site's wheels and stdlib, so the browser's first start compiles no source.
+
+No wheel on PyPI ships ``.pyc`` files and Pyodide's ``python_stdlib.zip`` holds none, so a
+visitor's Pyodide compiled every module it imported from source on each cold load (~4 of
+the ~7 s the first Studio took). A ``.pyc`` only loads in the exact CPython version that
+wrote it, so the build does not compile with the Python it runs in: ``precompile.mjs``
+starts the site's own Pyodide under Node, loads the site's wheels, starts a Studio
+(``WARM_UP``) to learn which modules a start imports, and runs :func:`add_bytecode` there:
+bytecode for every module of our own package and for each other module that start
+imported (the rest, e.g. Pygments' hundreds of lexers, stays source only: it would add
+megabytes to every visit for modules a visit rarely imports).
+
+A wheel's module gets ``__pycache__/<name>.<cache tag>.pyc`` beside it (the ``RECORD``
+lists it, without a hash, as the wheel format allows for pyc files); a module of the
+stdlib zip gets ``<name>.pyc`` beside it, where ``zipimport`` looks. Each is an *unchecked
+hash-based* pyc (PEP 552): valid whatever time stamps the browser's unpacking gives the
+files, never checked against the source. An archive that already holds bytecode is left
+alone, so a second run changes nothing.
+
+This module runs inside Pyodide: standard library only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import zipfile
+from collections.abc import Callable
+from importlib._bootstrap_external import (  # type: ignore[attr-defined]  # no stub
+    _code_to_hash_pyc,
+)
+
+WARM_UP = """
+import os
+os.environ["MEDIAGEN_HOME"] = "/tmp/mediagen-warm-up"
+import IPython, ipywidgets, anywidget, comm
+import mediagen_nb as mg
+mg.Studio(resume=False)
+"""
+"""What a visitor's first start runs (besides the kernel itself), run once at build time."""
+OURS = "mediagen_nb-"
+"""File names of our own wheel: every module of it is compiled."""
+
+
+def pyc_name(name: str, *, beside: bool = False) -> str:
+    """Where the import system looks for the bytecode of ``name`` (a path in an archive):
+    ``__pycache__`` for a folder on ``sys.path``, beside the source in a zip (``beside``)."""
+    if beside:
+        return name[:-3] + ".pyc"
+    head, _, tail = name.rpartition("/")
+    pyc = f"__pycache__/{tail[:-3]}.{sys.implementation.cache_tag}.pyc"
+    return f"{head}/{pyc}" if head else pyc
+
+
+def compiled(name: str, source: bytes) -> bytes | None:
+    """The unchecked hash-based pyc of ``source`` (``name``: its path where it runs, for
+    tracebacks); None when it does not compile here."""
+    try:
+        code = compile(source, name, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    return bytes(_code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False))
+
+
+def _module(name: str) -> bool:
+    """A module the archive installs (not a script or data file of a wheel)."""
+    return name.endswith(".py") and ".data/" not in name
+
+
+def add_bytecode(
+    path: str,
+    *,
+    root: str = "",
+    wanted: Callable[[str], bool] = lambda _where: True,
+    beside: bool = False,
+) -> int:
+    """Add bytecode for the modules of the archive at ``path`` (replaced in place) whose
+    path where they run (``root`` + name) is ``wanted``; ``beside`` for a zip on
+    ``sys.path``. Returns how many pyc files were added (0 when it already had bytecode)."""
+    with zipfile.ZipFile(path) as old:
+        infos = old.infolist()
+        if any(info.filename.endswith(".pyc") for info in infos):
+            return 0
+        added: list[str] = []
+        record: tuple[zipfile.ZipInfo, bytes] | None = None
+        temporary = f"{path}.partial"
+        with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as new:
+            for info in infos:
+                data = old.read(info)
+                if info.filename.endswith(".dist-info/RECORD"):
+                    record = (info, data)
+                    continue
+                new.writestr(info, data)
+                where = root + info.filename
+                if not (_module(info.filename) and wanted(where)):
+                    continue
+                pyc = compiled(where, data)
+                if pyc is not None:
+                    name = pyc_name(info.filename, beside=beside)
+                    entry = zipfile.ZipInfo(name, date_time=info.date_time)
+                    new.writestr(entry, pyc, compress_type=zipfile.ZIP_DEFLATED)
+                    added.append(name)
+            if record is not None:
+                info, data = record
+                lines = data.decode().rstrip("\n").split("\n") + [f"{n},," for n in added]
+                new.writestr(info, "\n".join(lines) + "\n")
+    os.replace(temporary, path)
+    return len(added)
+
+
+def imported_files() -> set[str]:
+    """The files of every module imported so far in this Python."""
+    return {f for m in list(sys.modules.values()) if (f := getattr(m, "__file__", None))}
+
+
+def add_bytecode_to(wheels: list[str], stdlib: str | None) -> dict[str, int]:
+    """Bytecode for what this Python imported (after ``WARM_UP``): in each wheel (ours
+    whole) and in the stdlib zip at ``stdlib``. File name -> pyc files added."""
+    used = imported_files()
+    site = next(p for p in sys.path if p.endswith("site-packages")) + "/"
+    done = {}
+    for path in wheels:
+        name = os.path.basename(path)
+        wanted = (lambda _w: True) if name.startswith(OURS) else used.__contains__
+        done[name] = add_bytecode(path, root=site, wanted=wanted)
+    if stdlib is not None:
+        zipped = next(p for p in sys.path if p.endswith(".zip")) + "/"
+        done[os.path.basename(stdlib)] = add_bytecode(
+            stdlib, root=zipped, wanted=used.__contains__, beside=True
+        )
+    return done

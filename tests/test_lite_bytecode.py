@@ -1,0 +1,62 @@
+"""Bytecode added to a wheel (``mediagen_nb._lite._bytecode``), tried with this CPython: the
+site's build runs the same code in the site's own Pyodide (``precompile.mjs``)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mediagen_nb._lite._bytecode import add_bytecode, pyc_name
+
+TAG = sys.implementation.cache_tag
+
+
+def _wheel(folder: Path) -> Path:
+    path = folder / "lumen-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("lumen_pkg/__init__.py", "FROM = 'the source'\n")
+        archive.writestr("lumen_pkg/old.py", "print 'python 2'\n")
+        archive.writestr("lumen-1.0.data/scripts/tool.py", "X = 1\n")
+        archive.writestr("lumen-1.0.dist-info/METADATA", "Name: lumen\nVersion: 1.0\n")
+        archive.writestr("lumen-1.0.dist-info/RECORD", "lumen_pkg/__init__.py,sha256=x,21\n")
+    return path
+
+
+def test_each_module_gets_its_pyc_and_the_record_lists_it(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path)
+    assert add_bytecode(str(wheel)) == 1  # old.py does not compile here; scripts are not modules
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        record = archive.read("lumen-1.0.dist-info/RECORD").decode().splitlines()
+    pyc = f"lumen_pkg/__pycache__/__init__.{TAG}.pyc"
+    assert [n for n in names if n.endswith(".pyc")] == [pyc]
+    assert "lumen_pkg/old.py" in names  # left as source
+    assert record == ["lumen_pkg/__init__.py,sha256=x,21", f"{pyc},,"]
+    assert add_bytecode(str(wheel)) == 0  # a second run changes nothing
+
+
+def test_the_import_system_uses_the_pyc_without_checking_the_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheel = _wheel(tmp_path)
+    add_bytecode(str(wheel))
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    (site / "lumen_pkg" / "__init__.py").write_text("FROM = 'changed after the build'\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "lumen_pkg", raising=False)
+    module = importlib.import_module("lumen_pkg")
+    try:
+        assert module.FROM == "the source"  # the unchecked pyc, not a fresh compile
+    finally:
+        del sys.modules["lumen_pkg"]
+
+
+def test_pyc_names_follow_the_import_system() -> None:
+    assert pyc_name("a/b/c.py") == f"a/b/__pycache__/c.{TAG}.pyc"
+    assert pyc_name("top.py") == f"__pycache__/top.{TAG}.pyc"
