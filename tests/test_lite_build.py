@@ -15,6 +15,7 @@ import pytest
 
 from mediagen_nb import cli
 from mediagen_nb._lite import _pyodide, _site
+from mediagen_nb._lite._bytecode import add_bytecode
 from mediagen_nb._lite._wheels import Wheel, closure, lock_entries
 
 
@@ -137,3 +138,28 @@ def test_lite_build_needs_an_output(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         cli.main(["lite", "build"])
     assert "--output" in capsys.readouterr().err
+
+
+def test_the_lock_records_the_wheels_as_shipped_with_their_bytecode(
+    wheels: list[Wheel], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen, _ = closure(wheels, ["app"])
+    compiled: list[str] = []
+
+    def precompile(core: Path, folder: Path, names: list[str], log: object) -> None:
+        for name in names:  # what the site's Pyodide does, with this Python
+            add_bytecode(str(folder / name))
+            compiled.append(name)
+
+    monkeypatch.setattr(_site, "precompile", precompile)
+    site = tmp_path / "site"
+    pyodide_lock = {"info": {}, "packages": {}}
+    shipped = _site.write_wheels(chosen, site, pyodide_lock, None, compile_with=tmp_path)
+    assert compiled == list(shipped)
+    packages = json.loads((site / "pyodide-lock.json").read_text())["packages"]
+    for entry in packages.values():
+        data = (site / entry["file_name"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+    for name, wheel in chosen.items():  # the cache keeps the wheels as downloaded
+        with zipfile.ZipFile(wheel.path) as archive:
+            assert not any(n.endswith(".pyc") for n in archive.namelist()), name

@@ -60,3 +60,25 @@ def test_the_import_system_uses_the_pyc_without_checking_the_source(
 def test_pyc_names_follow_the_import_system() -> None:
     assert pyc_name("a/b/c.py") == f"a/b/__pycache__/c.{TAG}.pyc"
     assert pyc_name("top.py") == f"__pycache__/top.{TAG}.pyc"
+
+
+def test_a_zip_on_sys_path_gets_pyc_beside_only_for_wanted_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stdlib = tmp_path / "stdlib.zip"
+    with zipfile.ZipFile(stdlib, "w") as archive:
+        archive.writestr("lumen_zip/__init__.py", "FROM = 'the source'\n")
+        archive.writestr("lumen_zip/unused.py", "X = 1\n")
+    root = f"{stdlib}/"
+    wanted = {root + "lumen_zip/__init__.py"}
+    assert add_bytecode(str(stdlib), root=root, wanted=wanted.__contains__, beside=True) == 1
+    with zipfile.ZipFile(stdlib) as archive:
+        assert [n for n in archive.namelist() if n.endswith(".pyc")] == ["lumen_zip/__init__.pyc"]
+    monkeypatch.syspath_prepend(str(stdlib))
+    monkeypatch.delitem(sys.modules, "lumen_zip", raising=False)
+    module = importlib.import_module("lumen_zip")
+    try:
+        assert module.__file__ == root + "lumen_zip/__init__.pyc"  # zipimport took the pyc
+        assert module.FROM == "the source"
+    finally:
+        del sys.modules["lumen_zip"]
