@@ -10,6 +10,7 @@ import hashlib
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -153,7 +154,7 @@ def test_the_lock_records_the_wheels_as_shipped_with_their_bytecode(
 
     monkeypatch.setattr(_site, "precompile", precompile)
     site = tmp_path / "site"
-    pyodide_lock = {"info": {}, "packages": {}}
+    pyodide_lock: dict[str, Any] = {"info": {}, "packages": {}}
     shipped = _site.write_wheels(chosen, site, pyodide_lock, None, compile_with=tmp_path)
     assert compiled == list(shipped)
     packages = json.loads((site / "pyodide-lock.json").read_text())["packages"]
