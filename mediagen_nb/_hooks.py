@@ -63,6 +63,9 @@ class ServiceEndpoint:
     service_id: str | None = None
     """Stable identity recorded in history instead of ``base_url`` (whose port changes with
     every kernel); lets a restarted kernel re-attach the previous kernel's demo tasks."""
+    in_process: bool = False
+    """True when the emulator runs inside this process (no socket): its ``.invalid`` URLs
+    lead nowhere outside it, so notices name no address."""
 
 
 _lock = threading.Lock()

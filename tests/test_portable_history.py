@@ -16,7 +16,7 @@ from mediagen_nb.history import HistoryUnavailableWarning, _ledger
 from mediagen_nb.history._fallback import BROWSER_NOTICE
 from mediagen_nb.history._ledger import Ledger
 from mediagen_nb.history._records import COLUMNS
-from mediagen_nb.widgets import HistoryPanel
+from mediagen_nb.widgets import HistoryPanel, Studio
 
 BlockedRun = Callable[[Sequence[str], str], str]  # the ``run_without`` fixture
 
@@ -129,13 +129,28 @@ def test_a_browser_ledger_keeps_history_in_memory_and_says_so(
     monkeypatch.setattr(_ledger, "_default", None)
 
 
+def test_in_a_studio_the_browser_notice_shows_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_ledger, "is_browser", lambda: True)
+    monkeypatch.setattr(_ledger, "_default", None)
+    _fill(_ledger.ledger())
+    studio = Studio(resume=False, lazy=False)
+    assert studio.notice == BROWSER_NOTICE  # the Studio's notice says it ...
+    assert studio.history.notice == ""  # ... and its History tab does not repeat it
+    assert studio.history.total == 3
+    studio.history.refresh()
+    assert studio.history.notice == ""
+    assert HistoryPanel().notice == BROWSER_NOTICE  # a panel on its own still says it
+    studio.close()
+    monkeypatch.setattr(_ledger, "_default", None)
+
+
 def test_without_pandas_and_pillow_the_history_panel_works(run_without: BlockedRun) -> None:
     out = run_without(
         ["pandas", "PIL", "av"],
         """
         import asyncio, json, sys
         import mediagen_nb as mg
-        from mediagen_nb.widgets import HistoryPanel
+        from mediagen_nb.widgets import HistoryPanel, Studio
 
         async def main():
             emu = mg.start_emulator(in_process=True, speed=600)

@@ -20,6 +20,7 @@ from typing import Self
 import httpx2
 
 from mediagen_nb import _hooks
+from mediagen_nb._platform import is_browser
 
 from ._assets import Assets
 from ._chat import Chat, Messages
@@ -46,9 +47,28 @@ _notice_lock = threading.Lock()
 _notice_shown = False
 
 
+REAL_SERVICE_HINT = (
+    "set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL for the real service"
+)
+
+
+def demo_notice(endpoint: _hooks.ServiceEndpoint) -> str:
+    """What demo mode says about where the built-in emulator runs.
+
+    A socket emulator has an address worth showing; an in-process one has only a ``.invalid``
+    name (a link to it would lead a browser visitor off the page), so it says where it runs:
+    in this tab (the browser) or in this process.
+    """
+    if endpoint.in_process:
+        where = "this tab" if is_browser() else "this process"
+        return f"demo mode: the built-in emulator runs in {where}"
+    return f"demo mode: using the built-in emulator at {endpoint.base_url}"
+
+
 def _in_jupyter_kernel() -> bool:
-    """True inside a Jupyter kernel, where stderr is drawn as a red (alarming) box."""
-    if "ipykernel" not in sys.modules:
+    """True inside a Jupyter kernel, where stderr is drawn as a red (alarming) box: ipykernel,
+    or JupyterLite's Pyodide kernel (which does not import ipykernel)."""
+    if "ipykernel" not in sys.modules and "pyodide_kernel" not in sys.modules:
         return False
     get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
     shell = get_ipython() if callable(get_ipython) else None
@@ -69,11 +89,7 @@ def _announce_demo(endpoint: _hooks.ServiceEndpoint) -> None:
         if _notice_shown:
             return
         _notice_shown = True
-    text = (
-        f"mediagen_nb demo mode: using the built-in emulator at {endpoint.base_url} "
-        "(set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL for the real "
-        "service)"
-    )
+    text = f"mediagen_nb {demo_notice(endpoint)} ({REAL_SERVICE_HINT})"
     logger.info("%s", text)
     if not _in_jupyter_kernel():
         print(text, file=sys.stderr)

@@ -123,7 +123,11 @@ class EmulatorHandle:
     def endpoint(self) -> _hooks.ServiceEndpoint:
         """Where a client should talk to this emulator."""
         return _hooks.ServiceEndpoint(
-            self.base_url, self.text_base_url, self.api_key, service_id=self.service_id
+            self.base_url,
+            self.text_base_url,
+            self.api_key,
+            service_id=self.service_id,
+            in_process=self.in_process,
         )
 
     def __enter__(self) -> Self:

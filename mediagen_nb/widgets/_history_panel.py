@@ -131,9 +131,13 @@ class HistoryPanel(WidgetPanel):
         session: Session | None = None,
         home: Path | str | None = None,
         page_size: int = PAGE_SIZE,
+        history_notice: bool = True,
     ) -> None:
         super().__init__(session=session)
         self.home = home
+        self.history_notice = history_notice
+        """Whether the history's own notice (a fallback, a tab keeping it in memory) shows
+        here; False inside the Studio, whose notice already says it (shown once, not twice)."""
         self.page_size = page_size
         self.export_dir = str(self.export_path().parent)
         self.records: list[Record] | None = None
@@ -205,11 +209,11 @@ class HistoryPanel(WidgetPanel):
 
     def _history(self, **filters: Any) -> HistoryRecords:
         """The history records of this panel's folder; the history's notice (a fallback, or
-        a browser tab keeping it in memory) becomes the panel's notice."""
+        a browser tab keeping it in memory) becomes the panel's notice (``history_notice``)."""
         from mediagen_nb.history._records import history_records
 
         records = history_records(home=self.home, warn=False, **filters)
-        problem = records.problem
+        problem = records.problem if self.history_notice else None
         if isinstance(problem, str) and problem != self._problem_shown:
             self._problem_shown = problem
             self.show_error(problem)

@@ -206,7 +206,8 @@ class Studio(WidgetPanel):
     def history(self) -> HistoryPanel:
         """The History panel (built on first use)."""
         if self._history is None:
-            self._history = HistoryPanel(session=self.session)
+            # the history's notice is the Studio's own (``_watch_history``): not twice
+            self._history = HistoryPanel(session=self.session, history_notice=False)
             self._history.on_reopen(self.guard(self._open))
             self.panel_history = self._history
         return self._history

@@ -85,12 +85,14 @@ def serve(folder: Path) -> Iterator[tuple[str, Counter]]:
 
 class FramePage:
     """The Studio's frame where a ``Front`` expects a page: locators and scripts run in the
-    frame, the keyboard and page events are the page's (a Playwright frame has neither)."""
+    frame, the keyboard, page events and downloads are the page's (a Playwright frame has
+    none of them)."""
 
     def __init__(self, frame: Frame) -> None:
         self._frame = frame
         self.keyboard = frame.page.keyboard
         self.on = frame.page.on
+        self.expect_download = frame.page.expect_download  # a download is the page's event
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._frame, name)
@@ -104,6 +106,8 @@ class LiteVisit:
     front: Front
     blocked: list[str]
     """Every request to a host other than 127.0.0.1, aborted."""
+    failed: list[str]
+    """Every response with an error status (``404 <url>``): a clean console has none."""
     ready_s: float
     """Seconds from opening the address to a ready Studio."""
 
@@ -122,6 +126,10 @@ def open_lite(browser: Browser, url: str, theme: Theme) -> LiteVisit:
             route.abort()
 
     context.route("**/*", local_only)
+    failed: list[str] = []
+    context.on(
+        "response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None
+    )
     page = context.new_page()
     start = time.monotonic()
     page.goto(f"{url}?theme={theme}")
@@ -132,4 +140,4 @@ def open_lite(browser: Browser, url: str, theme: Theme) -> LiteVisit:
     expect(frame.locator(READY).first).to_be_visible(timeout=STUDIO_TIMEOUT_MS)
     ready_s = time.monotonic() - start
     front = Front(cast(Page, FramePage(frame)), "lite")
-    return LiteVisit(page=page, front=front, blocked=blocked, ready_s=ready_s)
+    return LiteVisit(page=page, front=front, blocked=blocked, failed=failed, ready_s=ready_s)

@@ -67,9 +67,11 @@ def test_the_studio_runs_in_the_browser_from_a_static_folder(
         for text in (IMAGE_PROMPT[:20], VIDEO_PROMPT[:20], CHAT_MESSAGE[:20]):
             expect(rows.filter(has_text=text).first).to_be_visible()
         expect(rows.filter(has_text="Asset").first).to_be_visible()
+        says_once_without_red(front)
         save_screenshot(front.panel("images"), screenshot_dir / "lite-images-light.png")
         save_screenshot(visit.page.locator("body"), screenshot_dir / "lite-landing-light.png")
         assert visit.blocked == [], visit.blocked  # nothing asked of any other host
+        assert visit.failed == [], visit.failed  # nothing looked for in vain (no 404s)
         assert not front.errors, front.errors
         assert not front.tracebacks(), front.tracebacks()
         record(
@@ -84,6 +86,16 @@ def test_the_studio_runs_in_the_browser_from_a_static_folder(
         assert f"the service at {service.rstrip('/')} does not allow requests" in message
         assert "(CORS)" in message
         visit.page.context.close()
+
+
+def says_once_without_red(front: Front) -> None:
+    """With the History tab open: the tab's in-memory history is said once (the Studio's
+    notice), demo mode names no ``.invalid`` address, and nothing is written to stderr."""
+    said = front.page.get_by_text("kept in memory in this browser tab")
+    expect(said).to_have_count(1)
+    expect(said).to_be_visible()
+    expect(front.page.locator("[data-mime-type='application/vnd.jupyter.stderr']")).to_have_count(0)
+    assert ".invalid" not in front.page.locator("body").inner_text()
 
 
 def connect_without_cors(front: Front, service: str) -> str:
