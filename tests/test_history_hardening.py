@@ -9,11 +9,13 @@ without a word.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -164,22 +166,43 @@ def test_broken_file_keeps_session_rows_and_says_where(breaker: str) -> None:
     assert frame.attrs["problem"] == store.problem
 
 
-@pytest.mark.skipif(os.geteuid() == 0 if hasattr(os, "geteuid") else True, reason="root writes")
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """Make ``folder`` and its files read-only for this process, then writable again.
+
+    Permission bits do not stop root (CI runs as root), so as root the files and the folder
+    are made immutable (``chattr +i``), which stops root too.
+    """
+    paths = [*folder.iterdir(), folder]
+    if os.geteuid() != 0:
+        for path in paths:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+        return
+    if shutil.which("chattr") is None:
+        pytest.skip("running as root without chattr: no way to make a file read-only for root")
+    subprocess.run(["chattr", "+i", *map(str, paths)], check=True)
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", *map(str, paths)], check=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
 def test_read_only_file_keeps_old_and_new_rows(tmp_path: Path) -> None:
     home = tmp_path / "home"
     first = Ledger(home)
     first.record(turn("old"))
     first.close()
-    for path in home.iterdir():
-        path.chmod(0o444)
-    home.chmod(0o555)
-    try:
+    with read_only(home):
         store = Ledger(home)
         store.record(turn("new"))
         assert keys(store) == {"old", "new"}
         assert store.problem is not None
-    finally:
-        home.chmod(0o755)
+        store.close()
 
 
 def test_history_panel_and_studio_show_the_problem() -> None:

@@ -226,6 +226,53 @@ async def test_tool_loop_against_the_emulator(protocol: str) -> None:
             panel.close()
 
 
+TWO_TOOLS = json.dumps(
+    [
+        *json.loads(TOOLS_EXAMPLE),
+        {
+            "name": "what_to_wear",
+            "description": "Suggest clothes for a temperature in Celsius",
+            "parameters": {
+                "type": "object",
+                "properties": {"temperature_c": {"type": "number"}},
+                "required": ["temperature_c"],
+            },
+        },
+    ]
+)
+
+
+@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+async def test_each_step_of_a_two_tool_loop_is_its_own_card_in_order(protocol: str) -> None:
+    with start_emulator(speed=1000.0, seed=3) as handle:
+        async with AsyncClient(
+            api_key=handle.api_key, base_url=handle.base_url, text_base_url=handle.text_base_url
+        ) as client:
+            panel = ChatPanel(session=Session(client=client))
+            panel.set(protocol=protocol, tools=TWO_TOOLS)
+            panel.send("What is the weather in Paris, and what should I wear?")
+            await panel.join()
+            results = {"get_weather": '{"temperature_c": 18, "sky": "sunny"}'}
+            results["what_to_wear"] = "a light jacket"
+            for _ in results:
+                (call,) = panel.transcript[-1].tool_calls
+                panel.submit_tool_results({call.id: results[call.name]})
+                await panel.join()
+            steps = [
+                [(c.name, c.input, c.result) for c in turn.tool_calls] for turn in panel.transcript
+            ]
+            assert steps == [
+                [],
+                [("get_weather", {"city": "Paris"}, results["get_weather"])],
+                [("what_to_wear", {"temperature_c": 18}, "a light jacket")],
+                [],
+            ]
+            assert "a light jacket" in panel.transcript[-1].text
+            assert panel.transcript[-1].state == "complete"
+            assert panel.errors == []
+            panel.close()
+
+
 @pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
 async def test_copy_as_code_runs_and_sends_what_the_panel_sends(
     protocol: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch

@@ -24,11 +24,12 @@ Decisions (deterministic, no model):
   5. Still nothing: a final-answer tool ends the task when there is one (after a tool
      result, when a tool is forced, or when it is the only tool); a forced choice
      (``required`` / ``any``) with no final tool calls the best-matching tool not yet
-     called; otherwise the step answers (text, or structured output below).
+     called (when every tool has been called, the best match again: the protocol forces a
+     call); otherwise the step answers (text, or structured output below).
 
-  A call with the same name and arguments as one already made is never made again, a task
-  stops calling tools after ``MAX_STEPS`` distinct calls, and the same conversation always
-  gets the same step. Arguments are an instance of the tool's JSON Schema
+  Unless a tool is forced, a call with the same name and arguments as one already made is
+  never made again; a task stops calling tools after ``MAX_STEPS`` distinct calls, and the
+  same conversation always gets the same step. Arguments are an instance of the tool's JSON Schema
   (``_schema_instance``) filled from the facts (the city named, the temperature returned),
   else from the question (a capitalised word for place-like properties, the question for
   query-like ones, an ``enum`` value it mentions). On messages, a call under ``auto``
