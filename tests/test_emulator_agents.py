@@ -277,7 +277,7 @@ async def test_agents_sdk_handoff_to_an_agent_with_its_own_tool(
 async def instructor_client(base: str, protocol: Protocol, mode: str) -> AsyncIterator[Any]:
     """An instructor client of ``protocol`` in ``mode`` ("tools", "json", "md_json")."""
     instructor = pytest.importorskip(
-        "instructor", reason="instructor is installed by hand (see the pyproject test extra)"
+        "instructor", reason="scripts/test installs instructor (see the test extra)"
     )
     if protocol == "chat":
         from openai import AsyncOpenAI
