@@ -10,7 +10,8 @@ import httpx2
 import pytest
 
 from mediagen_nb.emulator import start_emulator
-from mediagen_nb.emulator._schema_instance import instance_for
+from mediagen_nb.emulator._chat_facts import _fits
+from mediagen_nb.emulator._schema_instance import MISSING, instance_for, pattern_matches
 from tests._emulator_helpers import client, make_app
 from tests._support import KEY
 
@@ -149,4 +150,28 @@ async def test_other_requests_are_answered_while_a_hostile_pattern_is_processed(
             statuses = await _poll_unknown(http, 5)
             answer = await slow
     assert statuses == [404] * 5
+    assert answer.status_code == 200
+
+
+@pytest.mark.timeout(60)  # a regex run on the value would backtrack for days, not seconds
+def test_a_hostile_pattern_is_never_run_on_a_value_from_the_conversation() -> None:
+    long_value = "a" * 40 + "!"
+    schema = {"type": "string", "pattern": "^(a+)+$"}
+    assert _fits(long_value, schema) is MISSING
+    assert _fits("aaa", schema) is MISSING  # nested repetition: never run, however short
+    assert _fits("aaa", {"type": "string", "pattern": "^a+$"}) == "aaa"  # safe: tried
+    assert pattern_matches("^(a+)+$", long_value) is None
+    assert pattern_matches("^a+$", "a" * 65) is None  # over the length a regex is run on
+
+
+@pytest.mark.timeout(60)
+async def test_a_hostile_pattern_with_a_long_value_in_the_prompt_is_answered() -> None:
+    long_value = "a" * 40 + "!"
+    schema = obj(city={"type": "string", "pattern": "^(a+)+$"})
+    body = chat_body(schema)
+    body["messages"] = [
+        {"role": "user", "content": f"The city is {long_value}. city: {long_value}"}
+    ]
+    async with client(make_app(), prefix="/gateway") as http:
+        answer = await http.post(CHAT, json=body)
     assert answer.status_code == 200

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mediagen_nb.emulator._schema_instance import MISSING
+from mediagen_nb.emulator._schema_instance import MISSING, pattern_matches
 
 _PLACE = ("city", "location", "place", "country", "destination", "town", "region", "where")
 _SYNONYMS = (
@@ -198,36 +198,43 @@ def _fits(value: Any, schema: dict[str, Any]) -> Any:
     """``value`` shaped to ``schema`` (enum spelling, integer rounding), or MISSING."""
     enum = schema.get("enum")
     if isinstance(enum, list):
-        for option in enum:
-            if option == value or (
-                isinstance(option, str)
-                and isinstance(value, str)
-                and option.lower() == value.lower()
-            ):
-                return option
-        return MISSING
+        return _fit_enum(value, enum)
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     if isinstance(value, bool):
         return value if "boolean" in kinds else MISSING
     if isinstance(value, int | float):
-        if "integer" in kinds and math.isfinite(value):
-            value = round(value)
-        elif "number" not in kinds:
-            return MISSING
-        return value if _in_bounds(value, schema) else MISSING
+        return _fit_number(value, kinds, schema)
     if isinstance(value, str) and "string" in kinds and "format" not in schema:
-        low, high = schema.get("minLength", 0), schema.get("maxLength", len(value))
-        pattern = schema.get("pattern")
-        if not (isinstance(low, int) and isinstance(high, int) and low <= len(value) <= high):
-            return MISSING
-        if isinstance(pattern, str):
-            try:
-                return value if re.search(pattern, value) else MISSING
-            except re.error:
-                return MISSING
-        return value
+        return _fit_string(value, schema)
     return MISSING
+
+
+def _fit_enum(value: Any, enum: list[Any]) -> Any:
+    for option in enum:
+        same_text = isinstance(option, str) and isinstance(value, str)
+        if option == value or (same_text and option.lower() == value.lower()):
+            return option
+    return MISSING
+
+
+def _fit_number(value: float, kinds: list[Any], schema: dict[str, Any]) -> Any:
+    if "integer" in kinds and math.isfinite(value):
+        value = round(value)
+    elif "number" not in kinds:
+        return MISSING
+    return value if _in_bounds(value, schema) else MISSING
+
+
+def _fit_string(value: str, schema: dict[str, Any]) -> Any:
+    """The string when its length and ``pattern`` allow it (the pattern tried only safely)."""
+    low, high = schema.get("minLength", 0), schema.get("maxLength", len(value))
+    if not (isinstance(low, int) and isinstance(high, int) and low <= len(value) <= high):
+        return MISSING
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str) and not pattern_matches(pattern, value):
+        return MISSING
+    return value
 
 
 def _in_bounds(value: float, schema: dict[str, Any]) -> bool:

@@ -353,6 +353,22 @@ def _kind_of(schema: dict[str, Any], depth: int) -> Any:
     return kind
 
 
+def pattern_matches(pattern: str, value: str) -> bool | None:
+    """Whether ``value`` matches the user's ``pattern``; None when it is not safe to try.
+
+    Safe means a short string (``_SAFE_MATCH_CHARS``) and a regex with no nested repetition,
+    so a hostile pattern such as ``^(a+)+$`` never backtracks for long on the emulator's loop.
+    """
+    if len(value) > _SAFE_MATCH_CHARS:
+        return None
+    try:
+        if _nested_repeat(_parser.parse(pattern)):
+            return None
+        return re.search(pattern, value) is not None
+    except (re.error, ValueError, TypeError, IndexError, OverflowError, RecursionError):
+        return None
+
+
 def _fit_pattern(pattern: str, value: str) -> str:
     """``value`` if it (short) matches ``pattern``, else a string built from the regex.
 
