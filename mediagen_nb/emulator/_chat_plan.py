@@ -422,9 +422,8 @@ def call_tokens(calls: list[PlannedCall]) -> int:
     return sum(count_tokens(c.name) + count_tokens(c.json) for c in calls)
 
 
-def tool_results(body: dict[str, Any], protocol: Protocol) -> list[tuple[str, str]] | None:
-    """(tool name, result text) of the tool results that end the conversation, else None."""
-    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+def _call_names(messages: list[dict[str, Any]], protocol: Protocol) -> dict[str, str]:
+    """Tool-call id -> tool name, for every call the assistant made in ``messages``."""
     names: dict[str, str] = {}
     for message in messages:
         if protocol == "chat":
@@ -435,6 +434,13 @@ def tool_results(body: dict[str, Any], protocol: Protocol) -> list[tuple[str, st
             for block in message["content"]:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     names[str(block.get("id"))] = str(block.get("name"))
+    return names
+
+
+def tool_results(body: dict[str, Any], protocol: Protocol) -> list[tuple[str, str]] | None:
+    """(tool name, result text) of the tool results that end the conversation, else None."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    names = _call_names(messages, protocol)
     if protocol == "chat":
         trailing: list[tuple[str, str]] = []
         for message in reversed(messages):

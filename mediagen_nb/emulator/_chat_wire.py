@@ -124,6 +124,49 @@ def _deltas(reply: Reply, seed: int) -> list[dict[str, Any]]:
     return out
 
 
+class _Chunks:
+    """Writes the chunks of one streamed completion: each choice's deltas with the logprobs
+    of the tokens that start inside them."""
+
+    def __init__(
+        self,
+        replies: list[Reply],
+        *,
+        request_id: str,
+        created: int,
+        model: str,
+        include_usage: bool,
+        top_logprobs: int | None,
+    ) -> None:
+        self.head = {
+            "id": request_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+        }
+        self.include_usage = include_usage
+        self.tokens = [_logprobs(r.text, top_logprobs) for r in replies]
+        self.sent = [0] * len(replies)  # characters of text sent so far, per choice
+
+    def chunk(self, choices: list[dict[str, Any]], usage: Any = None) -> bytes:
+        payload: dict[str, Any] = {**self.head, "choices": choices}
+        if self.include_usage:
+            payload["usage"] = usage
+        return b"data: " + dumps(payload) + b"\n\n"
+
+    def one(self, index: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        text = delta.get("content") or ""
+        logprobs: dict[str, Any] | None = None
+        whole = self.tokens[index]
+        if text and whole is not None:
+            # the tokens that start inside this delta (a token's leading space may not)
+            content = _starting(whole["content"], self.sent[index], len(text))
+            logprobs = {"content": content, "refusal": None}
+        self.sent[index] += len(text)
+        choice = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+        return self.chunk([choice])
+
+
 def chat_items(
     replies: list[Reply],
     *,
@@ -135,46 +178,26 @@ def chat_items(
     top_logprobs: int | None = None,
 ) -> list[Item]:
     """Every SSE event of the streamed reply, ``[DONE]`` included, in order."""
-
-    def chunk(choices: list[dict[str, Any]], usage: Any = None) -> bytes:
-        payload: dict[str, Any] = {
-            "id": request_id,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": model,
-            "choices": choices,
-        }
-        if include_usage:
-            payload["usage"] = usage
-        return b"data: " + dumps(payload) + b"\n\n"
-
-    tokens = [_logprobs(r.text, top_logprobs) for r in replies]
-    sent = [0] * len(replies)  # characters of text sent so far, per choice
-
-    def one(index: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
-        text = delta.get("content") or ""
-        logprobs: dict[str, Any] | None = None
-        whole = tokens[index]
-        if text and whole is not None:
-            # the tokens that start inside this delta (a token's leading space may not)
-            content = _starting(whole["content"], sent[index], len(text))
-            logprobs = {"content": content, "refusal": None}
-        sent[index] += len(text)
-        choice = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
-        return chunk([choice])
-
+    out = _Chunks(
+        replies,
+        request_id=request_id,
+        created=created,
+        model=model,
+        include_usage=include_usage,
+        top_logprobs=top_logprobs,
+    )
     items: list[Item] = []
     for index, reply in enumerate(replies):
         role: dict[str, Any] = {"role": "assistant", "content": None if reply.calls else ""}
-        items.append((one(index, role), False))
+        items.append((out.one(index, role), False))
     streams = [_deltas(r, seed + 7919 * i) for i, r in enumerate(replies)]
     for step in range(max((len(s) for s in streams), default=0)):
         for index, deltas in enumerate(streams):
             if step < len(deltas):
-                items.append((one(index, deltas[step]), True))
+                items.append((out.one(index, deltas[step]), True))
     for index, reply in enumerate(replies):
-        items.append((one(index, {}, CHAT_FINISH[reply.finish]), False))
+        items.append((out.one(index, {}, CHAT_FINISH[reply.finish]), False))
     if include_usage:
-        items.append((chunk([], usage_of(replies)), False))
+        items.append((out.chunk([], usage_of(replies)), False))
     items.append((b"data: [DONE]\n\n", False))
     return items

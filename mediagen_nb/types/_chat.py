@@ -114,22 +114,37 @@ class ChatCompletionRequest(RequestModel):
         yield from _text_model_problems(self.model, ctx)
         if not self.messages:
             yield Problem("messages", "must contain at least one message")
-        if self.top_logprobs is not None:
-            if not 0 <= self.top_logprobs <= 20:
-                yield Problem("top_logprobs", "must be between 0 and 20")
-            if self.logprobs is not True:
-                yield Problem("top_logprobs", "needs logprobs: true")
+        yield from self._logprob_rules()
+        yield from self._message_rules()
+        yield from self._sampling_rules()
+        yield from _stop_problems(self.stop)
+        yield from chat_protocol_problems(self)
+
+    def _logprob_rules(self) -> Iterator[Problem]:
+        if self.top_logprobs is None:
+            return
+        if not 0 <= self.top_logprobs <= 20:
+            yield Problem("top_logprobs", "must be between 0 and 20")
+        if self.logprobs is not True:
+            yield Problem("top_logprobs", "needs logprobs: true")
+
+    def _message_rules(self) -> Iterator[Problem]:
+        """Each message's content and parts; video parts for Gemini models only."""
         for index, message in enumerate(self.messages):
             field = f"messages[{index}].content"
             if not chat_content_may_be_null(message):
                 yield from _content_problems(message.content, field)
             yield from content_part_problems(message.content, field, anthropic=False)
-        vendor = _vendor(self.model)
+        if _vendor(self.model) not in ("gpt", "claude"):
+            return
         for field, part in _part_types(self.messages):
-            if part in _VIDEO_PART_TYPES and vendor in ("gpt", "claude"):
+            if part in _VIDEO_PART_TYPES:
                 yield Problem(
                     field, "video input on chat-completions is supported by Gemini models only"
                 )
+
+    def _sampling_rules(self) -> Iterator[Problem]:
+        """temperature, top_p (not both) and the token limits."""
         low, high = CHAT_TEMPERATURE
         if self.temperature is not None and not low <= self.temperature <= high:
             yield Problem("temperature", f"must be between {low:g} and {high:g}")
@@ -141,8 +156,6 @@ class ChatCompletionRequest(RequestModel):
             value = getattr(self, name)
             if value is not None and value < 1:
                 yield Problem(name, "must be at least 1")
-        yield from _stop_problems(self.stop)
-        yield from chat_protocol_problems(self)
 
 
 def _stop_problems(stop: Any) -> Iterator[Problem]:
