@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.emulator._errors import JSON_KEY, protocol_of, send_error
-from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json
+from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json, replaying
 
 MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
 OPEN_PREFIXES: Final = ("/api/media/", "/wall")
@@ -146,16 +146,7 @@ class GatewayFront:
                 await fail(400, invalid)
                 return None
             scope[JSON_KEY] = value
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": raw, "more_body": False}
-            return await receive()
-
-        return replay
+        return replaying(raw, receive)
 
 
 async def _send(send: Send, status: int, body: bytes, headers: dict[str, str]) -> None:

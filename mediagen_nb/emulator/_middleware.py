@@ -335,16 +335,7 @@ class EmulatorMiddleware:
             await fail(400, why)
             return None
         scope[JSON_KEY] = value
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": raw, "more_body": False}
-            return await receive()
-
-        return replay
+        return replaying(raw, receive)
 
 
 def _header_problem(headers: dict[bytes, bytes]) -> tuple[int, str] | None:
@@ -359,6 +350,20 @@ def _header_problem(headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         shown = ctype.decode("latin-1")[:80] or "none"
         return 415, f"Content-Type must be application/json (got {shown})"
     return None
+
+
+def replaying(raw: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the app the body already read, then the rest of the stream."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 async def _read_capped(receive: Receive, fail: Fail) -> bytes | None:

@@ -11,12 +11,11 @@ fsynced and renamed over the final name (atomic on POSIX and Windows).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
+
+from mediagen_nb.client import _files as client_files
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,12}$")
@@ -68,15 +67,4 @@ def find_media(media_root: Path, key: str) -> Path | None:
 def write_atomic(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file and rename; readers never see a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
+    return client_files.write_atomic(path, data)
