@@ -21,6 +21,8 @@ STUBS = {
     "mypy": "exit 0",
     "pytest": 'echo "pytest ran"; exit "$STUB_PYTEST"',
     "python": (
+        'if [ "$1" = "-c" ]; then exit "${STUB_IMPORT:-0}"; fi\n'
+        'if [ "$1 $2" = "-m pip" ]; then echo "pip $*"; exit 0; fi\n'
         'if [ "$1 $2" = "-m bench" ]; then\n'
         '  echo "== 5. many tasks"; echo "FIGURE x | ours 1 ms | ..."\n'
         '  echo; echo "Results (quick mode, now):"; echo; echo "| figure | ours |"\n'
@@ -33,7 +35,13 @@ STUBS = {
 
 
 def run(
-    tmp_path: Path, *, bench: int, tests: int, verdict: str, biome: int = 0
+    tmp_path: Path,
+    *,
+    bench: int,
+    tests: int,
+    verdict: str,
+    biome: int = 0,
+    importable: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -47,6 +55,7 @@ def run(
         "STUB_PYTEST": str(tests),
         "STUB_VERDICT": verdict,
         "STUB_BIOME": str(biome),
+        "STUB_IMPORT": "0" if importable else "1",
         "TMPDIR": str(tmp_path),
     }
     return subprocess.run(
@@ -86,3 +95,15 @@ def test_a_front_end_lint_finding_stops_the_run(tmp_path: Path) -> None:
     failed = run(tmp_path, bench=0, tests=0, verdict="PASS", biome=1)
     assert failed.returncode == 1
     assert "pytest ran" not in failed.stdout  # like ruff: no tests after a lint failure
+
+
+def test_instructor_is_installed_without_its_pin_only_when_missing(tmp_path: Path) -> None:
+    present = run(tmp_path, bench=0, tests=0, verdict="PASS")
+    assert "pip " not in present.stdout
+    missing = run(tmp_path, bench=0, tests=0, verdict="PASS", importable=False)
+    assert missing.returncode == 0, missing.stdout + missing.stderr
+    installs = [line for line in missing.stdout.splitlines() if line.startswith("pip ")]
+    assert len(installs) == 2
+    assert "--no-deps" not in installs[0]  # its other requirements, resolved as usual
+    assert installs[1].endswith("--no-deps instructor==1.17.0")
+    assert missing.stdout.index(installs[1]) < missing.stdout.index("pytest ran")
