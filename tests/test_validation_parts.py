@@ -104,6 +104,10 @@ def test_claude_on_messages_takes_the_same_nested_image() -> None:
 # --- 5. malformed multimodal parts ------------------------------------------------------------
 
 
+def claude_tools(*content: dict[str, Any]) -> dict[str, Any]:
+    return {**GPT_MSG, "model": "claude-sonnet-4-6", "messages": tool_turns(*content)}
+
+
 def chat_parts(*parts: Any, model: str = "gpt-5.4") -> dict[str, Any]:
     return {"model": model, "messages": [{"role": "user", "content": list(parts)}]}
 
@@ -222,6 +226,36 @@ MALFORMED = {
         MESSAGES,
         message_blocks({"type": "document"}),
         "messages[0].content[0].source",
+        "required",
+    ),
+    "messages block type a list": (
+        MESSAGES,
+        message_blocks({"type": [], "text": "a red fox"}),
+        "messages[0].content[0]",
+        "string 'type'",
+    ),
+    "messages nested block type an object": (
+        MESSAGES,
+        claude_tools(tool_result({"type": {"a": 1}})),
+        "messages[2].content[0].content[0]",
+        "string 'type'",
+    ),
+    "chat part type a list": (
+        CHAT,
+        chat_parts({"type": ["image_url"], "image_url": {"url": IMG}}),
+        "messages[0].content[0]",
+        "string 'type'",
+    ),
+    "messages tool_result content a number": (
+        MESSAGES,
+        claude_tools({**tool_result(), "content": 5}),
+        "messages[2].content[0].content",
+        "array of content blocks",
+    ),
+    "messages tool_result text block without text": (
+        MESSAGES,
+        claude_tools(tool_result({"type": "text"})),
+        "messages[2].content[0].content[0].text",
         "required",
     ),
     "messages image in system": (

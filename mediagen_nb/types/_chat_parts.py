@@ -145,7 +145,7 @@ _BLOCK_TAGS = frozenset({"text", "thinking", "redacted_thinking", "tool_use"})
 
 def _block_tag(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    return kind if kind in _BLOCK_TAGS else "other"
+    return kind if isinstance(kind, str) and kind in _BLOCK_TAGS else "other"
 
 
 AnyContentBlock = Annotated[

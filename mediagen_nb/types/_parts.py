@@ -120,6 +120,25 @@ def anthropic_block_problems(block: Any, field: str) -> Iterator[Problem]:
             yield from _object(block, "source", field)
         elif kind == "image":
             yield from _source_problems(block, field)
+    elif kind == "tool_result":
+        yield from _tool_result_content(block.get("content"), f"{field}.content")
+
+
+def _tool_result_content(content: Any, field: str) -> Iterator[Problem]:
+    """A ``tool_result``'s content: absent, a string, or an array of typed blocks."""
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        yield Problem(field, "must be a string or an array of content blocks")
+        return
+    for index, block in enumerate(content):
+        where = f"{field}[{index}]"
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            yield Problem(where, "must be an object with a string 'type'")
+        elif block["type"] != "tool_result":  # no tool_result inside a tool_result
+            yield from anthropic_block_problems(block, where)
+        else:
+            yield Problem(where, "a tool_result cannot hold another tool_result")
 
 
 def content_part_problems(content: Any, field: str, *, anthropic: bool) -> Iterator[Problem]:
@@ -151,6 +170,7 @@ def image_parts(content: Any, field: str, depth: int = 0) -> Iterator[str]:
         if not isinstance(part, dict):
             continue
         path = f"{field}[{index}]"
-        if part.get("type") in IMAGE_PART_TYPES:
+        kind = part.get("type")
+        if isinstance(kind, str) and kind in IMAGE_PART_TYPES:
             yield path
         yield from image_parts(part.get("content"), f"{path}.content", depth + 1)
