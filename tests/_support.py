@@ -7,6 +7,13 @@ returns at once and advances time), and the ledger's clock.
 
 from __future__ import annotations
 
+import os
+
+FUZZ_RANDOM = os.environ.get("MEDIAGEN_FUZZ_RANDOM", "").strip() == "1"
+"""Hypothesis tests are derandomised, so every run of the test command tries the same cases
+and fails only on a wrong result of the code under test; ``MEDIAGEN_FUZZ_RANDOM=1`` explores
+new cases instead (a failure it finds is added to the file's recorded cases)."""
+
 KEY = "sk-test-MARKER-7f3a9c1e"
 """The API key every test service (emulator, fake, gateway) expects; a marker to search for
 in anything that must never show a key."""

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import create_app
-from tests._support import KEY, FakeClock
+from tests._support import FUZZ_RANDOM, KEY, FakeClock
 from tests.client_fakes import BASE, TEXT, png_bytes
 
 EXAMPLES = int(os.environ.get("MEDIAGEN_FUZZ_EXAMPLES", "40"))
@@ -39,7 +39,7 @@ MAX_GROWTH_MB = 400
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=DEADLINE,
-    derandomize=True,
+    derandomize=not FUZZ_RANDOM,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PASSIVE = ("image/", "video/", "audio/", "application/pdf", "application/octet-stream")

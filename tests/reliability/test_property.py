@@ -18,7 +18,9 @@ The protocol aliases chat ``max_tokens`` and messages ``stop_sequences`` are gen
 
 Runs >= 2,500 examples in all by default (asserted), in-process through
 ``httpx2.ASGITransport``; ``MEDIAGEN_RELIABILITY_PROPERTY_WELL_FORMED`` and
-``MEDIAGEN_RELIABILITY_PROPERTY_MALFORMED`` scale the two runs.
+``MEDIAGEN_RELIABILITY_PROPERTY_MALFORMED`` scale the two runs. The runs are derandomised
+(the same cases every time); ``MEDIAGEN_FUZZ_RANDOM=1`` explores new ones, and what such a
+run found is kept in ``FOUND`` and checked on every run.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from mediagen_nb.catalog import FAMILIES, TEXT_MODELS, options
 from mediagen_nb.catalog import _params as params
 from mediagen_nb.emulator import create_app
 from mediagen_nb.types import Problem, errors_only, validate_request
-from tests._support import KEY
+from tests._support import FUZZ_RANDOM, KEY
 from tests.reliability._reliability import report, scale
 
 CHAT = "/v1/chat/completions"
@@ -400,6 +402,7 @@ def _run_property(
     @settings(
         max_examples=examples,
         deadline=None,
+        derandomize=not FUZZ_RANDOM,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
     @given(case=strategy)
@@ -432,6 +435,56 @@ def test_malformed_bodies_agree() -> None:
     assert stats["examples"] >= MALFORMED_EXAMPLES
     assert stats["rejected"] >= MALFORMED_EXAMPLES // 4, stats
     _report("property malformed", stats)
+
+
+FOUND: list[tuple[str, Any]] = [
+    # A content part whose "type" is a list (unhashable): the rules crashed with a TypeError,
+    # the emulator answered 500 (found by a random run in CI, 2026-11-24).
+    (
+        MESSAGES,
+        {
+            "model": "gpt-5.4",
+            "max_tokens": 0,
+            "messages": [{"role": "user", "content": [{"type": [], "text": "a red fox"}]}],
+        },
+    ),
+    (
+        MESSAGES,
+        {
+            "model": "gpt-5.4",
+            "max_tokens": 0,
+            "messages": [{"role": "user", "content": [{"type": [], "text": "a red fox"}]}],
+            "system": "a red fox in snow",
+            "stop_sequences": "",
+        },
+    ),
+    (
+        CHAT,
+        {
+            "model": "gpt-5.4",
+            "messages": [{"role": "user", "content": [{"type": {"x": 1}, "text": "a fox"}]}],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize("case", FOUND, ids=lambda case: f"{case[0]}:{json.dumps(case[1])[:60]}")
+def test_found_cases_agree(case: tuple[str, Any]) -> None:
+    """Bodies a random run once failed on: the emulator and the validator agree on them."""
+    path, body = case
+    stats: Counter[str] = Counter()
+
+    async def run() -> None:
+        app = create_app(api_key=KEY, speed=1000.0, seed=11)
+        transport = httpx2.ASGITransport(app=app)
+        headers = {"Authorization": f"Bearer {KEY}"}
+        async with httpx2.AsyncClient(
+            transport=transport, base_url="http://emulator.test", headers=headers
+        ) as http:
+            await _check(http, path, body, stats)
+
+    asyncio.run(run())
+    assert stats["rejected"] == 1, stats
 
 
 def _report(name: str, stats: Counter[str]) -> None:
