@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
@@ -38,6 +39,7 @@ RESPONSE_HEADERS: Final = (
     "cache-control",
 )
 CHARS_PER_TOKEN: Final = 4
+log = logging.getLogger("mediagen_nb.classroom")
 OnDone = Callable[[int, str], None]
 """Called once a forwarded chat ends: tokens used, outcome (``ok``, ``error``, ``cut``)."""
 
@@ -52,6 +54,11 @@ def request_headers(request: Request, upstream: Upstream) -> dict[str, str]:
 def response_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """The upstream response headers a student may see."""
     return {k: v for k in RESPONSE_HEADERS if (v := headers.get(k)) is not None}
+
+
+def describe(error: BaseException) -> str:
+    """``Type: message`` of an error, keys redacted (for the ledger and the log)."""
+    return redact(f"{type(error).__name__}: {error}")
 
 
 def relay(response: httpx2.Response, protocol: TextProtocol | None = None) -> Response:
@@ -178,6 +185,13 @@ async def forward_chat(
                 meter.feed(chunk)
                 yield chunk
             outcome = "ok"
+        except httpx2.HTTPError as error:
+            log.warning(
+                "the upstream stream of %s broke: %s",
+                url,
+                describe(error),
+            )
+            raise
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()

@@ -9,6 +9,7 @@ A student sees only their own tasks: another student's id answers 404.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -24,7 +25,7 @@ from starlette.types import Scope
 
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._forward import forward_chat, relay, request_headers
+from mediagen_nb.classroom._forward import describe, forward_chat, relay, request_headers
 from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._refusals import (
     asset_refusal_response,
@@ -56,6 +57,7 @@ UPLOAD_PATH: Final = "/uploads"
 _MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{8,64}\.[a-z0-9]{1,5}$")
 Endpoint = Callable[[Request], Awaitable[Response]]
 Reply = tuple[int, bytes, dict[str, str]]
+log = logging.getLogger("mediagen_nb.classroom")
 
 
 @dataclass
@@ -103,10 +105,17 @@ def prompt_of(body: Any) -> str:
     return ""
 
 
-def upstream_failure(protocol: TextProtocol | None = None) -> Response:
-    """502 when the upstream did not answer."""
+def upstream_failure(
+    error: httpx2.HTTPError, what: str, protocol: TextProtocol | None = None
+) -> Response:
+    """502 when the upstream did not answer: the cause is logged (a warning naming the
+    request and the error) and its kind named to the student (``ReadTimeout``, ...)."""
+    kind = type(error).__name__
+    log.warning("the upstream did not answer %s: %s", what, describe(error))
     return error_response(
-        502, "the class's service did not answer; try again in a moment", protocol=protocol
+        502,
+        f"the class's service did not answer ({kind}); try again in a moment",
+        protocol=protocol,
     )
 
 
@@ -126,10 +135,12 @@ def _create(gw: Gateway, fam: Family) -> Endpoint:
                 content=await request.body(),
                 headers=request_headers(request, gw.upstream),
             )
-        except httpx2.HTTPError:
+        except httpx2.HTTPError as error:
             gw.state.release(student.name)
-            gw.state.ledger.log(student.name, "create_lost", fam.id, model=str(model))
-            return upstream_failure()
+            gw.state.ledger.log(
+                student.name, "create_lost", fam.id, model=str(model), error=describe(error)
+            )
+            return upstream_failure(error, f"{student.name}'s {fam.id} create")
         try:
             _record_created(gw, student=student, fam=fam, model=model, body=body, response=response)
         finally:
@@ -262,8 +273,8 @@ def _asset(gw: Gateway, path: str) -> Endpoint:
                 content=await request.body(),
                 headers=request_headers(request, gw.upstream),
             )
-        except httpx2.HTTPError:
-            return upstream_failure()
+        except httpx2.HTTPError as error:
+            return upstream_failure(error, f"{student.name}'s {request.method} {path}")
         gw.upstream.note_speed(response.headers)
         gw.state.ledger.log(
             student.name, "asset", path, method=request.method, status=response.status_code
@@ -298,9 +309,11 @@ def _chat(gw: Gateway, path: str, protocol: TextProtocol) -> Endpoint:
                 on_done=done,
                 protocol=protocol,
             )
-        except httpx2.HTTPError:
-            gw.state.ledger.log(student.name, "chat_lost", path, model=str(model))
-            return upstream_failure(protocol)
+        except httpx2.HTTPError as error:
+            gw.state.ledger.log(
+                student.name, "chat_lost", path, model=str(model), error=describe(error)
+            )
+            return upstream_failure(error, f"{student.name}'s {path}", protocol)
 
     return chat
 
