@@ -3,7 +3,8 @@
 ``python bench/_server.py KIND [options]`` (repository on ``PYTHONPATH``) binds 127.0.0.1
 on a free port, prints ``READY {"port": N, ...}`` and serves until its stdin closes. Every
 kind uses the uvicorn settings of ``mediagen_nb.emulator.start_emulator`` (h11 protocol,
-lifespan off, no access log), so side-by-side figures compare apps, not server settings.
+its idle keep-alive, lifespan off, no access log), so side-by-side figures compare apps,
+not server settings.
 
 Kinds:
 
@@ -40,7 +41,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mediagen_nb.emulator import create_app
-from mediagen_nb.emulator._uvicorn import DroppingH11Protocol
+from mediagen_nb.emulator._uvicorn import KEEP_ALIVE_S, DroppingH11Protocol
 
 API_KEY = "bench-key-not-secret"
 
@@ -142,6 +143,7 @@ async def run(app: ASGIApp, info: dict[str, Any]) -> None:
         host="127.0.0.1",
         port=0,
         http=DroppingH11Protocol,
+        timeout_keep_alive=KEEP_ALIVE_S,
         lifespan="off",
         log_level="warning",
         access_log=False,

@@ -5,7 +5,9 @@ Slow or idle clients are dropped (teachers run the emulator as a shared server):
 
 * a request whose headers are not complete ``header_timeout_s`` after its first byte (or,
   on a fresh connection, after it opened) is answered 408 and the connection closed;
-  uvicorn's ``timeout_keep_alive`` closes connections idle between requests;
+  uvicorn's ``timeout_keep_alive`` closes connections idle between requests after
+  ``KEEP_ALIVE_S``, longer than clients keep them (``CLIENT_IDLE_S``), so that a client
+  never sends on a connection the server is closing;
 * at most ``max_connections`` connections are open at once; one more is answered 503 and
   closed at once (``MAX_CONNECTIONS``);
 * h11 refuses request headers larger than ``MAX_HEADER_BYTES``.
@@ -30,7 +32,17 @@ STARTUP_TIMEOUT_S: Final = 15.0
 HEADER_TIMEOUT_S: Final = 10.0
 MAX_CONNECTIONS: Final = 256
 MAX_HEADER_BYTES: Final = 64 * 1024
-KEEP_ALIVE_S: Final = 5
+CLIENT_IDLE_S: Final = 5.0
+"""How long clients keep an idle connection in their pool before dropping it: httpx2's
+default ``keepalive_expiry``, which this package's client and the openai and anthropic SDKs
+use, counted from when the client finished reading its last answer."""
+KEEP_ALIVE_S: Final = 30
+"""How long the servers keep an idle connection open: far longer than ``CLIENT_IDLE_S``.
+With the same 5 s on both sides, a busy client (a loaded kernel, a class of students in one
+loop) that read an answer late, or sent its next request late, put it on a connection the
+server had just closed (``Server disconnected without sending a response``, ``Connection
+reset by peer``): a lost create or streamed chat. The client gives up an idle connection
+first; the server only reaps ones a client forgot."""
 
 
 class DroppingH11Protocol(H11Protocol):
