@@ -208,15 +208,19 @@ class HistoryPanel(WidgetPanel):
             self._refreshing = False
 
     def _history(self, **filters: Any) -> HistoryRecords:
-        """The history records of this panel's folder; the history's notice (a fallback, or
-        a browser tab keeping it in memory) becomes the panel's notice (``history_notice``)."""
+        """The history records of this panel's folder; the history's notice becomes the
+        panel's (``history_notice``): a fallback as an error, a browser tab keeping it in
+        memory (its normal state) as information."""
         from mediagen_nb.history._records import history_records
 
         records = history_records(home=self.home, warn=False, **filters)
         problem = records.problem if self.history_notice else None
         if isinstance(problem, str) and problem != self._problem_shown:
             self._problem_shown = problem
-            self.show_error(problem)
+            if records.problem_expected:
+                self.show_info(problem)
+            else:
+                self.show_error(problem)
         return records
 
     def _refresh(self) -> list[Record]:
