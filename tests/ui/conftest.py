@@ -66,7 +66,7 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]
     server. Its printed JupyterLab and Voila addresses are what the tests open."""
     base = tmp_path_factory.mktemp("jupyter")
     root = _copy_notebooks(base)
-    env = environment(base, ROOT)
+    env = environment(base, ROOT, user_home=True)
     settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
     quiet_news(settings)
     log = base / "server.log"
@@ -97,7 +97,7 @@ def marimo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarimoServer]:
     base = tmp_path_factory.mktemp("marimo")
     root = _copy_notebooks(base)
     (root / ".marimo.toml").write_text(MARIMO_CONFIG)
-    env = environment(base, ROOT)
+    env = environment(base, ROOT, user_home=True)
     port = free_port(random.randrange(21000, 40000))
     log = base / "server.log"
     cmd = [
