@@ -12,8 +12,9 @@ import pytest
 import mediagen_nb as mg
 from mediagen_nb.widgets import _where
 from mediagen_nb.widgets._generate_panel import ImagePanel
+from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import Session
-from mediagen_nb.widgets._where import in_file_browser, save_note, shown_path, where
+from mediagen_nb.widgets._where import export_note, in_file_browser, save_note, shown_path, where
 
 CWD = Path("/work/notebooks")
 HOME = Path("/home/ada")
@@ -137,6 +138,27 @@ async def test_in_the_browser_the_save_note_says_the_tab_keeps_it(
     assert panel.save_path == card.local_path
 
 
+def test_the_export_note_is_short_and_keeps_the_full_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the notebook's folder holds $MEDIAGEN_HOME (autouse fixture)
+    history = HistoryPanel(session=Session(mode_text="test"))
+    target = history.export()
+    assert history.export_note == f"Wrote 0 rows to {target.relative_to(tmp_path)}"
+    assert history.export_file == str(target)  # the note's tooltip
+    monkeypatch.setattr(_where, "is_browser", lambda: True)
+    target = history.export()
+    assert history.export_note == (
+        f"Wrote 0 rows to {target.name} in this tab's memory only (gone after a reload); "
+        "Download CSV saves them on your computer"
+    )
+    monkeypatch.setattr(history, "send", lambda content, buffers=None: None)
+    history.download()
+    assert history.export_file == ""  # a download has no file in the kernel to point at
+    drive = export_note(3, Path("/drive/exports/h.csv"), browser=True)
+    assert drive == "Wrote 3 rows to exports/h.csv in JupyterLite's file browser"
+
+
 def test_information_is_a_status_and_never_hides_an_error() -> None:
     images = ImagePanel(session=Session(mode_text="test"))
     assert (images.notice, images.notice_kind) == ("", "error")
@@ -158,3 +180,4 @@ def test_the_front_end_draws_the_kind_and_the_tooltip() -> None:
     assert '"notice_kind"' in esm
     assert 'kind === "info" ? "status" : "alert"' in esm
     assert 'mgStatusLine("save_note", "mg-gen__saved", "save_path")' in esm
+    assert '"export_file"' in str(HistoryPanel._esm)

@@ -1,4 +1,4 @@
-"""Where a file is, in words the user can act on: the panels' Save note and card notes.
+"""Where a file is, in words the user can act on: the Save note, card notes, the export note.
 
 A normal kernel shows a path relative to its working directory (the notebook's folder) when
 the file is inside it, else under ``~`` for the home folder, else the absolute path. In the
@@ -67,6 +67,21 @@ def save_note(
             )
         return f"{note}; the original is {place} in JupyterLite's file browser."
     return f"{note} (the original stays in {shown_path(local_path, cwd=cwd, home=home)})"
+
+
+def export_note(count: int, target: Path, *, browser: bool | None = None) -> str:
+    """What the History panel says after Save CSV: how many rows went where, in the user's
+    terms (in the browser the default exports folder is in the tab's memory, so the note
+    points to Download CSV instead)."""
+    if is_browser() if browser is None else browser:
+        place = in_file_browser(target)
+        if place is None:
+            return (
+                f"Wrote {count} rows to {target.name} in this tab's memory only (gone after a "
+                "reload); Download CSV saves them on your computer"
+            )
+        return f"Wrote {count} rows to {place} in JupyterLite's file browser"
+    return f"Wrote {count} rows to {shown_path(target)}"
 
 
 def where(local_path: str, *, browser: bool | None = None) -> str:
