@@ -3,8 +3,9 @@
 Started once per session (a server costs seconds of CPU on a 2-core machine), each in a
 temporary root holding a copy of ``notebooks/`` (nothing a test does writes into the
 checkout), on 127.0.0.1 with a free port, without ``MEDIAGEN_API_KEY`` (demo mode) and with
-its own ``MEDIAGEN_HOME``, ``JUPYTER_CONFIG_DIR``, user settings and workspaces, so a
-developer's own configuration is neither read nor touched. "Jupyter news" is switched off
+its own ``HOME`` (the history at ``~/.mediagen_nb`` under it, so paths show as a user's do),
+``JUPYTER_CONFIG_DIR``, user settings and workspaces, so a developer's own configuration is
+neither read nor touched. "Jupyter news" is switched off
 through those temporary user settings.
 
 The Jupyter server is started by ``python -m mediagen_nb.cli lab`` itself, and the tests use
