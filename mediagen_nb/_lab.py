@@ -12,6 +12,19 @@ signature store first (what its "Render anyway" button or ``jupyter trust`` does
 notebook file is not touched. The preview is Voila in an iframe: it is given JupyterLab's
 saved theme (light or dark) at launch.
 
+No "Jupyter news?" question: JupyterLab 4 asks it (a toast over the first screen) whenever
+its ``fetchNews`` setting is ``"none"``, the setting's default (``LabApp.news_url=None`` does
+not stop the question). ``mediagen-nb lab`` gives the server a Jupyter config folder of its
+own, ``$MEDIAGEN_HOME/jupyter-config`` (``jupyter_config``), added after the user's own
+entries of ``JUPYTER_CONFIG_PATH``: its ``labconfig/default_setting_overrides.json`` makes
+"Never" the default. A choice the user made in Settings (or an override in their own
+``~/.jupyter``) still wins; no file of the user's or of the venv is touched.
+
+Binder: ``binder/start`` runs ``python -m mediagen_nb._lab`` (``main``) in the repository
+before Jupyter starts; it writes the workspace, trusts the playground and writes the config
+folder (which there also names the save hook, ``jupyter_server_config.json``), and prints
+the folder for ``JUPYTER_CONFIG_PATH``. The Binder link opens ``lab/workspaces/<WORKSPACE>``.
+
 Autosave: JupyterLab saves an open notebook every two minutes with its outputs, and a saved
 widget output shows "model not found" at the next launch (and dirties the checkout).
 ``keep_playground_clean``, a ``ContentsManager.pre_save_hook`` that ``mediagen-nb lab``
@@ -25,7 +38,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +53,11 @@ SAVE_HOOK = "mediagen_nb._lab.keep_playground_clean"
 VOILA_THEME_OPTION = "--VoilaConfiguration.theme"
 PREVIEW_FACTORY = "Voila Preview"
 """The document factory of Voila's JupyterLab preview (``@voila-dashboards/jupyterlab-preview``)."""
+PLAYGROUND_NOTEBOOK = "notebooks/00-playground.ipynb"
+"""The playground's path under the server root (``/``-separated)."""
+CONFIG_PATH_ENV = "JUPYTER_CONFIG_PATH"
+NEWS_OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}
+"""JupyterLab setting defaults: never fetch news, so never ask about it on arrival."""
 
 
 def workspace(notebook: str) -> dict[str, Any]:
@@ -102,6 +121,27 @@ def voila_theme(extra: Sequence[str]) -> list[str]:
     return [f"{VOILA_THEME_OPTION}=dark"] if dark else []
 
 
+def jupyter_config(folder: Path | None = None) -> Path:
+    """Write the Jupyter config folder of ``mediagen-nb lab`` (default
+    ``$MEDIAGEN_HOME/jupyter-config``): the news setting's default and the save hook."""
+    folder = resolve_home() / "jupyter-config" if folder is None else folder
+    (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    files = {
+        folder / "labconfig" / "default_setting_overrides.json": NEWS_OVERRIDES,
+        folder / "jupyter_server_config.json": {"ContentsManager": {"pre_save_hook": SAVE_HOOK}},
+    }
+    for path, data in files.items():
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return folder
+
+
+def with_config_folder(env: Mapping[str, str], folder: Path) -> dict[str, str]:
+    """``env`` with ``folder`` last in ``JUPYTER_CONFIG_PATH`` (the user's entries, which
+    Jupyter reads as more important, stay first)."""
+    entries = [e for e in env.get(CONFIG_PATH_ENV, "").split(os.pathsep) if e]
+    return {**env, CONFIG_PATH_ENV: os.pathsep.join([*entries, str(folder)])}
+
+
 def trust(path: Path) -> None:
     """Sign ``path`` in Jupyter's signature store (the notebook file itself is unchanged)."""
     import nbformat
@@ -149,3 +189,21 @@ def keep_playground_clean(
         return
     if _sources(on_disk) == _sources(content):  # only outputs and kernel metadata changed
         model["content"] = on_disk
+
+
+def main() -> int:
+    """``python -m mediagen_nb._lab`` (``binder/start``): prepare the arrival for a Jupyter
+    server that someone else starts in the current folder; prints the config folder."""
+    notebook = os.environ.get(PLAYGROUND_ENV) or PLAYGROUND_NOTEBOOK
+    folder, _options = workspaces_dir([])
+    write_workspace(folder, notebook)
+    try:
+        trust(Path.cwd() / notebook)
+    except Exception as error:  # never fatal: Voila's preview then asks "Render anyway?"
+        print(f"mediagen_nb._lab: could not mark {notebook} trusted ({error})", file=sys.stderr)
+    print(jupyter_config())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

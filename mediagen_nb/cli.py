@@ -19,7 +19,9 @@ command picks the port (8888 or the next free one) and a random token itself, so
 Jupyter starts it prints the addresses a person needs: what opens, the notebook in
 JupyterLab, and the same notebook as a full-page app in Voila (Voila's server extension at
 ``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder link uses too).
-Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher.
+Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher. JupyterLab's
+"official Jupyter news?" question is kept off the first screen by a settings default in a
+config folder under ``$MEDIAGEN_HOME`` (``mediagen_nb._lab.jupyter_config``).
 A ``--port``/``--ServerApp.port``, ``--ip``/``--ServerApp.ip`` or ``--IdentityProvider.token``
 of the user's own is the one printed. Run as root (a container, a CI machine), ``lab`` adds
 ``--ServerApp.allow_root=True``, without which Jupyter refuses to start; an ``--allow-root``
@@ -45,15 +47,18 @@ from urllib.parse import quote
 
 from mediagen_nb._lab import (
     PLAYGROUND_ENV,
+    PLAYGROUND_NOTEBOOK,
     SAVE_HOOK,
     WORKSPACE,
+    jupyter_config,
     trust,
     voila_theme,
+    with_config_folder,
     workspaces_dir,
     write_workspace,
 )
 
-PLAYGROUND = Path("notebooks") / "00-playground.ipynb"
+PLAYGROUND = Path(PLAYGROUND_NOTEBOOK)
 ALLOW_ROOT = "--ServerApp.allow_root=True"
 """What Jupyter needs to start as root (its own ``--allow-root`` is the same trait)."""
 FIRST_PORT = 8888
@@ -390,6 +395,7 @@ def _lab(extra: list[str]) -> int:
     relative = notebook.relative_to(root).as_posix()
     env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
     env[PLAYGROUND_ENV] = relative
+    env = with_config_folder(env, jupyter_config())  # no "Jupyter news?" toast on arrival
     options = _prepare_arrival(notebook, relative, extra)
     launch = lab_command(
         relative,

@@ -138,6 +138,9 @@ def test_main_lab_runs_the_playground_keyless_allowing_root_only_as_root(
     assert cwd == tmp_path
     assert "MEDIAGEN_API_KEY" not in env
     assert env["MEDIAGEN_PLAYGROUND"] == NOTEBOOK
+    config = Path(os.environ["MEDIAGEN_HOME"]) / "jupyter-config"
+    assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep)[-1] == str(config)
+    assert (config / "labconfig" / "default_setting_overrides.json").is_file()  # no news toast
     out = capsys.readouterr().out
     assert ("as root" in out) is allowed
     assert f"http://localhost:8899/lab/workspaces/mediagen-playground?token={token}" in out
@@ -179,8 +182,8 @@ def test_stopping_lab_stops_the_server_it_started(tmp_path: Path) -> None:
 
 
 def test_readme_binder_links_open_the_paths_lab_prints() -> None:
-    """The README's Binder links and the local addresses ``mediagen-nb lab`` prints name
-    the same notebook the same way (and Binder installs Voila for its link to work)."""
+    """The README's Binder links open what ``mediagen-nb lab`` opens (the playground's
+    workspace) and the Voila app it prints (and Binder installs Voila for them to work)."""
     from urllib.parse import unquote, urlsplit
 
     root = Path(cli.__file__).resolve().parent.parent
@@ -192,12 +195,13 @@ def test_readme_binder_links_open_the_paths_lab_prints() -> None:
         if part.startswith("urlpath=")
     )
     launch = cli.lab_command(cli.PLAYGROUND.as_posix(), [], as_root=False, port=8888, token="")
-    local = sorted(urlsplit(url).path.lstrip("/") for url in (launch.lab_url, launch.voila_url))
+    opened = (launch.arrival_url, launch.voila_url)
+    local = sorted(urlsplit(url).path.lstrip("/") for url in opened)
     assert (
         urlpaths
         == local
         == [
-            "lab/tree/notebooks/00-playground.ipynb",
+            "lab/workspaces/mediagen-playground",  # the badge: what mediagen-nb lab opens
             "voila/render/notebooks/00-playground.ipynb",
         ]
     )

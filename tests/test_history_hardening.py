@@ -212,10 +212,13 @@ def test_history_panel_and_studio_show_the_problem() -> None:
     panel = HistoryPanel()
     panel.set_values(scope="all")
     assert "history.sqlite3" in panel.notice
+    assert panel.notice_kind == "error"  # a real failure: an alert, not information
+    assert ledger().problem_expected is False
     assert panel.frame is not None
     assert list(panel.frame["task_id"]) == ["seen"]
     studio = Studio(session=Session(), resume=False)
     assert "history.sqlite3" in studio.notice
+    assert studio.notice_kind == "error"
 
 
 def test_full_backlog_moves_to_memory_with_a_word(

@@ -4,6 +4,9 @@ that keeps the playground's outputs out of the file (``mediagen_nb._lab``)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +121,88 @@ def test_voila_follows_jupyterlabs_saved_dark_theme(
     assert _lab.voila_theme(["--VoilaConfiguration.theme=light"]) == []  # the user's wins
     themes.write_text('{"theme": "JupyterLab Light"}')
     assert _lab.voila_theme([]) == []
+
+
+NOTIFICATION = "@jupyterlab/apputils-extension:notification"
+
+
+def fetch_news_default(user_settings: Path) -> str:
+    """The default of JupyterLab's ``fetchNews`` setting as this venv's server sends it to
+    the page (JupyterLab asks its "official Jupyter news?" question while it is "none")."""
+    from jupyterlab.commands import get_app_dir  # type: ignore[import-untyped]
+    from jupyterlab_server.settings_utils import _get_overrides, get_settings
+
+    app = Path(get_app_dir())
+    overrides, error = _get_overrides(str(app / "settings"))
+    assert not error
+    found, _warnings = get_settings(
+        str(app / "settings"),
+        str(app / "schemas"),
+        str(user_settings),
+        schema_name=NOTIFICATION,
+        overrides=overrides,
+    )
+    default: str = found["schema"]["properties"]["fetchNews"]["default"]
+    return default
+
+
+def test_jupyterlab_does_not_ask_about_news_on_arrival(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path / "user"))  # not ~/.jupyter
+    monkeypatch.delenv("JUPYTER_CONFIG_PATH", raising=False)
+    assert fetch_news_default(tmp_path / "settings") == "none"  # JupyterLab 4 would ask
+    folder = _lab.jupyter_config(tmp_path / "config")
+    env = _lab.with_config_folder({}, folder)
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", env["JUPYTER_CONFIG_PATH"])
+    assert fetch_news_default(tmp_path / "settings") == "false"  # "Never": no question
+    server = json.loads((folder / "jupyter_server_config.json").read_text())
+    assert server == {"ContentsManager": {"pre_save_hook": _lab.SAVE_HOOK}}
+
+
+def test_the_config_folder_comes_after_the_users_own(tmp_path: Path) -> None:
+    mine = os.pathsep.join(["/etc/mine", "/opt/theirs"])
+    env = _lab.with_config_folder({"JUPYTER_CONFIG_PATH": mine, "HOME": "/h"}, tmp_path)
+    assert env == {"JUPYTER_CONFIG_PATH": os.pathsep.join([mine, str(tmp_path)]), "HOME": "/h"}
+    assert _lab.with_config_folder({}, tmp_path) == {"JUPYTER_CONFIG_PATH": str(tmp_path)}
+
+
+BINDER_PROBE = """
+import json, os
+from jupyter_server.serverapp import ServerApp
+app = ServerApp()
+app.load_config_file()  # the files Jupyter finds through JUPYTER_CONFIG_PATH
+names = ("MEDIAGEN_HOME", "MEDIAGEN_PLAYGROUND", "JUPYTERLAB_WORKSPACES_DIR", "JUPYTER_CONFIG_PATH")
+seen = {name: os.environ.get(name) for name in names}
+seen["pre_save_hook"] = app.config.ContentsManager.pre_save_hook
+print(json.dumps(seen))
+"""
+
+
+def test_binder_start_prepares_what_mediagen_nb_lab_opens(tmp_path: Path) -> None:
+    """``binder/start`` (run by repo2docker before Jupyter, in the repository) writes the
+    workspace the Binder badge opens, and the server it starts finds the config folder."""
+    repo = tmp_path / "repo"
+    (repo / "notebooks").mkdir(parents=True)
+    (repo / PLAYGROUND).write_text((ROOT / PLAYGROUND).read_text(encoding="utf-8"))
+    keep = ("PATH", "PYTHONPATH", "LANG")
+    env = {k: v for k, v in os.environ.items() if k in keep}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.update(HOME=str(repo), JUPYTER_CONFIG_DIR=str(tmp_path / "user"))
+    env["JUPYTER_DATA_DIR"] = str(tmp_path / "data")  # the notebook's signature
+    done = subprocess.run(
+        [str(ROOT / "binder" / "start"), sys.executable, "-c", BINDER_PROBE],
+        cwd=repo, env=env, capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    seen = json.loads(done.stdout)
+    home = repo / ".mediagen_nb"
+    assert seen["MEDIAGEN_HOME"] == str(home)
+    assert seen["MEDIAGEN_PLAYGROUND"] == _lab.PLAYGROUND_NOTEBOOK == PLAYGROUND
+    assert seen["JUPYTER_CONFIG_PATH"] == str(home / "jupyter-config")
+    assert seen["pre_save_hook"] == _lab.SAVE_HOOK
+    news = home / "jupyter-config" / "labconfig" / "default_setting_overrides.json"
+    assert json.loads(news.read_text()) == _lab.NEWS_OVERRIDES
+    assert seen["JUPYTERLAB_WORKSPACES_DIR"] == str(home / "lab-workspaces")
+    (saved,) = (home / "lab-workspaces").iterdir()
+    assert json.loads(saved.read_text()) == _lab.workspace(PLAYGROUND)
+    assert list((tmp_path / "data").glob("nbsignatures.db"))  # the playground is trusted

@@ -110,16 +110,20 @@ def test_a_browser_ledger_keeps_history_in_memory_and_says_so(
     store = _ledger.ledger()
     _fill(store)
     assert store.problem == BROWSER_NOTICE
+    assert store.problem_expected is True  # the tab's normal state, not a failure
     assert not store.db_path.exists()  # never written to a file that a reload loses
     assert store.flush() == 0
     assert not store.db_path.exists()
     with pytest.warns(HistoryUnavailableWarning, match="kept in memory"):
         records = mg.history_records()
     assert records.problem == BROWSER_NOTICE
+    assert records.problem_expected is True
     assert len(records) == 3
     panel = HistoryPanel()
     panel.set_values(scope="all")
     assert "kept in memory in this browser tab" in panel.notice
+    assert panel.notice_kind == "info"  # drawn as a polite status, not as an alert
+    assert panel.errors == []
     assert panel.total == 3
     saved = mg.export_history(tmp_path / "tab.json")
     monkeypatch.setattr(_ledger, "_default", None)  # a reload: a new, empty tab
@@ -135,11 +139,14 @@ def test_in_a_studio_the_browser_notice_shows_once(monkeypatch: pytest.MonkeyPat
     _fill(_ledger.ledger())
     studio = Studio(resume=False, lazy=False)
     assert studio.notice == BROWSER_NOTICE  # the Studio's notice says it ...
+    assert studio.notice_kind == "info"  # ... as information: it is the tab's normal state
+    assert studio.errors == []
     assert studio.history.notice == ""  # ... and its History tab does not repeat it
     assert studio.history.total == 3
     studio.history.refresh()
     assert studio.history.notice == ""
-    assert HistoryPanel().notice == BROWSER_NOTICE  # a panel on its own still says it
+    alone = HistoryPanel()
+    assert (alone.notice, alone.notice_kind) == (BROWSER_NOTICE, "info")  # on its own too
     studio.close()
     monkeypatch.setattr(_ledger, "_default", None)
 

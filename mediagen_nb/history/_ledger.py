@@ -126,6 +126,9 @@ class Ledger:
         self._on_problem: list[ProblemCallback] = []
         self.problem: str | None = None
         """What keeps the history from its file, and where (None while all is well)."""
+        self.problem_expected = False
+        """Whether ``problem`` is this platform's normal state (a browser tab keeps history in
+        memory), not a failure: the panels show it as information, not as an error."""
         self.retries = 0
         """How many times a statement was retried because another writer held the lock."""
         _LIVE.add(self)
@@ -211,7 +214,8 @@ class Ledger:
 
         Called when the file fails; callable directly where SQLite cannot use a file.
         ``expected``: the normal state of this platform (the browser), logged at INFO, as a
-        warning would be drawn as an error box under the cell; the notice still shows.
+        warning would be drawn as an error box under the cell; the notice still shows, as
+        information rather than an error (``problem_expected``).
         """
         with self._lock:
             if self._memory is None:
@@ -220,6 +224,7 @@ class Ledger:
             if self.problem == reason:
                 return
             self.problem = reason
+            self.problem_expected = expected
             callbacks = list(self._on_problem)
         log.log(logging.INFO if expected else logging.WARNING, "%s", reason)
         for callback in callbacks:
@@ -245,6 +250,7 @@ class Ledger:
         close_quietly(self._memory)
         self._memory = None
         self.problem = None
+        self.problem_expected = False
         log.warning("history: the file %s is usable again", self.db_path)
 
     # -- writing ------------------------------------------------------------------------

@@ -56,9 +56,12 @@ PANDAS_HINT = (
 
 
 class HistoryRecords(list[dict[str, Any]]):
-    """The rows, newest first; ``problem`` is the history's notice (None while all is well)."""
+    """The rows, newest first; ``problem`` is the history's notice (None while all is well),
+    ``problem_expected`` whether it is the platform's normal state (a browser tab) rather
+    than a failure."""
 
     problem: str | None = None
+    problem_expected: bool = False
 
 
 def _time(value: Any) -> datetime | None:
@@ -101,6 +104,7 @@ def history_records(
     try:
         rows = source.items(kind=kind, status=status, model=model, text=text)
         problem = source.problem
+        expected = source.problem_expected
     finally:
         if home is not None:
             source.close()
@@ -108,6 +112,7 @@ def history_records(
         warnings.warn(HistoryUnavailableWarning(problem), stacklevel=2)
     records = HistoryRecords(_record(row) for row in rows)
     records.problem = problem
+    records.problem_expected = expected
     return records
 
 

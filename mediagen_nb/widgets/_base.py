@@ -4,7 +4,10 @@
 ``close``, ``text_summary``) is the base of every panel, each ONE ``anywidget.AnyWidget``
 (Images, Videos, Chat, Assets, History, and the Studio that composes them). Its front end is
 ``kit.js`` + the panel's module (``_frontend.esm``). A readable error goes to the synced
-``notice`` trait (the kit's ``mgNotice`` shows it with a Dismiss button); the front end sends
+``notice`` trait (the kit's ``mgNotice`` shows it with a Dismiss button) with ``notice_kind``
+``"error"`` (role=alert, the error colour); ``show_info`` shows a normal state worth saying
+(a browser tab keeping history in memory) as ``"info"`` (role=status, the text colour), never
+over an error still shown. The front end sends
 ``{"action": name, ...}`` custom messages, dispatched to the handlers registered with
 ``on_action`` (an exception there becomes the notice, never a traceback in the browser).
 ``mode`` mirrors the session's mode text.
@@ -18,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Coroutine
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
 import anywidget
 import ipywidgets as widgets
@@ -32,6 +35,8 @@ T = TypeVar("T")
 
 MAX_UPDATES_PER_S = 4.0
 ActionHandler = Callable[[dict[str, Any]], Any]
+NoticeKind = Literal["error", "info"]
+NOTICE_KINDS: tuple[NoticeKind, ...] = ("error", "info")
 
 
 def describe_error(exc: BaseException) -> str:
@@ -143,7 +148,11 @@ class WidgetPanel(_PanelCore, anywidget.AnyWidget):
     """
 
     notice = t.Unicode("").tag(sync=True)
-    """The last error, as one readable line ("" when none is shown)."""
+    """The last error (or information, see ``notice_kind``) as one readable line ("" when none
+    is shown)."""
+    notice_kind = t.Enum(NOTICE_KINDS, default_value="error").tag(sync=True)
+    """How the front end draws ``notice``: ``"error"`` as an alert in the error colour,
+    ``"info"`` as a polite status in the text colour."""
     mode = t.Unicode("").tag(sync=True)
     """The session's mode text ("demo mode (built-in emulator)" or "connected to ...")."""
     demo = t.Bool(True).tag(sync=True)
@@ -165,10 +174,23 @@ class WidgetPanel(_PanelCore, anywidget.AnyWidget):
         self.demo = session.demo
 
     def _display_error(self, line: str) -> None:
-        self.notice = line
+        with self.hold_sync():
+            self.notice_kind = "error"
+            self.notice = line
 
     def _clear_display(self) -> None:
-        self.notice = ""
+        with self.hold_sync():
+            self.notice = ""
+            self.notice_kind = "error"
+
+    def show_info(self, line: str) -> None:
+        """Say ``line`` in the notice as information (a normal state, not a failure); an
+        error still shown stays (it matters more) and ``errors`` is not touched."""
+        if self.notice and self.notice_kind == "error":
+            return
+        with self.hold_sync():
+            self.notice_kind = "info"
+            self.notice = line
 
     def on_action(self, name: str, handler: ActionHandler) -> None:
         """Call ``handler(message)`` when the front end sends ``{"action": name, ...}``."""

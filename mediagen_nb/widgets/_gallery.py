@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Coroutine
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,6 +25,7 @@ from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._form_body import from_body
 from mediagen_nb.widgets._form_spec import controls_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
+from mediagen_nb.widgets._where import save_note, where
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
 _ids = itertools.count(1)
@@ -135,12 +137,12 @@ class Result:
         if self.kind == "video":
             self.video, self.video_mime, note = video_preview(data)
             if note:
-                self.note = note + (f" ({local_path})" if local_path else "")
+                self.note = note + (f" ({where(local_path)})" if local_path else "")
         else:
             try:
                 self.thumbnail, self.thumbnail_mime = thumbnail(data)
             except ValueError as exc:  # no Pillow here and an image it cannot shrink
-                self.note = str(exc) + (f" ({local_path})" if local_path else "")
+                self.note = str(exc) + (f" ({where(local_path)})" if local_path else "")
 
     def media_json(self) -> dict[str, Any]:
         """The ``media`` trait entry: preview bytes and their MIME type."""
@@ -174,6 +176,7 @@ class GalleryMixin:
     media: Any
     sending: Any
     save_note: Any
+    save_path: Any
     _results: list[Result]
     _handles: dict[str, Any]
     _throttle: Throttle
@@ -187,6 +190,8 @@ class GalleryMixin:
         ) -> asyncio.Task[T]: ...
 
         def send(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None: ...
+
+        def hold_sync(self) -> AbstractContextManager[Any]: ...
 
     def follow(self, task: Any, *, resumed: bool = True) -> Result:
         """Show a task started elsewhere (re-attached after a restart) and follow it."""
@@ -288,12 +293,12 @@ class GalleryMixin:
 
     def saved(self, result_id: str) -> None:
         """Say in the panel where a Save went: the browser downloaded the file under its name
-        (into its own downloads folder), and the original stays in the media cache."""
+        (into its own downloads folder), and where the original is, in the user's terms
+        (``_where.save_note``); ``save_path`` keeps its full path (the note's tooltip)."""
         result = self._find(result_id)
-        note = f"Saved: downloaded by your browser as {result.file_name}"
-        if result.local_path:
-            note += f" (the original stays in {result.local_path})"
-        self.save_note = note
+        with self.hold_sync():
+            self.save_path = result.local_path
+            self.save_note = save_note(result.file_name, result.local_path)
 
     def _push(self) -> None:
         self.sending = self._sending

@@ -83,7 +83,9 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     sending = t.Int(0).tag(sync=True)
     """Requests being sent (before their task exists); sent with the gallery's batches."""
     save_note = t.Unicode("").tag(sync=True)
-    """Where the last Save went (shown in the panel as a polite status line)."""
+    """Where the last Save went, in the user's terms (shown as a polite status line)."""
+    save_path = t.Unicode("").tag(sync=True)
+    """The full path of the last saved result's original (the status line's tooltip)."""
     suggestions = t.Dict().tag(sync=True)
     """Model names typed for families whose names the catalog does not list, by family."""
 

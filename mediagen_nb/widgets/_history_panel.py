@@ -44,6 +44,7 @@ from mediagen_nb.widgets._history_rows import (
     status_label,
 )
 from mediagen_nb.widgets._session import Session
+from mediagen_nb.widgets._where import export_note
 
 if TYPE_CHECKING:
     from collections.abc import Hashable, Mapping
@@ -119,7 +120,11 @@ class HistoryPanel(WidgetPanel):
     ``{"value", "label", "title"}``: labels in the rows' words (badge, model title), the
     ledger value (API name) as value and tooltip."""
     export_note = traitlets.Unicode("").tag(sync=True)
-    """What the last export or download did (how many rows, and where they went)."""
+    """What the last export or download did (how many rows, and where they went, in the
+    user's terms: ``_where.export_note``)."""
+    export_file = traitlets.Unicode("").tag(sync=True)
+    """The full path of the last file ``export()`` wrote ("" after a download): the note's
+    tooltip."""
     export_dir = traitlets.Unicode("").tag(sync=True)
     """The folder ``export()`` writes to (``$MEDIAGEN_HOME/exports``), for the button's tooltip."""
     can_reopen = traitlets.Bool(False).tag(sync=True)
@@ -208,15 +213,19 @@ class HistoryPanel(WidgetPanel):
             self._refreshing = False
 
     def _history(self, **filters: Any) -> HistoryRecords:
-        """The history records of this panel's folder; the history's notice (a fallback, or
-        a browser tab keeping it in memory) becomes the panel's notice (``history_notice``)."""
+        """The history records of this panel's folder; the history's notice becomes the
+        panel's (``history_notice``): a fallback as an error, a browser tab keeping it in
+        memory (its normal state) as information."""
         from mediagen_nb.history._records import history_records
 
         records = history_records(home=self.home, warn=False, **filters)
         problem = records.problem if self.history_notice else None
         if isinstance(problem, str) and problem != self._problem_shown:
             self._problem_shown = problem
-            self.show_error(problem)
+            if records.problem_expected:
+                self.show_info(problem)
+            else:
+                self.show_error(problem)
         return records
 
     def _refresh(self) -> list[Record]:
@@ -302,7 +311,9 @@ class HistoryPanel(WidgetPanel):
 
         records = self._matching()
         target = export(self.export_path() if path is None else path, records)
-        self.export_note = f"Wrote {len(records)} rows to {target}"
+        with self.hold_sync():
+            self.export_file = str(target.absolute())
+            self.export_note = export_note(len(records), target)
         return target
 
     def download(self) -> tuple[str, bytes]:
@@ -316,7 +327,9 @@ class HistoryPanel(WidgetPanel):
         with tempfile.TemporaryDirectory() as folder:
             data = export(Path(folder) / name, records).read_bytes()
         self.send({"event": "download", "name": name, "mime": "text/csv"}, buffers=[data])
-        self.export_note = f"Sent {len(records)} rows to the browser as {name}"
+        with self.hold_sync():
+            self.export_file = ""
+            self.export_note = f"Sent {len(records)} rows to the browser as {name}"
         return name, data
 
     def text_summary(self) -> str:

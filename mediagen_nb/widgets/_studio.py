@@ -126,7 +126,8 @@ class Studio(WidgetPanel):
             self.resume()
 
     def _watch_history(self) -> None:
-        """Show in the Studio's notice when the history cannot use its file (now or later)."""
+        """Show in the Studio's notice when the history cannot use its file (now or later):
+        a failure as an error, a browser tab keeping it in memory as information."""
         from mediagen_nb.history import ledger
 
         store = ledger()
@@ -136,6 +137,8 @@ class Studio(WidgetPanel):
             alive = studio()
             if alive is None:
                 store.on_problem(show, remove=True)
+            elif store.problem_expected and store.problem == problem:
+                alive.show_info(problem)
             else:
                 alive.show_error(problem)
 

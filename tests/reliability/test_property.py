@@ -458,6 +458,7 @@ FOUND: list[tuple[str, Any]] = [
             "stop_sequences": "",
         },
     ),
+    # the same shape on chat-completions (it did not crash there; kept beside its twin)
     (
         CHAT,
         {

@@ -3,8 +3,9 @@
 Started once per session (a server costs seconds of CPU on a 2-core machine), each in a
 temporary root holding a copy of ``notebooks/`` (nothing a test does writes into the
 checkout), on 127.0.0.1 with a free port, without ``MEDIAGEN_API_KEY`` (demo mode) and with
-its own ``MEDIAGEN_HOME``, ``JUPYTER_CONFIG_DIR``, user settings and workspaces, so a
-developer's own configuration is neither read nor touched. "Jupyter news" is switched off
+its own ``HOME`` (the history at ``~/.mediagen_nb`` under it, so paths show as a user's do),
+``JUPYTER_CONFIG_DIR``, user settings and workspaces, so a developer's own configuration is
+neither read nor touched. "Jupyter news" is switched off
 through those temporary user settings.
 
 The Jupyter server is started by ``python -m mediagen_nb.cli lab`` itself, and the tests use
@@ -66,7 +67,7 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]
     server. Its printed JupyterLab and Voila addresses are what the tests open."""
     base = tmp_path_factory.mktemp("jupyter")
     root = _copy_notebooks(base)
-    env = environment(base, ROOT)
+    env = environment(base, ROOT, user_home=True)
     settings = Path(env["JUPYTERLAB_SETTINGS_DIR"])
     quiet_news(settings)
     log = base / "server.log"
@@ -97,7 +98,7 @@ def marimo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MarimoServer]:
     base = tmp_path_factory.mktemp("marimo")
     root = _copy_notebooks(base)
     (root / ".marimo.toml").write_text(MARIMO_CONFIG)
-    env = environment(base, ROOT)
+    env = environment(base, ROOT, user_home=True)
     port = free_port(random.randrange(21000, 40000))
     log = base / "server.log"
     cmd = [

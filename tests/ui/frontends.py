@@ -90,9 +90,13 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=15)
 
 
-def environment(base: Path, code: Path) -> dict[str, str]:
+def environment(base: Path, code: Path, *, user_home: bool = False) -> dict[str, str]:
     """Emulator mode, private Jupyter/marimo configuration, trust store, history and
-    settings under ``base``; kernels import ``mediagen_nb`` from ``code`` (a checkout)."""
+    settings under ``base``; kernels import ``mediagen_nb`` from ``code`` (a checkout).
+
+    ``user_home``: ``HOME`` is ``base/home`` too and the history is where a user's is
+    (``~/.mediagen_nb``), so the panels show paths as a user sees them (``~/...``), not a
+    temporary folder's."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -108,6 +112,8 @@ def environment(base: Path, code: Path) -> dict[str, str]:
         # the kernels import mediagen_nb from this checkout even when it is not installed
         PYTHONPATH=os.pathsep.join(p for p in (str(code), os.environ.get("PYTHONPATH", "")) if p),
     )
+    if user_home:
+        env.update(HOME=str(base / "home"), MEDIAGEN_HOME=str(base / "home" / ".mediagen_nb"))
     return env
 
 

@@ -7,6 +7,7 @@ sleeps; each returns what it saw so the test can assert contents and orders.
 
 from __future__ import annotations
 
+import re
 import time
 from io import BytesIO
 from pathlib import Path
@@ -85,12 +86,15 @@ def generate_image(front: Front) -> float:
 
 def save_picture(front: Front, card: Locator) -> str:
     """Save on the picture's card: the browser downloads the file and the panel says so, under
-    the name it was saved as. Returns that name."""
+    the name it was saved as, naming the original's place in the user's terms (no temporary
+    folder of the machine) with its full path as the tooltip. Returns that name."""
     with front.page.expect_download() as download:
         card.locator("[data-mg-action='save']").click()
     name = download.value.suggested_filename
     note = front.panel("images").locator(".mg-status-line[role='status']")
     expect(note).to_contain_text(f"downloaded by your browser as {name}")
+    expect(note).to_have_attribute("title", re.compile(r"^/.+\.(png|jpg|webp)$"))
+    assert "/tmp/" not in note.inner_text(), note.inner_text()
     return name
 
 

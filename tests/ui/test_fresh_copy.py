@@ -9,21 +9,31 @@ the picture's card is in view. The notebook itself is then run and saved in Jupy
 autosave does every two minutes). A second launch works the same (with JupyterLab's theme
 switched to dark meanwhile, which the app in the preview tab follows), and ``git status`` of
 the copy is clean at the end: nothing the Studio did changed a file of the repository.
+The README's Binder badge lands on the same running Studio: repo2docker's launch is emulated
+(``binder/start``, then its default ``jupyter notebook``, in the copy, which is also HOME, as
+on Binder) and the badge's ``urlpath`` is opened on that server.
+JupyterLab's user settings hold only the theme, as on a fresh machine, and no toast
+(JupyterLab's "official Jupyter news?" question) covers the first screen.
 """
 
 from __future__ import annotations
 
+import os
+import random
 import re
+import secrets
 import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, FrameLocator, Locator, Page, expect
 
+from mediagen_nb.cli import ALLOW_ROOT, free_port, running_as_root
 from tests.ui.frontends import (
     PLAYGROUND,
     STARTUP_TIMEOUT_S,
@@ -32,7 +42,6 @@ from tests.ui.frontends import (
     Theme,
     environment,
     printed_addresses,
-    quiet_news,
     save_lab_theme,
     stop,
     wait_http,
@@ -44,6 +53,8 @@ pytestmark = pytest.mark.ui
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW = {"width": 1400, "height": 900}
 README_LAB = re.compile(r"\.venv/bin/mediagen-nb ([^\n`&|;]+)")
+BINDER_BADGE = re.compile(r"\[!\[Binder\]\([^)]*\)\]\((https://mybinder\.org/[^)]+)\)")
+VOILA_PREVIEW = re.compile(r"/voila/render/notebooks/00-playground\.ipynb")
 PROMPT = "a red fox curled up in fresh snow, morning light"
 GENERATE_TIMEOUT_MS = 120_000
 
@@ -90,7 +101,6 @@ class Launch:
         self.env = environment(base, copy)
         del self.env["JUPYTERLAB_WORKSPACES_DIR"]  # the default: under MEDIAGEN_HOME
         self.env["BROWSER"] = "true"
-        quiet_news(Path(self.env["JUPYTERLAB_SETTINGS_DIR"]))
         command = [str(script), *readme_lab_arguments(copy)]
         settings = Path(self.env["JUPYTERLAB_SETTINGS_DIR"])
         for attempt in range(3):  # another server may take the chosen port before Jupyter does
@@ -123,16 +133,67 @@ class Launch:
         stop(self.proc)
 
 
+def binder_urlpath(copy: Path) -> str:
+    """Where the README's Binder badge sends a visitor: its ``urlpath``."""
+    found = BINDER_BADGE.search((copy / "README.md").read_text(encoding="utf-8"))
+    assert found, "the README has no Binder badge"
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(found.group(1)).query)
+    return query["urlpath"][0].lstrip("/")
+
+
+class BinderLaunch:
+    """What repo2docker runs at a Binder launch, in the copy: ``binder/start``, then its
+    default command, ``jupyter notebook`` (here on 127.0.0.1, with a token); HOME is the
+    repository, as on Binder. The server's page at the badge's ``urlpath`` is
+    ``arrival_url``."""
+
+    def __init__(self, copy: Path, base: Path) -> None:
+        env = environment(base, copy)
+        for name in ("JUPYTERLAB_WORKSPACES_DIR", "MEDIAGEN_HOME"):
+            del env[name]  # binder/start sets them
+        env.update(HOME=str(copy), BROWSER="true")
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        port, token = free_port(random.randrange(21000, 40000)), secrets.token_hex(16)
+        command = [str(copy / "binder" / "start"), "jupyter", "notebook", "--no-browser"]
+        command += ["--ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}"]
+        command += [ALLOW_ROOT] if running_as_root() else []
+        self.log = base / "binder.log"
+        base.mkdir(parents=True, exist_ok=True)
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                command, cwd=copy, env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        server = f"http://127.0.0.1:{port}"
+        self.server = JupyterServer(
+            arrival_url=f"{server}/{binder_urlpath(copy)}?token={token}",
+            lab_url=f"{server}/lab/tree/{PLAYGROUND}?token={token}",
+            voila_url=f"{server}/voila/render/{PLAYGROUND}?token={token}",
+            root=copy,
+            settings_dir=Path(env["JUPYTERLAB_SETTINGS_DIR"]),
+        )
+        wait_http(self.server.url("api/status"), self.proc, self.log)
+
+    def __enter__(self) -> JupyterServer:
+        return self.server
+
+    def __exit__(self, *_exc: object) -> None:
+        stop(self.proc)
+
+
 def arrive(page: Page, server: JupyterServer, theme: Theme) -> Locator:
     """Open what ``mediagen-nb lab`` opens; the running Images panel (no click)."""
     page.goto(server.arrival_url)
     expect(page.locator(".jp-DirListing-item", has_text="00-playground.ipynb")).to_be_visible()
+    expect(page.locator("iframe").first).to_have_attribute("src", VOILA_PREVIEW)
     app: FrameLocator = page.frame_locator("iframe").first
     light = "false" if theme == "dark" else "true"
     expect(page.locator("body")).to_have_attribute("data-jp-theme-light", light)
     expect(app.locator("body")).to_have_attribute("data-jp-theme-light", light)
     images = app.locator(".mg-panel--images[data-mg-ready='1']")
     expect(images).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
+    # JupyterLab asks about news (a toast) once restored, long before the Studio is ready
+    expect(page.get_by_text("official Jupyter news")).to_have_count(0)
+    expect(page.locator(".Toastify__toast")).to_have_count(0)
     return images
 
 
@@ -184,3 +245,15 @@ def test_readme_command_one_twice_from_a_fresh_copy(
         finally:
             context.close()
         assert git_status(copy) == "", f"launch {run} changed the repository"
+
+
+def test_the_binder_badge_lands_on_the_running_studio(browser: Browser, tmp_path: Path) -> None:
+    copy = fresh_copy(tmp_path)
+    context = browser.new_context(viewport=WINDOW, color_scheme="light")  # type: ignore[arg-type]
+    context.set_default_timeout(60_000)
+    try:
+        with BinderLaunch(copy, tmp_path / "binder") as server:
+            page = context.new_page()
+            generate_in_view(arrive(page, server, "light"))
+    finally:
+        context.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.ui.checks import axe_violations, contrast
 from tests.ui.frontends import Front
 from tests.ui.journey import (
     CHAT_MESSAGE,
@@ -41,6 +42,15 @@ from _lite_figures import record  # noqa: E402 - bench/ is a folder of scripts
 pytestmark = [pytest.mark.ui, pytest.mark.slow]
 
 MB = 1e6
+ERROR_COLOUR_JS = """el => {
+  const probe = document.createElement('span');
+  probe.style.color = 'var(--mg-error)';
+  el.append(probe);
+  const error = getComputedStyle(probe).color;
+  probe.remove();
+  return [getComputedStyle(el).borderTopColor, error];
+}"""
+"""The notice's border colour and the panel's error colour, both as computed ``rgb()``."""
 
 
 def site_bytes(folder: Path) -> int:
@@ -90,12 +100,29 @@ def test_the_studio_runs_in_the_browser_from_a_static_folder(
 
 def says_once_without_red(front: Front) -> None:
     """With the History tab open: the tab's in-memory history is said once (the Studio's
-    notice), demo mode names no ``.invalid`` address, and nothing is written to stderr."""
+    notice, as information: a polite status in the text colour, not an alert), demo mode
+    names no ``.invalid`` address, and nothing is written to stderr."""
     said = front.page.get_by_text("kept in memory in this browser tab")
     expect(said).to_have_count(1)
     expect(said).to_be_visible()
+    neutral_notice(front)
     expect(front.page.locator("[data-mime-type='application/vnd.jupyter.stderr']")).to_have_count(0)
     assert ".invalid" not in front.page.locator("body").inner_text()
+
+
+def neutral_notice(front: Front) -> None:
+    """The Studio's notice that the tab keeps history in memory is information: role=status
+    (announced politely), drawn in the theme's text colour (not the error colour), axe-clean
+    and readable (4.5:1)."""
+    notice = front.page.locator(".mg-notice").filter(has_text="kept in memory")
+    expect(notice).to_have_attribute("role", "status")
+    expect(notice).to_have_attribute("data-kind", "info")
+    border, error = notice.evaluate(ERROR_COLOUR_JS)
+    assert border != error, (border, error)  # the border is not the error colour
+    measured = contrast(notice)
+    assert measured.measured, "the notice's text was not measured"
+    assert not measured.failures, measured.failures
+    assert not axe_violations(notice)
 
 
 def connect_without_cors(front: Front, service: str) -> str:
@@ -122,6 +149,7 @@ def test_the_landing_page_follows_the_dark_theme(
         visit = open_lite(browser, url, "dark")
         assert visit.front.dark()
         assert visit.page.evaluate("document.documentElement.dataset.theme") == "dark"
+        neutral_notice(visit.front)
         save_screenshot(visit.front.panel("chat"), screenshot_dir / "lite-chat-dark.png")
         save_screenshot(visit.page.locator("body"), screenshot_dir / "lite-landing-dark.png")
         assert visit.blocked == [], visit.blocked

@@ -400,7 +400,7 @@ function mgGenResults(model) {
   });
   const count = mgEl("span", { class: "mg-muted" });
   const empty = mgEl("p", { class: "mg-gen__empty mg-muted", text: `Your ${noun} appear here, newest first.` });
-  const saved = mgStatusLine("save_note", "mg-gen__saved");
+  const saved = mgStatusLine("save_note", "mg-gen__saved", "save_path");
   const root = mgEl("section", { class: "mg-gen__results", "aria-label": "Results" },
     mgEl("div", { class: "mg-row" }, mgEl("h3", { text: "Results" }), count), saved.el, empty, gallery.el);
   const ticker = setInterval(() => {

@@ -3,7 +3,7 @@
 // "this session / all", paging, reopen a row (click, Enter or Space on a focused row), clamped
 // long text with expand, export and browser download. Python owns the state: each component
 // below renders some of `values`, `rows`, `page`, `pages`, `total`, `everything`, `options`,
-// `export_note`, `export_dir`, `can_reopen` and sends {"action": ...} messages.
+// `export_note`, `export_dir`, `export_file`, `can_reopen` and sends {"action": ...} messages.
 
 const MG_HISTORY_KINDS = [
   { value: "", label: "All kinds" },
@@ -283,11 +283,14 @@ function mgHistExport(model) {
   const note = mgEl("span", { class: "mg-history-note mg-muted", role: "status" });
   return {
     el: mgEl("div", { class: "mg-row mg-history-export" }, save, download, note),
-    traits: ["total", "export_note", "export_dir"],
+    traits: ["total", "export_note", "export_dir", "export_file"],
     update() {
       save.title = `Write the matching rows (every page) as CSV into ${model.get("export_dir")}`;
       save.disabled = download.disabled = !model.get("total");
       note.textContent = model.get("export_note") || "";
+      const file = model.get("export_file") || "";
+      if (file) note.title = file;
+      else note.removeAttribute("title");
     },
     onMessage(msg, buffers) {
       if (msg?.event !== "download" || !buffers?.length) return;

@@ -386,8 +386,11 @@ function mgDownload(url, name) {
 }
 
 /**
- * The panel's message area for the `notice` trait (a readable error from a background task
- * or an action): role=alert, with a Dismiss button that sends {"action": "dismiss"}.
+ * The panel's message area for the `notice` trait, with a Dismiss button that sends
+ * {"action": "dismiss"}. `notice_kind` (Python decides) says how: "error" (a failed action or
+ * background task) is role=alert in the error colour; "info" (a normal state worth saying,
+ * e.g. a browser tab keeping history in memory) is role=status, announced politely, in the
+ * text colour. The role is set before the text, so the live region announces the new kind.
  * A component (see `mgCompose`); `mgNotice(model)` is the same box, kept up to date by itself.
  */
 function mgNoticePart(model) {
@@ -397,8 +400,12 @@ function mgNoticePart(model) {
   const el = mgEl("div", { class: "mg-notice", role: "alert" }, text, dismiss);
   return {
     el,
-    traits: ["notice"],
+    traits: ["notice", "notice_kind"],
     update() {
+      const kind = model.get("notice_kind") === "info" ? "info" : "error";
+      el.dataset.kind = kind;
+      el.setAttribute("role", kind === "info" ? "status" : "alert");
+      el.classList.toggle("mg-notice--info", kind === "info");
       text.textContent = model.get("notice") || "";
       el.hidden = !text.textContent;
     },
@@ -414,16 +421,20 @@ function mgNotice(model) {
 
 /**
  * A polite status line for one text trait (e.g. where a Save went): role=status, hidden while
- * the trait is empty. `cls` adds the panel's class.
+ * the trait is empty. `cls` adds the panel's class; `titleTrait` (optional) names a trait
+ * shown as the line's tooltip (e.g. the file's full path when the line shows a short one).
  */
-function mgStatusLine(trait, cls = "") {
+function mgStatusLine(trait, cls = "", titleTrait = "") {
   const el = mgEl("p", { class: ["mg-status-line", cls], role: "status" });
   return {
     el,
-    traits: [trait],
+    traits: titleTrait ? [trait, titleTrait] : [trait],
     update(model) {
       el.textContent = model.get(trait) || "";
       el.hidden = !el.textContent;
+      const title = titleTrait ? model.get(titleTrait) || "" : "";
+      if (title) el.title = title;
+      else el.removeAttribute("title");
     },
   };
 }
