@@ -6,6 +6,7 @@ import zipfile
 from pathlib import Path
 
 import httpx2
+import pytest
 
 from mediagen_nb.classroom import ClassroomHandle, ClassroomPanel
 from tests._classroom_helpers import student
@@ -28,9 +29,10 @@ async def make_image(classroom: ClassroomHandle, prompt: str) -> str:
 
 
 async def test_panel_shows_hides_pauses_and_exports(
-    classroom: ClassroomHandle, tmp_path: Path
+    classroom: ClassroomHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    panel = ClassroomPanel(classroom, export_dir=tmp_path, refresh_s=0.05)
+    monkeypatch.chdir(tmp_path)  # the notebook's folder: the note names the zip relative to it
+    panel = ClassroomPanel(classroom, export_dir=tmp_path / "exports", refresh_s=0.05)
     assert panel.items == []
     assert [row["student"] for row in panel.usage] == ["student-01", "student-02", "student-03"]
     task_id = await make_image(classroom, "a fox in the snow")
@@ -48,9 +50,10 @@ async def test_panel_shows_hides_pauses_and_exports(
     panel.handle_action({"action": "hide", "id": "no-such-task"})
     assert panel.errors[-1].startswith("KeyError")
     panel.handle_action({"action": "export"})
-    written = exported(tmp_path)
+    written = exported(tmp_path / "exports")
     assert len(written) == 1
-    assert panel.export_note == f"Gallery saved to {written[0]}"
+    assert panel.export_note == f"Gallery saved to exports/{written[0].name}"
+    assert panel.export_file == str(written[0].absolute())
     assert zip_names(written[0]) == ["gallery.csv"]  # the only item is hidden
     assert panel.text_summary() == (
         f"Classroom (paused): 3 students, 0 items on the wall; wall at {classroom.wall_url}"

@@ -27,6 +27,7 @@ from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._server import ClassroomHandle
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
+from mediagen_nb.widgets._where import shown_path
 
 PREVIEW_PX: Final = 256
 
@@ -61,6 +62,8 @@ class ClassroomPanel(WidgetPanel):
     wall_url = t.Unicode("").tag(sync=True)
     """The wall's address (view only; the teacher token is never synced)."""
     export_note = t.Unicode("").tag(sync=True)
+    export_file = t.Unicode("").tag(sync=True)
+    """The last gallery zip's absolute path (the export note's tooltip)."""
     """Where the last export went."""
 
     def __init__(
@@ -140,7 +143,8 @@ class ClassroomPanel(WidgetPanel):
         stamp = time.strftime("%Y%m%d-%H%M%S")
         target = Path(path) if path is not None else self.export_dir / f"class-gallery-{stamp}.zip"
         written = self.classroom.export(target)
-        self.export_note = f"Gallery saved to {written}"
+        self.export_note = f"Gallery saved to {shown_path(written)}"
+        self.export_file = str(written.absolute())
         return written
 
     def text_summary(self) -> str:

@@ -39,6 +39,7 @@ from mediagen_nb.classroom._upstream import (
 )
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
+from mediagen_nb.client._files import write_atomic
 from mediagen_nb.emulator._uvicorn import serve_in_thread
 
 MAX_CONNECTIONS: Final = 2048
@@ -192,12 +193,12 @@ class ClassroomHandle:
         self.state.hide(task_id, hidden)
 
     def export(self, path: str | Path, *, include_hidden: bool = False) -> Path:
-        """Write the gallery zip (media and ``gallery.csv``) to ``path``."""
+        """Write the gallery zip (media and ``gallery.csv``) to ``path``, its folder created
+        if missing; a half-written zip is never left behind."""
         target = Path(path)
-        target.write_bytes(
-            export_zip(self.state, self._gw.media_dir, include_hidden=include_hidden)
-        )
-        return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = export_zip(self.state, self._gw.media_dir, include_hidden=include_hidden)
+        return write_atomic(target, data)
 
     @property
     def counters(self) -> dict[str, int]:

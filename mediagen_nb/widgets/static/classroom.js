@@ -1,6 +1,6 @@
 // ClassroomPanel: the teacher's view of a classroom gateway in the notebook (after the kit and
 // classroom_parts.js). Python syncs `items` (with small image previews), `usage`, `paused`,
-// `wall_url` and `export_note`; buttons send {"action": "hide" | "pause" | "export"}.
+// `wall_url`, `export_note` and `export_file` (its tooltip); buttons send {"action": "hide" | "pause" | "export"}.
 
 function mgClassHeader() {
   const link = mgEl("a", { target: "_blank", rel: "noopener", text: "Open the wall" });
@@ -28,7 +28,7 @@ function render({ model, el }) {
     mgClassHeader(),
     mgNoticePart(model),
     { el: controls.el, traits: ["paused"], update: (m) => controls.update(m.get("paused")) },
-    mgStatusLine("export_note", "mg-class-export"),
+    mgStatusLine("export_note", "mg-class-export", "export_file"),
     mgEl("h3", { text: "Usage per student" }),
     { el: usage.el, traits: ["usage"], update: (m) => usage.update(m.get("usage") || []) },
     mgEl("h3", { text: "On the wall" }),
