@@ -1,10 +1,11 @@
 """The emulator's step planner on the wire: what it calls next, when it stops, how it fills.
 
 Raw requests on the ASGI app (no SDK), both protocols: forced tool choice starts the
-Messages turn with ``tool_use``; a call already made is not made again; a task stops
-calling tools after ``MAX_STEPS`` calls; a final-answer tool ends a task filled from the
-results; JSON asked in words follows the example object given; the same conversation gets
-the same reply; Anthropic's temperature range.
+Messages turn with ``tool_use``; a call already made is not made again; a task stops calling
+tools after ``MAX_STEPS`` calls; a final-answer tool ends a task filled from the results;
+the answer after a two-step run reports both steps' results; JSON asked in words follows the
+example object given; the same conversation gets the same reply; Anthropic's temperature
+range.
 """
 
 from __future__ import annotations
@@ -151,3 +152,21 @@ async def test_messages_temperature_outside_zero_to_one_is_refused_in_anthropics
         assert data["error"]["type"] == "invalid_request_error"
         assert data["error"]["message"].startswith("temperature: must be between 0 and 1")
         assert data["request_id"] == response.headers["request-id"]
+
+
+async def test_the_answer_after_a_two_step_run_reports_every_result_in_call_order() -> None:
+    app: Starlette = _app()
+    wear = {"type": "object", "properties": {"temperature_c": {"type": "number"}}}
+    tools = [AN_TOOLS[0], {"name": "what_to_wear", "description": "Clothes", "input_schema": wear}]
+    ask = {"role": "user", "content": "What is the weather in Paris, and what should I wear?"}
+    messages = [
+        ask,
+        *_called("toolu_1", "get_weather", {"city": "Paris"}, '{"temperature_c": 18}'),
+        *_called("toolu_2", "what_to_wear", {"temperature_c": 18}, "a light jacket"),
+    ]
+    data = (await _post(app, "/v1/messages", _messages(messages=messages, tools=tools))).json()
+    assert data["stop_reason"] == "end_turn"
+    text = data["content"][0]["text"]
+    weather, wear_said = 'get_weather: “{"temperature_c": 18}”', "what_to_wear: “a light jacket”"
+    assert weather in text
+    assert text.index(weather) < text.index(wear_said)

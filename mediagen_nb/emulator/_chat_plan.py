@@ -35,8 +35,9 @@ Decisions (deterministic, no model):
   query-like ones, an ``enum`` value it mentions). On messages, a call under ``auto``
   comes after a one-line text block; a forced call, or any call when an output schema is
   set (then all text must be the schema's), starts with the ``tool_use`` block.
-- **Answers after tool results** report each result by tool name; with an output schema
-  they are an instance of it filled from the results instead.
+- **Answers after tool results** report each result of the task by tool name, in call
+  order (every step since the question, not only the last); with an output schema they
+  are an instance of it filled from the results instead.
 - **Thinking** (messages, ``thinking`` enabled/adaptive): a short reasoning text about the
   question, at most ``budget_tokens`` tokens, signed with :func:`sign_thinking`; a thinking
   block sent back with a wrong signature is refused (400), as the protocol does.

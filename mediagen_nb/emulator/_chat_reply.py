@@ -67,6 +67,13 @@ def _question(conversation: Conversation) -> str:
     return ""
 
 
+def _task_results(task: Task, trailing: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Every result the task has had, in call order (a two-step run answers from both
+    steps, not only the last); the trailing results when no step holds one."""
+    answered = [(s.name, s.result) for s in task.steps if s.result is not None]
+    return answered or trailing
+
+
 def _answer(
     body: dict[str, Any],
     protocol: Protocol,
@@ -88,7 +95,7 @@ def _answer(
     prompted = prompted_schema(texts, json_mode=structured is not None)
     if prompted is not None:
         return prompted_text(prompted[0], fenced=prompted[1], task=task, seed=seed)
-    said = results_answer(results) if results is not None else answer
+    said = results_answer(_task_results(task, results)) if results is not None else answer
     if structured is not None:
         return structured_text("json_object", {}, strict=False, answer=said, task=task, seed=seed)
     return said
