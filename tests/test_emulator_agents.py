@@ -14,11 +14,23 @@ import json
 import os
 import warnings
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Literal
+from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
+from tests._agent_helpers import (
+    CLAUDE,
+    GPT,
+    PARIS,
+    PROTOCOLS,
+    QUESTION,
+    CityWeather,
+    Outfit,
+    Protocol,
+    check_outfit,
+    get_weather,
+    what_to_wear,
+)
 from tests._support import KEY
 from tests.test_emulator_text import _app, _serve
 
@@ -26,40 +38,6 @@ pytestmark = pytest.mark.filterwarnings(
     # litellm imports a provider module lazily, mid-call, whose TypedDict pydantic warns on
     "ignore:Items? .* (is|are) using the `ReadOnly` qualifier:UserWarning"
 )
-Protocol = Literal["chat", "messages"]
-PROTOCOLS = pytest.mark.parametrize("protocol", ["chat", "messages"])
-QUESTION = "What is the weather in Paris, and what should I wear?"
-GPT = "gpt-5.4"
-CLAUDE = "claude-sonnet-4-6"
-
-
-class Outfit(BaseModel):
-    city: str
-    temperature_c: float
-    sky: str
-    advice: str
-
-
-class CityWeather(BaseModel):
-    city: str
-    temperature_c: float
-    sky: Literal["sunny", "cloudy", "rain"]
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Current temperature (Celsius) and sky for a city."""
-    return {"city": city, "temperature_c": 18, "sky": "sunny"}
-
-
-def what_to_wear(temperature_c: float) -> str:
-    """Suggest clothes for a temperature in Celsius."""
-    return "a light jacket" if temperature_c < 20 else "a t-shirt"
-
-
-def _check_outfit(value: Any) -> None:
-    assert isinstance(value, Outfit)
-    assert (value.city, value.temperature_c, value.sky) == ("Paris", 18, "sunny")
-    assert "a light jacket" in value.advice
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +88,7 @@ async def test_pydantic_ai_two_tools_then_a_typed_output(pai_model: Any, mode: s
     output: Any = Outfit if mode == "tool" else pydantic_ai.NativeOutput(Outfit)
     agent = pydantic_ai.Agent(pai_model, output_type=output, tools=[get_weather, what_to_wear])
     result = await agent.run(QUESTION)
-    _check_outfit(result.output)
+    check_outfit(result.output)
     calls = _tool_calls(result.all_messages())
     assert calls[:2] == [
         ("get_weather", {"city": "Paris"}),
@@ -152,7 +130,7 @@ async def test_pydantic_ai_prompted_json_output(pai_model: Any) -> None:
         output_type=pydantic_ai.PromptedOutput(Outfit),
         tools=[get_weather, what_to_wear],
     )
-    _check_outfit((await agent.run(QUESTION)).output)
+    check_outfit((await agent.run(QUESTION)).output)
 
 
 @PROTOCOLS
@@ -225,7 +203,7 @@ async def test_agents_sdk_two_tools_then_a_typed_output(agents_model: Any) -> No
         output_type=Outfit,
     )
     result = await Runner.run(agent, QUESTION)
-    _check_outfit(result.final_output)
+    check_outfit(result.final_output)
     assert _agents_calls(result) == [
         ("get_weather", {"city": "Paris"}),
         ("what_to_wear", {"temperature_c": 18}),
@@ -304,9 +282,6 @@ def _instructor_args(protocol: Protocol) -> dict[str, Any]:
         "max_retries": 0,  # the first answer must be right
         "messages": [{"role": "user", "content": f"{context} What is the weather in Paris?"}],
     }
-
-
-PARIS = {"city": "Paris", "temperature_c": 18, "sky": "sunny"}
 
 
 @pytest.mark.parametrize(
