@@ -56,8 +56,11 @@ PREVIEW_FACTORY = "Voila Preview"
 PLAYGROUND_NOTEBOOK = "notebooks/00-playground.ipynb"
 """The playground's path under the server root (``/``-separated)."""
 CONFIG_PATH_ENV = "JUPYTER_CONFIG_PATH"
-NEWS_OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false"}}
-"""JupyterLab setting defaults: never fetch news, so never ask about it on arrival."""
+NEWS_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
+}
+"""JupyterLab setting defaults: never fetch news, so never ask about it on arrival, and no
+"a newer JupyterLab is available" toast over the Studio (Binder's image may lag a release)."""
 
 
 def workspace(notebook: str) -> dict[str, Any]:

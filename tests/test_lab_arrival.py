@@ -126,9 +126,10 @@ def test_voila_follows_jupyterlabs_saved_dark_theme(
 NOTIFICATION = "@jupyterlab/apputils-extension:notification"
 
 
-def fetch_news_default(user_settings: Path) -> str:
-    """The default of JupyterLab's ``fetchNews`` setting as this venv's server sends it to
-    the page (JupyterLab asks its "official Jupyter news?" question while it is "none")."""
+def notification_defaults(user_settings: Path) -> tuple[str, bool]:
+    """The defaults of JupyterLab's ``fetchNews`` and ``checkForUpdates`` settings as this
+    venv's server sends them to the page (JupyterLab asks its "official Jupyter news?"
+    question while the first is "none", and toasts a newer release while the second is on)."""
     from jupyterlab.commands import get_app_dir  # type: ignore[import-untyped]
     from jupyterlab_server.settings_utils import _get_overrides, get_settings
 
@@ -142,8 +143,10 @@ def fetch_news_default(user_settings: Path) -> str:
         schema_name=NOTIFICATION,
         overrides=overrides,
     )
-    default: str = found["schema"]["properties"]["fetchNews"]["default"]
-    return default
+    properties = found["schema"]["properties"]
+    news: str = properties["fetchNews"]["default"]
+    updates: bool = properties["checkForUpdates"]["default"]
+    return news, updates
 
 
 def test_jupyterlab_does_not_ask_about_news_on_arrival(
@@ -151,11 +154,12 @@ def test_jupyterlab_does_not_ask_about_news_on_arrival(
 ) -> None:
     monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path / "user"))  # not ~/.jupyter
     monkeypatch.delenv("JUPYTER_CONFIG_PATH", raising=False)
-    assert fetch_news_default(tmp_path / "settings") == "none"  # JupyterLab 4 would ask
+    # JupyterLab 4 would ask, and would toast a newer release
+    assert notification_defaults(tmp_path / "settings") == ("none", True)
     folder = _lab.jupyter_config(tmp_path / "config")
     env = _lab.with_config_folder({}, folder)
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", env["JUPYTER_CONFIG_PATH"])
-    assert fetch_news_default(tmp_path / "settings") == "false"  # "Never": no question
+    assert notification_defaults(tmp_path / "settings") == ("false", False)  # no toast
     server = json.loads((folder / "jupyter_server_config.json").read_text())
     assert server == {"ContentsManager": {"pre_save_hook": _lab.SAVE_HOOK}}
 
