@@ -28,10 +28,9 @@ from mediagen_nb.classroom._front import GatewayFront
 from mediagen_nb.classroom._routes import Gateway, result_reply, student_routes
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._wall import Wall
-from mediagen_nb.emulator._errors import error_response, protocol_of
+from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX
+from mediagen_nb.emulator._errors import error_response, http_error_response, protocol_of
 
-API_PREFIX: Final = "/api"
-TEXT_PREFIX: Final = "/gateway"
 WALL_PATH: Final = "/wall"
 UPSTREAM_TIMEOUT: Final = httpx2.Timeout(60.0, connect=10.0, read=300.0)
 """Per request: 10 s to connect, 60 s to send, 300 s between two bytes of a (streamed) reply."""
@@ -40,16 +39,8 @@ log = logging.getLogger("mediagen_nb.classroom")
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code == 404:
-        message = f"no endpoint at {request.url.path}"
-    elif exc.status_code == 405:
-        message = f"method {request.method} is not allowed on {request.url.path}"
-    else:
-        message = exc.detail
-    return error_response(
-        exc.status_code, message, headers=exc.headers, protocol=protocol_of(request.url.path)
-    )
+    """The emulator's answer to an unknown path or method, in the protocol's envelope."""
+    return http_error_response(request, exc, protocol=protocol_of(request.url.path))
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:

@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from mediagen_nb._home import resolve_home
-from mediagen_nb.classroom._app import API_PREFIX, TEXT_PREFIX, WALL_PATH, create_gateway_app
+from mediagen_nb.classroom._app import WALL_PATH, create_gateway_app
 from mediagen_nb.classroom._codes import (
     Roster,
     Student,
@@ -40,6 +40,7 @@ from mediagen_nb.classroom._upstream import (
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
 from mediagen_nb.client._files import write_atomic
+from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.emulator._uvicorn import serve_in_thread
 
 MAX_CONNECTIONS: Final = 2048

@@ -21,7 +21,7 @@ from starlette.routing import Mount
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._asset_journal import AssetJournal
 from mediagen_nb.emulator._asset_routes import ASSET_POST_PATHS, asset_routes
-from mediagen_nb.emulator._errors import error_response
+from mediagen_nb.emulator._errors import error_response, http_error_response
 from mediagen_nb.emulator._faults import FaultConfig
 from mediagen_nb.emulator._journal import TaskJournal
 from mediagen_nb.emulator._middleware import EmulatorMiddleware
@@ -37,14 +37,7 @@ _log = logging.getLogger("mediagen_nb.emulator")
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    if exc.status_code == 404:
-        message = f"no endpoint at {request.url.path}"
-    elif exc.status_code == 405:
-        message = f"method {request.method} is not allowed on {request.url.path}"
-    else:
-        message = exc.detail
-    return error_response(exc.status_code, message, headers=exc.headers)
+    return http_error_response(request, exc)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:

@@ -22,6 +22,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Send
 
@@ -102,6 +104,21 @@ def error_response(
         headers=headers,
         media_type=JSON_TYPE,
     )
+
+
+def http_error_response(
+    request: Request, exc: Exception, *, protocol: TextProtocol | None = None
+) -> Response:
+    """Starlette's ``HTTPException`` (an unknown path, a wrong method, ...) in the error body:
+    a 404 and a 405 name the path and method. The emulator's and the gateway's handler."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"no endpoint at {request.url.path}"
+    elif exc.status_code == 405:
+        message = f"method {request.method} is not allowed on {request.url.path}"
+    else:
+        message = exc.detail
+    return error_response(exc.status_code, message, headers=exc.headers, protocol=protocol)
 
 
 async def send_error(
