@@ -148,25 +148,11 @@ def _font(size: int) -> _Font:
 
 def _wrap(text: str, font: _Font, max_width: float, max_lines: int) -> list[str]:
     """Greedy word wrap by measured width; the last kept line ends in an ellipsis if cut."""
-    out: list[str] = []
-    for paragraph in text.splitlines() or [""]:
-        line = ""
-        for token in paragraph.split():
-            word = token
-            while font.getlength(word) > max_width and len(word) > 1:
-                cut = max(1, int(len(word) * max_width / font.getlength(word)) - 1)
-                if line:
-                    out.append(line)
-                    line = ""
-                out.append(word[:cut])
-                word = word[cut:]
-            trial = f"{line} {word}".strip()
-            if line and font.getlength(trial) > max_width:
-                out.append(line)
-                line = word
-            else:
-                line = trial
-        out.append(line)
+
+    def cut(word: str) -> int:  # about as many characters as fit, at least one
+        return max(1, int(len(word) * max_width / font.getlength(word)) - 1)
+
+    out = _png_scene.wrap_words(text, font.getlength, max_width, cut)
     if len(out) > max_lines:
         out = out[:max_lines]
         last = out[-1]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import colorsys
 import hashlib
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Final
 
@@ -91,27 +91,38 @@ def _ascii(text: str) -> str:
     return "".join(ch if " " <= ch <= "~" else "?" for ch in kept)
 
 
-def _wrap(text: str, per_line: int, max_lines: int) -> list[str]:
-    """Greedy word wrap by character count; the last kept line ends in ``...`` if cut."""
+def wrap_words(
+    text: str, width: Callable[[str], float], max_width: float, cut: Callable[[str], int]
+) -> list[str]:
+    """Greedy word wrap of each paragraph of ``text``: a line takes words while its
+    ``width`` stays within ``max_width``; a word wider than a line is split after
+    ``cut(word)`` characters. Both renderers (this one and Pillow's in ``_media``) use it."""
     out: list[str] = []
-    per_line = max(1, per_line)
-    for paragraph in _ascii(text).splitlines() or [""]:
+    for paragraph in text.splitlines() or [""]:
         line = ""
         for token in paragraph.split():
             word = token
-            while len(word) > per_line:
+            while width(word) > max_width and len(word) > 1:
+                at = cut(word)
                 if line:
                     out.append(line)
                     line = ""
-                out.append(word[:per_line])
-                word = word[per_line:]
+                out.append(word[:at])
+                word = word[at:]
             trial = f"{line} {word}".strip()
-            if line and len(trial) > per_line:
+            if line and width(trial) > max_width:
                 out.append(line)
                 line = word
             else:
                 line = trial
         out.append(line)
+    return out
+
+
+def _wrap(text: str, per_line: int, max_lines: int) -> list[str]:
+    """Greedy word wrap by character count; the last kept line ends in ``...`` if cut."""
+    per_line = max(1, per_line)
+    out = wrap_words(_ascii(text), len, per_line, lambda _word: per_line)
     if len(out) > max_lines:
         out = out[: max(1, max_lines)]
         out[-1] = out[-1][: max(0, per_line - 4)].rstrip() + " ..."
