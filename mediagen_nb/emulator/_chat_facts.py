@@ -72,7 +72,8 @@ class Step:
         return self.name + ":" + json.dumps(self.arguments, sort_keys=True)
 
 
-def _text_of(content: Any) -> str:
+def text_of(content: Any) -> str:
+    """A tool result's content as text: a string, its parts' texts joined, else its JSON."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -121,7 +122,7 @@ def task_steps(body: dict[str, Any], protocol: str) -> list[Step]:
                     arguments = _loads(spec.get("arguments"))
                     calls[str(call.get("id"))] = (str(spec.get("name")), arguments)
             if message.get("role") == "tool":
-                results[str(message.get("tool_call_id"))] = _text_of(message.get("content"))
+                results[str(message.get("tool_call_id"))] = text_of(message.get("content"))
             continue
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
@@ -130,7 +131,7 @@ def task_steps(body: dict[str, Any], protocol: str) -> list[Step]:
             if block.get("type") == "tool_use":
                 calls[str(block.get("id"))] = (str(block.get("name")), block.get("input"))
             elif block.get("type") == "tool_result":
-                results[str(block.get("tool_use_id"))] = _text_of(block.get("content"))
+                results[str(block.get("tool_use_id"))] = text_of(block.get("content"))
     return [Step(name, arguments, results.get(cid)) for cid, (name, arguments) in calls.items()]
 
 

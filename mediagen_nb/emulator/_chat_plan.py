@@ -61,7 +61,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mediagen_nb.emulator._chat_facts import Facts, Step, proper_nouns
+from mediagen_nb.emulator._chat_facts import Facts, Step, proper_nouns, text_of
 from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
 from mediagen_nb.emulator._textgen import count_tokens
 
@@ -448,21 +448,13 @@ def tool_results(body: dict[str, Any], protocol: Protocol) -> list[tuple[str, st
             if message.get("role") != "tool":
                 break
             call_id = str(message.get("tool_call_id"))
-            trailing.insert(0, (names.get(call_id, call_id), _text_of(message.get("content"))))
+            trailing.insert(0, (names.get(call_id, call_id), text_of(message.get("content"))))
         return trailing or None
     last = messages[-1] if messages else {}
     blocks = last.get("content") if last.get("role") == "user" else None
     results = [
-        (names.get(str(b.get("tool_use_id")), "tool"), _text_of(b.get("content")))
+        (names.get(str(b.get("tool_use_id")), "tool"), text_of(b.get("content")))
         for b in (blocks if isinstance(blocks, list) else [])
         if isinstance(b, dict) and b.get("type") == "tool_result"
     ]
     return results or None
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text")) for p in content if isinstance(p, dict) and "text" in p)
-    return "" if content is None else json.dumps(content)
