@@ -37,7 +37,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from types import FrameType
 from typing import get_args
 from urllib.parse import quote
 
+from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb._lab import (
     PLAYGROUND_ENV,
     PLAYGROUND_NOTEBOOK,
@@ -217,13 +217,6 @@ def _serve(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as error:
         print(f"mediagen-nb serve: {error}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
     print(f"mediagen_nb emulator running (speed {handle.speed:g})")
     print(f"base_url:      {handle.base_url}")
     print(f"text_base_url: {handle.text_base_url}")
@@ -233,14 +226,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"api key: {source}")
     else:
         print(f"export MEDIAGEN_API_KEY={handle.api_key}")
-    print("Press Ctrl-C to stop.", flush=True)
-    while not stop.wait(0.5):
-        if not handle.running:
-            print("mediagen-nb serve: the server stopped", file=sys.stderr)
-            return 1
-    handle.stop()
-    print("stopped", flush=True)
-    return 0
+    return run_until_stopped(handle, "mediagen-nb serve", "server")
 
 
 def find_playground(start: Path | None = None) -> Path:

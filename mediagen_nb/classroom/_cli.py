@@ -8,13 +8,11 @@ until Ctrl-C. The upstream key is never printed.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 import warnings
 from pathlib import Path
-from types import FrameType
 
+from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb.classroom._rules import Limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
 
@@ -98,18 +96,4 @@ def run(args: argparse.Namespace) -> int:
         )
         for address in share_addresses(handle.port):
             print(f"  {address}/api  and  {address}/gateway", file=sys.stderr)
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    print("Press Ctrl-C to stop.", flush=True)
-    while not stop.wait(0.5):
-        if not handle.running:
-            print("mediagen-nb classroom: the gateway stopped", file=sys.stderr)
-            return 1
-    handle.stop()
-    print("stopped", flush=True)
-    return 0
+    return run_until_stopped(handle, "mediagen-nb classroom", "gateway")
