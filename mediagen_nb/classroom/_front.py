@@ -26,7 +26,7 @@ from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.emulator._errors import JSON_KEY, protocol_of, send_error
-from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json, replaying
+from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json, read_capped, replaying
 
 MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
 OPEN_PREFIXES: Final = ("/api/media/", "/wall")
@@ -125,21 +125,9 @@ class GatewayFront:
         if problem is not None:
             await fail(*problem)
             return None
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return None
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                await fail(413, f"request body is larger than {limit} bytes")
-                return None
-            chunks.append(chunk)
-            more = bool(message.get("more_body", False))
-        raw = b"".join(chunks)
+        raw = await read_capped(receive, fail, limit, timeout_s=None)
+        if raw is None:
+            return None
         if json_body:
             value, invalid = parse_json(raw)
             if invalid is not None:

@@ -327,7 +327,7 @@ class EmulatorMiddleware:
         if problem is not None:
             await fail(*problem)
             return None
-        raw = await _read_capped(receive, fail)
+        raw = await read_capped(receive, fail)
         if raw is None:
             return None
         value, why = parse_json(raw)
@@ -366,24 +366,30 @@ def replaying(raw: bytes, receive: Receive) -> Receive:
     return replay
 
 
-async def _read_capped(receive: Receive, fail: Fail) -> bytes | None:
-    """The whole body; None (after answering 408 or 413) when it is too slow or too large,
-    or when the client went away."""
+async def read_capped(
+    receive: Receive,
+    fail: Fail,
+    limit: int = MAX_BODY_BYTES,
+    timeout_s: float | None = BODY_TIMEOUT_S,
+) -> bytes | None:
+    """The whole body; None (after answering 408 or 413) when a part takes longer than
+    ``timeout_s`` (None: no limit) or the body grows past ``limit`` bytes, or when the
+    client went away. The emulator's reader and the classroom gateway's."""
     chunks: list[bytes] = []
     size = 0
     while True:
         try:
-            async with asyncio.timeout(BODY_TIMEOUT_S):
+            async with asyncio.timeout(timeout_s):
                 message = await receive()
         except TimeoutError:
-            await fail(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s")
+            await fail(408, f"the request body did not arrive within {timeout_s:g} s")
             return None
         if message["type"] == "http.disconnect":
             return None
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            await fail(413, f"request body is larger than {MAX_BODY_BYTES} bytes")
+        if size > limit:
+            await fail(413, f"request body is larger than {limit} bytes")
             return None
         chunks.append(chunk)
         if not message.get("more_body", False):
