@@ -22,11 +22,17 @@ from typing import Any, Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mediagen_nb._serverkit.body import (
+    header_problem,
+    read_capped,
+    read_json_body,
+    replaying,
+    send_json,
+)
+from mediagen_nb._serverkit.errors import protocol_of, send_error
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
-from mediagen_nb.emulator._errors import JSON_KEY, protocol_of, send_error
-from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json, read_capped, replaying
 
 MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
 OPEN_PREFIXES: Final = ("/api/media/", "/wall")
@@ -44,21 +50,6 @@ def credential(scope: Scope) -> str | None:
                 return token.strip()
         elif name == b"x-api-key" and value.strip():
             return bytes(value).decode("latin-1").strip()
-    return None
-
-
-def header_problem(
-    headers: dict[bytes, bytes], limit: int, *, json_body: bool
-) -> tuple[int, str] | None:
-    """(status, message) when a POST's headers already rule its body out, else None."""
-    length = headers.get(b"content-length", b"0").strip()
-    if not length.isdigit():
-        return 400, "invalid Content-Length header"
-    if int(length) > limit:
-        return 413, f"request body is larger than {limit} bytes"
-    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-    if json_body and ctype != b"application/json" and not ctype.endswith(b"+json"):
-        return 415, "Content-Type must be application/json"
     return None
 
 
@@ -98,11 +89,13 @@ class GatewayFront:
         task_id = path[len(RESULT_PREFIX) :]
         fast = scope["method"] == "GET" and path.startswith(RESULT_PREFIX) and "/" not in task_id
         if fast and self.fast_result is not None:
-            await _send(send, *self.fast_result(scope, student, task_id))
+            await send_json(send, *self.fast_result(scope, student, task_id))
             return
         if scope["method"] == "POST":
-            is_upload = path == "/api" + UPLOAD_PATH
-            replay = await self._read_body(scope, receive, fail, json_body=not is_upload)
+            if path == "/api" + UPLOAD_PATH:
+                replay = await _read_upload(scope, receive, fail)
+            else:
+                replay = await read_json_body(scope, receive, fail, timeout_s=None)
             if replay is None:
                 return
             receive = replay
@@ -117,31 +110,12 @@ class GatewayFront:
             self.state.enrolled(student)
         return student
 
-    async def _read_body(
-        self, scope: Scope, receive: Receive, fail: Any, *, json_body: bool
-    ) -> Receive | None:
-        limit = MAX_BODY_BYTES if json_body else MAX_UPLOAD_BYTES
-        problem = header_problem(dict(scope["headers"]), limit, json_body=json_body)
-        if problem is not None:
-            await fail(*problem)
-            return None
-        raw = await read_capped(receive, fail, limit, timeout_s=None)
-        if raw is None:
-            return None
-        if json_body:
-            value, invalid = parse_json(raw)
-            if invalid is not None:
-                await fail(400, invalid)
-                return None
-            scope[JSON_KEY] = value
-        return replaying(raw, receive)
 
-
-async def _send(send: Send, status: int, body: bytes, headers: dict[str, str]) -> None:
-    raw = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
+async def _read_upload(scope: Scope, receive: Receive, fail: Any) -> Receive | None:
+    """An upload's raw bytes (any content type), at most ``MAX_UPLOAD_BYTES``."""
+    problem = header_problem(dict(scope["headers"]), MAX_UPLOAD_BYTES, json_body=False)
+    if problem is not None:
+        await fail(*problem)
+        return None
+    raw = await read_capped(receive, fail, MAX_UPLOAD_BYTES, timeout_s=None)
+    return None if raw is None else replaying(raw, receive)

@@ -23,6 +23,14 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
+from mediagen_nb._serverkit.errors import (
+    JSON_KEY,
+    TextProtocol,
+    dumps,
+    error_body,
+    error_response,
+)
+from mediagen_nb._serverkit.urls import media_root
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import describe, forward_chat, relay, request_headers
@@ -36,14 +44,6 @@ from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._upstream import SPEED_HEADER, Upstream
 from mediagen_nb.client._tasks import normalize_status
-from mediagen_nb.emulator._errors import (
-    JSON_KEY,
-    TextProtocol,
-    dumps,
-    error_body,
-    error_response,
-)
-from mediagen_nb.emulator._task_routes import media_root
 
 STUDENT_KEY: Final = "mediagen.student"
 """Scope key under which the front middleware puts the authenticated :class:`Student`."""

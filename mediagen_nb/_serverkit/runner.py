@@ -1,16 +1,8 @@
-"""uvicorn for the emulator and the classroom gateway (imported only where a socket server
-starts): the h11 protocol the emulator needs, and ``serve_in_thread``.
+"""uvicorn for both servers: ``serve_in_thread`` and an h11 protocol dropping slow clients.
 
-Slow or idle clients are dropped (teachers run the emulator as a shared server):
-
-* a request whose headers are not complete ``header_timeout_s`` after its first byte (or,
-  on a fresh connection, after it opened) is answered 408 and the connection closed;
-  uvicorn's ``timeout_keep_alive`` closes connections idle between requests after
-  ``KEEP_ALIVE_S``, longer than clients keep them (``CLIENT_IDLE_S``), so that a client
-  never sends on a connection the server is closing;
-* at most ``max_connections`` connections are open at once; one more is answered 503 and
-  closed at once (``MAX_CONNECTIONS``);
-* h11 refuses request headers larger than ``MAX_HEADER_BYTES``.
+Headers must be complete ``HEADER_TIMEOUT_S`` after a request's first byte (else 408); at most
+``max_connections`` are open (one more: 503); idle connections close after ``KEEP_ALIVE_S``,
+longer than clients keep them (``CLIENT_IDLE_S``); headers over ``MAX_HEADER_BYTES`` refused.
 """
 
 from __future__ import annotations
@@ -25,8 +17,7 @@ import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from mediagen_nb.emulator._errors import error_body
-from mediagen_nb.emulator._faults import TRANSPORT_KEY
+from mediagen_nb._serverkit.errors import TRANSPORT_KEY, error_body
 
 STARTUP_TIMEOUT_S: Final = 15.0
 HEADER_TIMEOUT_S: Final = 10.0
@@ -46,11 +37,8 @@ first; the server only reaps ones a client forgot."""
 
 
 class DroppingH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, handing the connection's transport to the app, and dropping
-    slow clients (see the module docstring).
-
-    The emulator needs the transport to close a socket without any response (the drop fault).
-    """
+    """uvicorn's h11 protocol, handing the connection's transport to the app (under
+    ``TRANSPORT_KEY``: the emulator's drop fault closes it) and dropping slow clients."""
 
     header_timeout_s: ClassVar[float] = HEADER_TIMEOUT_S
     max_connections: ClassVar[int] = MAX_CONNECTIONS
@@ -101,7 +89,7 @@ class DroppingH11Protocol(H11Protocol):
             self._refuse(408, f"request headers did not arrive within {wait} s", b"Request Timeout")
 
     def _refuse(self, status: int, message: str, reason: bytes) -> None:
-        """Answer ``status`` with the emulator's JSON error and close the connection."""
+        """Answer ``status`` with the JSON error body and close the connection."""
         body = error_body(status, message)
         head = (
             f"HTTP/1.1 {status} ".encode()
@@ -113,7 +101,7 @@ class DroppingH11Protocol(H11Protocol):
         self.transport.close()
 
     def send_400_response(self, msg: str) -> None:
-        """Answer bytes that are not valid HTTP with the emulator's JSON error shape.
+        """Answer bytes that are not valid HTTP with the JSON error shape.
 
         uvicorn's own answer is ``text/plain``; clients parsing errors expect the same body
         as every other error, so the spec's shape is written here and the connection closed.
@@ -145,7 +133,7 @@ def serve_in_thread(
     """Serve ``app`` with uvicorn in a daemon thread; return once it accepts connections.
 
     Returns the server (set ``should_exit`` to stop it), its thread and the bound port.
-    Shared by the emulator and the classroom gateway. Raises RuntimeError naming ``what``
+    Raises RuntimeError naming ``what``
     when the server cannot start (e.g. the port is taken). ``lifespan="on"`` runs the app's
     startup and shutdown (the gateway opens its upstream client there). ``max_connections``
     replaces ``MAX_CONNECTIONS`` (a class of 300 kernels keeps more connections open).
