@@ -1,12 +1,17 @@
-"""Bounded request bodies: a byte cap, a time limit and a strict JSON parse."""
+"""Bounded request bodies: a byte cap, one total deadline per body, a strict JSON parse.
+
+The deadline counts from the first read to the last byte however the body is split, so a
+client dripping a byte at a time holds a connection no longer than a silent one.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from tempfile import SpooledTemporaryFile
+from typing import IO, Any, Final
 
 from starlette.types import Message, Receive, Scope, Send
 
@@ -14,9 +19,15 @@ from mediagen_nb._serverkit.errors import JSON_KEY, JSON_TYPE
 
 MAX_BODY_BYTES: Final = 1024 * 1024
 """Largest accepted JSON request body (1 MiB)."""
-BODY_TIMEOUT_S: Final = 30.0
-"""Longest wait for the next part of a request body before answering 408."""
+BODY_DEADLINE_S = 30.0
+"""Longest time a whole JSON request body may take to arrive (then 408)."""
+SPOOL_MEMORY_BYTES: Final = 1024 * 1024
+FILE_CHUNK_BYTES: Final = 256 * 1024
+UPLOAD_DEADLINE_S = 120.0
+"""Longest time a whole upload (up to 20 MiB: 1.4 Mbit/s) may take to arrive (then 408)."""
 
+CLOSE: Final = {"connection": "close"}
+"""Sent with a refusal in the middle of a body: the rest of it is never read."""
 Fail = Callable[..., Awaitable[None]]
 """Sends an error response: ``fail(status, message, headers=...)``."""
 
@@ -89,33 +100,74 @@ def replaying(raw: bytes, receive: Receive) -> Receive:
 
 
 async def read_capped(
-    receive: Receive,
-    fail: Fail,
-    limit: int = MAX_BODY_BYTES,
-    timeout_s: float | None = BODY_TIMEOUT_S,
+    receive: Receive, fail: Fail, limit: int = MAX_BODY_BYTES, deadline_s: float | None = None
 ) -> bytes | None:
-    """The whole body; None (after answering 408 or 413) when a part takes longer than
-    ``timeout_s`` (None: no limit) or the body grows past ``limit`` bytes, or when the
+    """The whole body; None (after answering 408 or 413) when it is not complete within
+    ``deadline_s`` (default ``BODY_DEADLINE_S``) or grows past ``limit`` bytes, or when the
     client went away."""
     chunks: list[bytes] = []
+    async for chunk in capped_chunks(receive, fail, limit, deadline_s):
+        if chunk is None:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def capped_chunks(
+    receive: Receive, fail: Fail, limit: int, deadline_s: float | None = None
+) -> AsyncIterator[bytes | None]:
+    """The body's parts as they arrive; a final None (after answering 408 or 413, or when the
+    client went away) when the body is refused, see :func:`read_capped`."""
+    wait = BODY_DEADLINE_S if deadline_s is None else deadline_s
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
     size = 0
-    while True:
+    more = True
+    while more:
         try:
-            async with asyncio.timeout(timeout_s):
+            async with asyncio.timeout_at(end):
                 message = await receive()
         except TimeoutError:
-            await fail(408, f"the request body did not arrive within {timeout_s:g} s")
-            return None
+            await fail(408, f"the request body did not arrive within {wait:g} s", headers=CLOSE)
+            yield None
+            return
         if message["type"] == "http.disconnect":
-            return None
+            yield None
+            return
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            await fail(413, f"request body is larger than {limit} bytes")
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
+            await fail(413, f"request body is larger than {limit} bytes", headers=CLOSE)
+            yield None
+            return
+        more = bool(message.get("more_body", False))
+        yield chunk
+
+
+async def spool_body(
+    receive: Receive, fail: Fail, limit: int, deadline_s: float | None = None
+) -> SpooledTemporaryFile[bytes] | None:
+    """The body in a temporary file (in memory up to ``SPOOL_MEMORY_BYTES``, then on disk),
+    rewound; None when refused (see :func:`read_capped`). The caller closes the file."""
+    spooled: SpooledTemporaryFile[bytes]
+    spooled = SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)  # noqa: SIM115 (caller closes it)
+    try:
+        async for chunk in capped_chunks(receive, fail, limit, deadline_s):
+            if chunk is None:
+                spooled.close()
+                return None
+            spooled.write(chunk)
+    except BaseException:
+        spooled.close()
+        raise
+    spooled.seek(0)
+    return spooled
+
+
+async def file_chunks(file: IO[bytes], size: int = FILE_CHUNK_BYTES) -> AsyncIterator[bytes]:
+    """A file's bytes from where it stands, ``size`` bytes at a time, read off the loop."""
+    while chunk := await asyncio.to_thread(file.read, size):
+        yield chunk
 
 
 async def read_json_body(
@@ -123,7 +175,6 @@ async def read_json_body(
     receive: Receive,
     fail: Fail,
     limit: int = MAX_BODY_BYTES,
-    timeout_s: float | None = BODY_TIMEOUT_S,
 ) -> Receive | None:
     """Check and read a JSON POST body: the value goes in the scope under ``JSON_KEY`` and
     the bytes are replayed to the app; None after answering 400, 408, 413 or 415."""
@@ -131,7 +182,7 @@ async def read_json_body(
     if problem is not None:
         await fail(*problem)
         return None
-    raw = await read_capped(receive, fail, limit, timeout_s)
+    raw = await read_capped(receive, fail, limit)
     if raw is None:
         return None
     value, why = parse_json(raw)

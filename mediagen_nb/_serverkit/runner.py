@@ -1,8 +1,8 @@
 """uvicorn for both servers: ``serve_in_thread`` and an h11 protocol dropping slow clients.
 
-Headers must be complete ``HEADER_TIMEOUT_S`` after a request's first byte (else 408); at most
-``max_connections`` are open (one more: 503); idle connections close after ``KEEP_ALIVE_S``,
-longer than clients keep them (``CLIENT_IDLE_S``); headers over ``MAX_HEADER_BYTES`` refused.
+Headers must arrive within ``HEADER_TIMEOUT_S`` (408). Past ``max_connections`` a newcomer
+replaces the request body arriving longest (408), else gets 503. Idle connections close after
+``KEEP_ALIVE_S`` (> clients' ``CLIENT_IDLE_S``); headers over ``MAX_HEADER_BYTES`` are refused.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from mediagen_nb._serverkit.errors import TRANSPORT_KEY, error_body
 
 STARTUP_TIMEOUT_S: Final = 15.0
+BODY_GRACE_S: Final = 1.0
+"""A request body that began arriving less than this ago is never shed for a newcomer."""
 HEADER_TIMEOUT_S: Final = 10.0
 MAX_CONNECTIONS: Final = 256
 MAX_HEADER_BYTES: Final = 64 * 1024
@@ -42,11 +44,14 @@ class DroppingH11Protocol(H11Protocol):
 
     header_timeout_s: ClassVar[float] = HEADER_TIMEOUT_S
     max_connections: ClassVar[int] = MAX_CONNECTIONS
+    body_grace_s: ClassVar[float] = BODY_GRACE_S
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         inner = self.app
         self._header_timer: asyncio.TimerHandle | None = None
+        self.body_since: float | None = None
+        """When the request body now arriving began (None: no body on its way)."""
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             scope[TRANSPORT_KEY] = self.transport
@@ -56,7 +61,7 @@ class DroppingH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if len(self.connections) > self.max_connections:
+        if len(self.connections) > self.max_connections and not self._evict_slowest_body():
             busy = "too many open connections; try again shortly"
             self._refuse(503, busy, b"Service Unavailable")
             return
@@ -68,6 +73,30 @@ class DroppingH11Protocol(H11Protocol):
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self._disarm_header_timer()
+        if self.conn.their_state is not h11.SEND_BODY:
+            self.body_since = None
+        elif self.body_since is None:
+            self.body_since = self.loop.time()
+
+    def _evict_slowest_body(self) -> bool:
+        """Close the connection whose body has been arriving longest (older than the grace):
+        a full server sheds a slow upload, never a new request. False when there is none."""
+        now = self.loop.time()
+        slow = [
+            other
+            for other in self.connections
+            if isinstance(other, DroppingH11Protocol)
+            and other.body_since is not None
+            and now - other.body_since >= self.body_grace_s
+            and not other.transport.is_closing()
+        ]
+        if not slow:
+            return False
+        victim = min(slow, key=lambda other: other.body_since or now)
+        victim.body_since = None
+        message = "the request body was too slow while the server was full"
+        victim._refuse(408, message, b"Request Timeout")
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_timer()

@@ -9,32 +9,38 @@
    enrolled here.
 3. ``GET /api/v1/result/{id}``, the path students poll, is answered right here from the
    gateway's copy (``fast_result``), skipping the router, as the emulator does.
-4. POST bodies: at most ``MAX_BODY_BYTES`` (1 MiB, as the emulator; ``MAX_UPLOAD_BYTES`` on
-   ``/api/uploads``), else 413; JSON endpoints need a JSON content type (415) and a valid
-   JSON body (400), parsed once and put in the scope under ``JSON_KEY``; the bytes are
-   replayed to the route.
+4. POST bodies: whole within the kit's deadline (408), at most ``MAX_BODY_BYTES`` (413), a
+   JSON content type (415) and a valid JSON body (400), parsed once (``JSON_KEY``). Uploads
+   (``/api/uploads``, at most ``MAX_UPLOAD_BYTES``) go ``UPLOADS_IN_FLIGHT`` at a time through
+   a temporary file (``UPLOAD_KEY``) that the route streams upstream.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mediagen_nb._serverkit import body as bodies
 from mediagen_nb._serverkit.body import (
+    Fail,
     header_problem,
-    read_capped,
     read_json_body,
     replaying,
     send_json,
+    spool_body,
 )
 from mediagen_nb._serverkit.errors import protocol_of, send_error
+from mediagen_nb._serverkit.urls import API_PREFIX
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_PATH, Reply
+from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_KEY, UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
 
 MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
+UPLOADS_IN_FLIGHT: Final = 2
+"""Uploads read and forwarded at once; more wait their turn unread (memory stays bounded)."""
 OPEN_PREFIXES: Final = ("/api/media/", "/wall")
 STUDENT_PREFIXES: Final = ("/api/", "/gateway/")
 RESULT_PREFIX: Final = "/api/v1/result/"
@@ -62,6 +68,7 @@ class GatewayFront:
         self.app = app
         self.state = state
         self.fast_result = fast_result
+        self._upload_slots = asyncio.Semaphore(UPLOADS_IN_FLIGHT)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
@@ -91,15 +98,31 @@ class GatewayFront:
         if fast and self.fast_result is not None:
             await send_json(send, *self.fast_result(scope, student, task_id))
             return
+        if scope["method"] == "POST" and path == API_PREFIX + UPLOAD_PATH:
+            await self._upload(scope, receive, send, fail)
+            return
         if scope["method"] == "POST":
-            if path == "/api" + UPLOAD_PATH:
-                replay = await _read_upload(scope, receive, fail)
-            else:
-                replay = await read_json_body(scope, receive, fail, timeout_s=None)
+            replay = await read_json_body(scope, receive, fail)
             if replay is None:
                 return
             receive = replay
         await self.app(scope, receive, send)
+
+    async def _upload(self, scope: Scope, receive: Receive, send: Send, fail: Fail) -> None:
+        """An upload: one of ``UPLOADS_IN_FLIGHT`` at a time, spooled to a temporary file
+        that the route streams upstream (``UPLOAD_KEY``), at most ``MAX_UPLOAD_BYTES``."""
+        problem = header_problem(dict(scope["headers"]), MAX_UPLOAD_BYTES, json_body=False)
+        if problem is not None:
+            await fail(*problem)
+            return
+        async with self._upload_slots:
+            deadline = bodies.UPLOAD_DEADLINE_S
+            spooled = await spool_body(receive, fail, MAX_UPLOAD_BYTES, deadline)
+            if spooled is None:
+                return
+            with spooled:
+                scope[UPLOAD_KEY] = spooled
+                await self.app(scope, replaying(b"", receive), send)
 
     def _student(self, scope: Scope) -> Student | None:
         token = credential(scope)
@@ -109,13 +132,3 @@ class GatewayFront:
         if student is not None and new:
             self.state.enrolled(student)
         return student
-
-
-async def _read_upload(scope: Scope, receive: Receive, fail: Any) -> Receive | None:
-    """An upload's raw bytes (any content type), at most ``MAX_UPLOAD_BYTES``."""
-    problem = header_problem(dict(scope["headers"]), MAX_UPLOAD_BYTES, json_body=False)
-    if problem is not None:
-        await fail(*problem)
-        return None
-    raw = await read_capped(receive, fail, MAX_UPLOAD_BYTES, timeout_s=None)
-    return None if raw is None else replaying(raw, receive)

@@ -17,7 +17,7 @@ each a small named step (``EmulatorMiddleware.steps``; a step that answers ends 
    clients poll, so it skips the router and Request/Response objects.
 5. **Bodies**, for POSTs to known endpoints only (other methods and paths go on to the
    router, which answers 404/405): larger than ``MAX_BODY_BYTES`` (by ``Content-Length`` or
-   as streamed) 413; a body whose next part takes longer than ``BODY_TIMEOUT_S``: 408; a
+   as streamed) 413; a body not whole within ``BODY_DEADLINE_S`` (in all): 408; a
    content type other than ``application/json`` (``+json`` and parameters allowed) 415;
    empty, not UTF-8, not JSON (``NaN``/``Infinity`` included), nested deeper than Python
    can parse, or carrying lone surrogate escapes: 400. The parsed value is put in the scope

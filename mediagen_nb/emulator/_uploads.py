@@ -24,6 +24,7 @@ the URLs its journaled assets point at); without one, in memory.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 from collections import OrderedDict
@@ -35,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from mediagen_nb._serverkit import body as bodies
 from mediagen_nb._serverkit.errors import JSON_TYPE, dumps, error_response
 from mediagen_nb._serverkit.media_types import media_headers, served_type
 from mediagen_nb._serverkit.urls import media_root
@@ -181,7 +183,12 @@ def upload_routes(state_dir: Path | None = None) -> list[BaseRoute]:
         length = request.headers.get("content-length", "")
         if length.isdigit() and int(length) > MAX_UPLOAD_BYTES:
             return error_response(413, too_big)
-        data = await _read_capped(request, MAX_UPLOAD_BYTES)
+        wait = bodies.UPLOAD_DEADLINE_S
+        try:
+            async with asyncio.timeout(wait):
+                data = await _read_capped(request, MAX_UPLOAD_BYTES)
+        except TimeoutError:
+            return error_response(408, f"the file did not arrive within {wait:g} s")
         if data is None:
             return error_response(413, too_big)
         if not data:
