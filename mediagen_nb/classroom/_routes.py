@@ -20,7 +20,7 @@ from typing import IO, Any, Final
 
 import httpx2
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
@@ -37,6 +37,7 @@ from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import describe, forward_chat, relay, request_headers
 from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._media import media_response
 from mediagen_nb.classroom._refusals import (
     asset_refusal_response,
     chat_refusal_response,
@@ -255,10 +256,10 @@ def _result(gw: Gateway) -> Endpoint:
 def _media(gw: Gateway) -> Endpoint:
     async def media(request: Request) -> Response:
         name = request.path_params["name"]
-        path = gw.media_dir / name
-        if not _MEDIA_NAME.match(name) or not path.is_file():
+        task = gw.state.task_by_media(name) if _MEDIA_NAME.match(name) else None
+        if task is None or task.hidden:
             return error_response(404, "no such media on this gateway")
-        return FileResponse(path, headers={"cache-control": "private, max-age=86400"})
+        return media_response(gw.media_dir / name, name)
 
     return media
 
