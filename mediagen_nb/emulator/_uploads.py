@@ -15,7 +15,8 @@ the emulator serves, which the emulator's asset libraries accept for review.
   never the uploader's header; anything else is ``application/octet-stream`` as an
   attachment, with ``nosniff`` and a sandboxing CSP (``media_types.media_headers``).
 
-Decisions: at most ``MAX_UPLOAD_BYTES`` per file; at most ``MAX_STORED_BYTES`` and
+Decisions: at most ``MAX_UPLOAD_BYTES`` per file, whole within the kit's ``UPLOAD_DEADLINE_S``
+(else 408); at most ``MAX_STORED_BYTES`` and
 ``MAX_STORED_FILES`` in all, the oldest uploads forgotten first (the total is kept as a
 running sum, so an upload costs the same however many are stored). With a ``state_dir``
 the files are kept on disk under ``state_dir/uploads`` (so a restarted emulator still serves
