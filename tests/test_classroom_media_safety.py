@@ -91,3 +91,20 @@ def test_hidden_items_media_answers_404_until_shown_again(
     gateway.hide(result["id"], hidden=False)
     seen.append(fetch(url).status_code)
     assert seen == [200, 404, 200]
+
+
+def test_a_stored_file_of_another_type_is_an_attachment_never_a_page(
+    setup: tuple[Stub, ClassroomHandle, str],
+) -> None:
+    _, gateway, code = setup
+    kept = create_and_wait(gateway, code, "plain")
+    record = gateway.state.tasks[kept["id"]]
+    record.media = "legacy-page.html"  # as a gateway before typing by bytes stored it
+    (gateway.media_dir / record.media).write_bytes(HTML)
+    gateway.state.put_task(record)
+    answer = fetch(f"{gateway.base_url}/media/{record.media}")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/octet-stream"
+    assert answer.headers["content-disposition"].startswith("attachment")
+    assert answer.headers.get("x-content-type-options") == "nosniff"
+    assert "sandbox" in answer.headers.get("content-security-policy", "")
