@@ -6,6 +6,7 @@ than the upstream's own host are never fetched (row 14); a hidden item's media a
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,9 @@ import httpx2
 import pytest
 
 from mediagen_nb._serverkit.media_types import sniff
-from mediagen_nb.classroom import ClassroomHandle, start_classroom
+from mediagen_nb.classroom import ClassroomHandle, Upstream, start_classroom
+from mediagen_nb.classroom._media import MediaRefusedError, check_address
+from mediagen_nb.client._config import Secret
 from tests._stub_upstream import Media, Stub, create_and_wait, stub_upstream
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(200)
@@ -108,3 +111,28 @@ def test_a_stored_file_of_another_type_is_an_attachment_never_a_page(
     assert answer.headers["content-disposition"].startswith("attachment")
     assert answer.headers.get("x-content-type-options") == "nosniff"
     assert "sandbox" in answer.headers.get("content-security-policy", "")
+
+
+@pytest.mark.parametrize(
+    ("url", "fetched"),
+    [
+        ("http://127.0.0.1:9/r.png", True),  # the upstream's own host
+        ("https://93.184.215.14/r.png", True),  # a public address
+        ("http://localhost:9/r.png", False),  # a name that resolves to loopback
+        ("http://127.0.0.2:9/r.png", False),
+        ("http://[::1]:9/r.png", False),
+        ("http://10.1.2.3/r.png", False),
+        ("http://192.168.1.1/r.png", False),
+        ("http://169.254.169.254/latest/meta-data", False),  # link-local (cloud metadata)
+        ("ftp://127.0.0.1/r.png", False),
+    ],
+)
+def test_which_result_urls_the_gateway_fetches(url: str, fetched: bool) -> None:
+    root = "http://127.0.0.1:8000"
+    upstream = Upstream(root + "/api", root + "/gateway", Secret("sk-stub"))
+    try:
+        asyncio.run(check_address(url, upstream))
+    except MediaRefusedError:
+        assert not fetched
+    else:
+        assert fetched
