@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import astuple, replace
 from typing import Any
 
 from mediagen_nb.classroom._codes import Roster, Student
@@ -132,23 +132,14 @@ class ClassState:
 
     def usage(self, student: str | None = None) -> Usage:
         """Usage of one student (None: the whole class)."""
-        folded = None if student is None else student.casefold()
-        images = videos = in_flight = 0
-        with self._lock:
-            for task in self.tasks.values():
-                if task.refused or (folded is not None and task.student.casefold() != folded):
-                    continue
-                images += task.kind == "image"
-                videos += task.kind == "video"
-                in_flight += not task.done
-            reserved = sum(n for s, n in self._reserved.items() if folded is None or s == folded)
-            tokens = sum(
-                n for s, n in self._tokens.items() if folded is None or s.casefold() == folded
-            )
-        return Usage(images, videos, in_flight + reserved, tokens)
+        every = self.usage_by_student()
+        if student is not None:
+            return every.get(student.casefold(), Usage())
+        fields = (astuple(used) for used in every.values())
+        return Usage(*(sum(column) for column in zip(*fields, strict=True)))
 
     def usage_by_student(self) -> dict[str, Usage]:
-        """Every student's usage by folded name, in one pass (what ``usage(name)`` gives)."""
+        """Every student's usage by folded name, in one pass over the tasks."""
         tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         with self._lock:
             for task in self.tasks.values():
