@@ -124,6 +124,7 @@ class Ledger:
         self._next_file_try = 0.0
         self._memory_only = False
         self._on_problem: list[ProblemCallback] = []
+        self._on_write: list[Callable[[], None]] = []
         self.problem: str | None = None
         """What keeps the history from its file, and where (None while all is well)."""
         self.problem_expected = False
@@ -149,6 +150,32 @@ class Ledger:
                     self._on_problem.remove(callback)
             elif callback not in self._on_problem:
                 self._on_problem.append(callback)
+
+    def on_write(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` after every write (the browser's store saves then)."""
+        if callback not in self._on_write:
+            self._on_write.append(callback)
+
+    def _wrote(self) -> None:
+        for callback in list(self._on_write):
+            try:
+                callback()
+            except Exception:
+                log.exception("history: a write callback failed")
+
+    def memory_connection(self) -> sqlite3.Connection:
+        """The in-memory database (``use_memory`` made it); RuntimeError before that."""
+        if self._memory is None:
+            raise RuntimeError("the history is not kept in memory")
+        return self._memory
+
+    def forget_everything(self) -> None:
+        """Delete every event and row of the in-memory database (the browser's Clear)."""
+        with self._lock:
+            memory = self.memory_connection()
+            memory.execute("DELETE FROM events")
+            memory.execute("DELETE FROM items")
+            self._backlog.clear()
 
     def check(self) -> str | None:
         """Open the file (falling back when it cannot be used); return ``problem``."""
@@ -262,6 +289,7 @@ class Ledger:
             self._backlog.append(_Pending(row, self._clock()))
             due = self._memory is None or time.monotonic() >= self._next_file_try
             self._flush_locked(to_file=due)
+        self._wrote()
 
     def flush(self) -> int:
         """Try the file again for events not yet written there; return how many remain."""
@@ -433,7 +461,9 @@ class Ledger:
                     continue
                 write(conn, prepare(event), ts, origin)
                 added += 1
-            return added
+        if added:
+            self._wrote()
+        return added
 
 
 _LIVE: weakref.WeakSet[Ledger] = weakref.WeakSet()
@@ -468,6 +498,9 @@ def ledger() -> Ledger:
         current = _default
         if current is None or current.home != home or current._pid != os.getpid():
             current = _default = Ledger(home)
-            if is_browser():  # a file in the tab's file system is gone after a reload
-                current.keep_in_memory(BROWSER_NOTICE)
+            if is_browser():  # kept in the browser's IndexedDB, else in memory only
+                from mediagen_nb.history._browser import attach
+
+                if attach(current) is None:
+                    current.keep_in_memory(BROWSER_NOTICE)
         return current
