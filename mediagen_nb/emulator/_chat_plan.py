@@ -58,11 +58,12 @@ import base64
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_facts import Facts, Step, proper_nouns, text_of
 from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
+from mediagen_nb.emulator._schema_limits import Budget
 from mediagen_nb.emulator._textgen import count_tokens
 
 Protocol = Literal["chat", "messages"]
@@ -80,6 +81,10 @@ _FINAL_NAMES = ("final_result", "final_answer", "final_output", "final_response"
 _FINAL_PHRASES = ("final response", "final answer", "ends this conversation")
 MAX_STEPS = 8
 """Distinct tool calls a task may make before the planner finishes it."""
+MAX_REPORTED = 20
+"""Tool results an answer reports one by one (the rest are counted)."""
+CONTEXT_CHARS = 10_000
+"""Characters of the question an ``enum`` value it mentions is looked for in."""
 
 
 @dataclass(frozen=True)
@@ -163,11 +168,11 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)}
 
 
-def _score(tool: Tool, question: str) -> int:
-    low = question.lower()
+def _score(tool: Tool, task: Task) -> int:
+    low = task.read.low
     if tool.name.lower() in low or tool.name.replace("_", " ").lower() in low:
         return 100
-    asked = _words(question)
+    asked = task.read.asked
     described = {w for w in _words(tool.description) if len(w) >= 5}
     offered = (_words(tool.name.replace("_", " ")) | described) - _GENERIC
     hits = 0
@@ -217,12 +222,55 @@ def _ready(tool: Tool, facts: Facts) -> bool:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What the planner reads from a task's question and steps, once per request."""
+
+    low: str
+    """The question in lower case."""
+    asked: set[str]
+    """The question's words of 4+ letters, lower case."""
+    hints: dict[str, str]
+    """Preferred values of place-, name- and query-like properties."""
+    context: str
+    """The part of the question an ``enum`` value is looked for in."""
+    made: set[str]
+    """Keys of the calls made since the question."""
+
+
+@dataclass(frozen=True)
 class Task:
-    """What the planner knows: the question, the steps so far and the facts they give."""
+    """What the planner knows: the question, the steps so far and the facts they give.
+
+    ``reading`` is made from the question and steps when not given; the choices of one
+    request share it (:meth:`answered`).
+    """
 
     question: str
     steps: list[Step]
     facts: Facts
+    reading: Reading | None = None
+
+    def __post_init__(self) -> None:
+        if self.reading is None:
+            question = self.question
+            read = Reading(
+                question.lower(),
+                _words(question),
+                _hints(question),
+                question[:CONTEXT_CHARS],
+                {s.key for s in self.steps},
+            )
+            object.__setattr__(self, "reading", read)
+
+    @property
+    def read(self) -> Reading:
+        """What was read from the question and steps."""
+        assert self.reading is not None  # set in __post_init__
+        return self.reading
+
+    def answered(self, answer: str) -> Task:
+        """This task for one choice whose answer text is ``answer`` (the facts' prose)."""
+        return replace(self, facts=self.facts.answered(answer))
 
 
 def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) -> list[Tool]:
@@ -230,12 +278,12 @@ def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) ->
     if forced is not None:
         return [t for t in tools if t.name == forced][:1]
     done = {s.name for s in task.steps}
-    rounds = len({s.key for s in task.steps})
+    rounds = len(task.read.made)
     work = [t for t in tools if not _is_final(t) and not _is_handoff(t)]
     finals = [t for t in tools if _is_final(t)]
     if rounds < MAX_STEPS:
         scored = sorted(
-            ((_score(t, task.question), i, t) for i, t in enumerate(work) if t.name not in done),
+            ((_score(t, task), i, t) for i, t in enumerate(work) if t.name not in done),
             key=lambda x: (-x[0], x[1]),
         )
         needed = [t for s, _, t in scored if s > 0]
@@ -245,7 +293,7 @@ def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) ->
         handed = any(s.name.startswith("transfer_to_") for s in task.steps)
         handoffs = [] if handed else tools
         ranked = sorted(
-            ((_score(t, task.question), i, t) for i, t in enumerate(handoffs) if _is_handoff(t)),
+            ((_score(t, task), i, t) for i, t in enumerate(handoffs) if _is_handoff(t)),
             key=lambda x: (-x[0], x[1]),
         )
         if ranked and ranked[0][0] > 0:
@@ -254,9 +302,32 @@ def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) ->
         return finals[:1]
     if mode == "force":
         fresh = [t for t in tools if t.name not in done]
-        ranked_all = sorted(fresh or tools, key=lambda t: -_score(t, task.question))
+        ranked_all = sorted(fresh or tools, key=lambda t: -_score(t, task))
         return ranked_all[:1]
     return []
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The tools the next step calls (the same for every choice of a request)."""
+
+    tools: list[Tool]
+    forced: str | None
+    mode: str
+    prefix: str
+
+
+def plan_tools(body: dict[str, Any], protocol: Protocol, task: Task) -> Plan:
+    """Which tools the reply calls (see the module docstring); arguments come per choice."""
+    tools = tools_of(body, protocol)
+    mode, forced, parallel = _choice(body, protocol)
+    prefix = "call_" if protocol == "chat" else "toolu_"
+    if not tools or mode == "none":
+        return Plan([], forced, mode, prefix)
+    chosen = _next_tools(tools, mode, forced, task)
+    if not parallel or any(_is_final(t) or _is_handoff(t) for t in chosen):
+        chosen = chosen[:1]
+    return Plan(chosen, forced, mode, prefix)
 
 
 def plan_calls(
@@ -266,45 +337,47 @@ def plan_calls(
     *,
     seed: int,
     id_seed: str,
+    plan: Plan | None = None,
+    budget: Budget | None = None,
 ) -> list[PlannedCall]:
-    """The tool calls the reply makes (empty: answer with text or structured output)."""
-    tools = tools_of(body, protocol)
-    mode, forced, parallel = _choice(body, protocol)
-    if not tools or mode == "none":
-        return []
-    chosen = _next_tools(tools, mode, forced, task)
-    if not parallel or any(_is_final(t) or _is_handoff(t) for t in chosen):
-        chosen = chosen[:1]
-    hints = _hints(task.question)
-    prefix = "call_" if protocol == "chat" else "toolu_"
-    made = {s.key for s in task.steps}
+    """The tool calls the reply makes (empty: answer with text or structured output).
+
+    ``plan`` (from :func:`plan_tools`, once per request) and ``budget`` (the request's
+    output allowance) are shared by the choices of one request.
+    """
+    plan = plan or plan_tools(body, protocol, task)
     calls = []
-    for index, tool in enumerate(chosen):
+    for index, tool in enumerate(plan.tools):
         try:
             arguments = instance_for(
                 tool.schema,
                 seed=seed + index,
-                hints=hints,
+                hints=task.read.hints,
                 strict=tool.strict,
-                context=task.question,
+                context=task.read.context,
                 lookup=task.facts.lookup,
+                budget=budget,
             )
         except SchemaLimitError as exc:
             raise SchemaLimitError(f"tool {tool.name!r} schema, {exc.field}", exc.rule) from exc
-        if Step(tool.name, arguments, None).key in made and forced is None and mode != "force":
+        repeated = Step(tool.name, arguments, None).key in task.read.made
+        if repeated and plan.forced is None and plan.mode != "force":
             continue  # the same call with the same arguments: never repeated
         digest = hashlib.sha256(f"{id_seed}:{index}:{tool.name}".encode()).hexdigest()
-        calls.append(PlannedCall(prefix + digest[:24], tool.name, arguments))
+        calls.append(PlannedCall(plan.prefix + digest[:24], tool.name, arguments))
     return calls
 
 
 def results_answer(results: list[tuple[str, str]]) -> str:
-    """The answer text after tool results: each result reported by its tool's name."""
+    """The answer text after tool results: each result reported by its tool's name (the
+    first ``MAX_REPORTED``, then how many more)."""
     parts = ["Here is what the tools returned."]
-    for name, content in results:
-        shown = " ".join(content.split())
+    for name, content in results[:MAX_REPORTED]:
+        shown = " ".join(content[:2000].split())
         shown = shown if len(shown) <= 160 else shown[:157] + "…"
-        parts.append(f"{name}: “{shown}”.")
+        parts.append(f"{name[:80]}: “{shown}”.")
+    if len(results) > MAX_REPORTED:
+        parts.append(f"And {len(results) - MAX_REPORTED} more results.")
     parts.append("Based on this, that is the answer to your question.")
     return " ".join(parts)
 
@@ -391,14 +464,25 @@ def output_schema(
     return None
 
 
-def prompted_text(schema: dict[str, Any], *, fenced: bool, task: Task, seed: int) -> str:
+def prompted_text(
+    schema: dict[str, Any], *, fenced: bool, task: Task, seed: int, budget: Budget | None = None
+) -> str:
     """The reply to JSON asked for in words: an instance of ``schema``, fenced if asked."""
-    text = structured_text("json_schema", schema, strict=True, answer="", task=task, seed=seed)
+    text = structured_text(
+        "json_schema", schema, strict=True, answer="", task=task, seed=seed, budget=budget
+    )
     return f"```json\n{text}\n```" if fenced else text
 
 
 def structured_text(
-    kind: str, schema: dict[str, Any], *, strict: bool, answer: str, task: Task, seed: int
+    kind: str,
+    schema: dict[str, Any],
+    *,
+    strict: bool,
+    answer: str,
+    task: Task,
+    seed: int,
+    budget: Budget | None = None,
 ) -> str:
     """The JSON text of a structured-output reply, filled from the task's facts."""
     if kind == "json_object":
@@ -408,10 +492,11 @@ def structured_text(
             value = instance_for(
                 schema,
                 seed=seed,
-                hints=_hints(task.question),
+                hints=task.read.hints,
                 strict=strict,
-                context=task.question,
+                context=task.read.context,
                 lookup=task.facts.lookup,
+                budget=budget,
             )
         except SchemaLimitError as exc:
             raise SchemaLimitError(f"output schema, {exc.field}", exc.rule) from exc
