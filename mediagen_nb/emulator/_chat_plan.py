@@ -1,6 +1,7 @@
 """What the emulator answers to a chat request: text, tool calls, thinking, structured output.
 
 Protocol-neutral; ``_chat_wire`` and ``_messages_wire`` put a :class:`Reply` on the wire.
+Thinking is ``_chat_thinking``'s, structured output ``_chat_structured``'s.
 Decisions (deterministic, no model):
 
 - **The planner** (``plan_calls``) decides each step as a careful model would, from the
@@ -38,23 +39,10 @@ Decisions (deterministic, no model):
 - **Answers after tool results** report each result of the task by tool name, in call
   order (every step since the question, not only the last); with an output schema they
   are an instance of it filled from the results instead.
-- **Thinking** (messages, ``thinking`` enabled/adaptive): a short reasoning text about the
-  question, at most ``budget_tokens`` tokens, signed with :func:`sign_thinking`; a thinking
-  block sent back with a wrong signature is refused (400), as the protocol does.
-- **Redacted thinking.** A question holding Anthropic's test trigger
-  (``REDACTED_THINKING_TRIGGER``) gets its thinking as a ``redacted_thinking`` block: opaque
-  ``data`` (the signed thinking, base64), sent whole in ``content_block_start``.
-- **Structured output.** ``json_schema`` (chat ``response_format``, messages
-  ``output_config.format`` / ``output_format``): an instance of the schema, strict mode
-  honoured (every property present), its fields filled from the conversation's facts
-  where they fit (``_chat_facts``). JSON asked for in words (a schema or an example object
-  in the system prompt or the question) is answered the same way, fenced when a code block
-  is asked for; ``json_object`` without any: ``{"answer": <text>}``.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -67,7 +55,6 @@ from mediagen_nb.emulator._schema_limits import Budget
 from mediagen_nb.emulator._textgen import count_tokens
 
 Protocol = Literal["chat", "messages"]
-_SIGN_KEY = b"mediagen-emulator-thinking-v1:"
 _GENERIC_TEXT = (
     "about also available call calls current data returns return value values given from "
     "into tool tools using with this that what which when where function input output "
@@ -380,127 +367,6 @@ def results_answer(results: list[tuple[str, str]]) -> str:
         parts.append(f"And {len(results) - MAX_REPORTED} more results.")
     parts.append("Based on this, that is the answer to your question.")
     return " ".join(parts)
-
-
-REDACTED_THINKING_TRIGGER = (
-    "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_"
-    "46C9A13E193C177646C7398A98432ECCCE4C1253D5E2D82641AC0E52CC2876CB"
-)
-"""The string Anthropic documents for testing redacted thinking."""
-
-
-def redacted_data(thinking: str) -> str:
-    """The opaque ``data`` of a redacted thinking block (its text and signature, encoded)."""
-    blob = json.dumps([thinking, sign_thinking(thinking)]).encode()
-    return base64.b64encode(blob).decode()
-
-
-def sign_thinking(thinking: str) -> str:
-    """The signature of a thinking text (base64 of a keyed SHA-256)."""
-    return base64.b64encode(hashlib.sha256(_SIGN_KEY + thinking.encode()).digest()).decode()
-
-
-def thinking_text(question: str, budget: int) -> str:
-    """A short, deterministic reasoning text about ``question``, at most ``budget`` tokens."""
-    topic = " ".join(question.split())[:160] or "an empty message"
-    text = (
-        f"The user asks: “{topic}”. First I identify what is being asked and which terms "
-        "matter most. Then I check whether a tool is needed or whether I can answer "
-        "directly. I will keep the answer short, concrete and friendly, and end with a "
-        "pointer for a follow-up."
-    )
-    ends = [m.end() for m in re.finditer(r"\S+", text)]
-    return text if len(ends) <= budget else text[: ends[max(budget, 1) - 1]]
-
-
-def thinking_budget(body: dict[str, Any]) -> int | None:
-    """Budget of extended thinking (``adaptive``: a quarter of max_tokens), or None when off."""
-    thinking = body.get("thinking")
-    if not isinstance(thinking, dict):
-        return None
-    if thinking.get("type") == "enabled":
-        return int(thinking.get("budget_tokens") or 0)
-    if thinking.get("type") == "adaptive":
-        return max(16, int(body.get("max_tokens") or 0) // 4)
-    return None
-
-
-def bad_signature(body: dict[str, Any]) -> str | None:
-    """The field of a thinking block sent back with a wrong signature, else None."""
-    for m_index, message in enumerate(body.get("messages") or []):
-        content = message.get("content") if isinstance(message, dict) else None
-        for b_index, block in enumerate(content if isinstance(content, list) else []):
-            if isinstance(block, dict) and block.get("type") == "thinking":
-                text = block.get("thinking")
-                if not isinstance(text, str) or block.get("signature") != sign_thinking(text):
-                    return f"messages.{m_index}.content.{b_index}"
-    return None
-
-
-def output_schema(
-    body: dict[str, Any], protocol: Protocol
-) -> tuple[str, dict[str, Any], bool] | None:
-    """(kind "json_object"/"json_schema", schema, strict) of a structured-output request."""
-    if protocol == "chat":
-        fmt = body.get("response_format")
-        if not isinstance(fmt, dict):
-            return None
-        if fmt.get("type") == "json_object":
-            return "json_object", {}, False
-        spec = fmt.get("json_schema")
-        if fmt.get("type") == "json_schema" and isinstance(spec, dict):
-            schema = spec.get("schema")
-            return (
-                "json_schema",
-                schema if isinstance(schema, dict) else {},
-                spec.get("strict") is True,
-            )
-        return None
-    config = body.get("output_config")
-    fmt = config.get("format") if isinstance(config, dict) else body.get("output_format")
-    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-        schema = fmt.get("schema")
-        return "json_schema", schema if isinstance(schema, dict) else {}, True
-    return None
-
-
-def prompted_text(
-    schema: dict[str, Any], *, fenced: bool, task: Task, seed: int, budget: Budget | None = None
-) -> str:
-    """The reply to JSON asked for in words: an instance of ``schema``, fenced if asked."""
-    text = structured_text(
-        "json_schema", schema, strict=True, answer="", task=task, seed=seed, budget=budget
-    )
-    return f"```json\n{text}\n```" if fenced else text
-
-
-def structured_text(
-    kind: str,
-    schema: dict[str, Any],
-    *,
-    strict: bool,
-    answer: str,
-    task: Task,
-    seed: int,
-    budget: Budget | None = None,
-) -> str:
-    """The JSON text of a structured-output reply, filled from the task's facts."""
-    if kind == "json_object":
-        value: Any = {"answer": answer}
-    else:
-        try:
-            value = instance_for(
-                schema,
-                seed=seed,
-                hints=task.read.hints,
-                strict=strict,
-                context=task.read.context,
-                lookup=task.facts.lookup,
-                budget=budget,
-            )
-        except SchemaLimitError as exc:
-            raise SchemaLimitError(f"output schema, {exc.field}", exc.rule) from exc
-    return json.dumps(value, ensure_ascii=False)
 
 
 def call_tokens(calls: list[PlannedCall]) -> int:

@@ -16,23 +16,23 @@ from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_facts import facts_of, prompted_schema, task_steps, without_json
 from mediagen_nb.emulator._chat_plan import (
-    REDACTED_THINKING_TRIGGER,
     Plan,
     PlannedCall,
     Protocol,
     Task,
     call_tokens,
     forces_tool,
-    output_schema,
     plan_calls,
     plan_tools,
-    prompted_text,
     results_answer,
+    tool_results,
+)
+from mediagen_nb.emulator._chat_structured import output_schema, prompted_text, structured_text
+from mediagen_nb.emulator._chat_thinking import (
+    REDACTED_THINKING_TRIGGER,
     sign_thinking,
-    structured_text,
     thinking_budget,
     thinking_text,
-    tool_results,
 )
 from mediagen_nb.emulator._schema_limits import Budget
 from mediagen_nb.emulator._textgen import (

@@ -43,8 +43,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from mediagen_nb.emulator._chat_plan import bad_signature
 from mediagen_nb.emulator._chat_reply import build_reply, read_prompt
+from mediagen_nb.emulator._chat_thinking import bad_signature
 from mediagen_nb.emulator._chat_wire import Item, chat_body, chat_items
 from mediagen_nb.emulator._errors import TextProtocol, error_response, json_response
 from mediagen_nb.emulator._logprobs import check_logprobs
