@@ -1,11 +1,7 @@
-"""Structured output of the emulator's replies: a JSON Schema instance filled from facts.
-
-- **Structured output.** ``json_schema`` (chat ``response_format``, messages
-  ``output_config.format`` / ``output_format``): an instance of the schema, strict mode
-  honoured (every property present), its fields filled from the conversation's facts
-  where they fit (``_chat_facts``). JSON asked for in words (a schema or an example object
-  in the system prompt or the question) is answered the same way, fenced when a code block
-  is asked for; ``json_object`` without any: ``{"answer": <text>}``.
+"""Structured output: ``json_schema`` (chat ``response_format``, messages ``output_config``
+/ ``output_format``) gets a schema instance, strict mode honoured, filled from the
+conversation's facts (``_chat_facts``); JSON asked for in words the same, fenced when a code
+block is asked for; ``json_object`` alone ``{"answer": <text>}``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Extended thinking of the emulator's replies (messages protocol), signed and checked.
-
-Decisions (deterministic, no model):
-
-- **Thinking** (messages, ``thinking`` enabled/adaptive): a short reasoning text about the
-  question, at most ``budget_tokens`` tokens, signed with :func:`sign_thinking`; a thinking
-  block sent back with a wrong signature is refused (400), as the protocol does.
-- **Redacted thinking.** A question holding Anthropic's test trigger
-  (``REDACTED_THINKING_TRIGGER``) gets its thinking as a ``redacted_thinking`` block: opaque
-  ``data`` (the signed thinking, base64), sent whole in ``content_block_start``.
+"""Extended thinking (messages, ``thinking`` enabled/adaptive): a short reasoning text about
+the question within ``budget_tokens``, signed (a block sent back with a wrong signature gets
+a 400, as the protocol does); a question holding Anthropic's test trigger gets it as opaque
+``redacted_thinking`` data (the signed text, base64).
 """
 
 from __future__ import annotations
