@@ -15,6 +15,7 @@ import random
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ MARKDOWN_JS = Path(__file__).resolve().parents[1] / "mediagen_nb/widgets/static/
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
-SHAPES = {
+SHAPES: dict[str, Callable[[int], str]] = {
     "[ run": lambda n: "[" * n,
     "[ run, then ]": lambda n: "[" * n + "]",
     "![ run": lambda n: "![" * (n // 2),
