@@ -56,10 +56,10 @@ class IdbFileSystem:
         self._fs.mount(self._fs.filesystems.IDBFS, {}, str(folder))
 
     def sync(self, populate: bool, done: Done) -> None:
-        from pyodide.ffi import create_once_callable  # type: ignore[import-not-found]
+        from pyodide.ffi import create_once_callable, jsnull  # type: ignore[import-not-found]
 
-        def finished(error: Any = None) -> None:
-            done(None if error is None else str(error))
+        def finished(error: Any = None) -> None:  # IDBFS calls back with null on success
+            done(None if error is None or error is jsnull else str(error))
 
         self._fs.syncfs(populate, create_once_callable(finished))
 

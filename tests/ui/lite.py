@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from playwright.sync_api import Browser, Frame, Page, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Frame, Page, Route, expect
 
 from tests.ui.frontends import VIEWPORT, Front, Theme
 
@@ -112,8 +112,36 @@ class LiteVisit:
     """Seconds from opening the address to a ready Studio."""
 
 
-def open_lite(browser: Browser, url: str, theme: Theme) -> LiteVisit:
-    """Open ``url`` (the landing page) in a fresh context and wait for the Studio."""
+def studio_of(page: Page) -> Front:
+    """The Studio in ``page``'s frame, once ready."""
+    holder = page.wait_for_selector("#mg-lite-studio")
+    assert holder is not None
+    frame = holder.content_frame()
+    assert frame is not None
+    expect(frame.locator(READY).first).to_be_visible(timeout=STUDIO_TIMEOUT_MS)
+    return Front(cast(Page, FramePage(frame)), "lite")
+
+
+def reload(visit: LiteVisit) -> float:
+    """Load the page again in the same browser (its caches and storage kept); the visit's
+    ``front`` becomes the new Studio. Returns the seconds to a ready Studio."""
+    start = time.monotonic()
+    visit.page.reload()
+    visit.front = studio_of(visit.page)
+    return time.monotonic() - start
+
+
+def open_lite(
+    browser: Browser, url: str, theme: Theme, *, context: BrowserContext | None = None
+) -> LiteVisit:
+    """Open ``url`` (the landing page) in a fresh context (or ``context``, whose route must
+    be set already) and wait for the Studio."""
+    if context is not None:
+        page = context.new_page()
+        start = time.monotonic()
+        page.goto(f"{url}?theme={theme}")
+        front = studio_of(page)
+        return LiteVisit(page, front, [], [], time.monotonic() - start)
     context = browser.new_context(viewport=VIEWPORT, color_scheme=theme)  # type: ignore[arg-type]
     context.set_default_timeout(60_000)
     blocked: list[str] = []
@@ -133,11 +161,6 @@ def open_lite(browser: Browser, url: str, theme: Theme) -> LiteVisit:
     page = context.new_page()
     start = time.monotonic()
     page.goto(f"{url}?theme={theme}")
-    holder = page.wait_for_selector("#mg-lite-studio")
-    assert holder is not None
-    frame = holder.content_frame()
-    assert frame is not None
-    expect(frame.locator(READY).first).to_be_visible(timeout=STUDIO_TIMEOUT_MS)
+    front = studio_of(page)
     ready_s = time.monotonic() - start
-    front = Front(cast(Page, FramePage(frame)), "lite")
     return LiteVisit(page=page, front=front, blocked=blocked, failed=failed, ready_s=ready_s)
