@@ -44,7 +44,9 @@ def test_history_outlives_a_reload_and_travels_by_export_and_import(
         rows = history.locator("tr[data-row-id]")
         row = rows.filter(has_text=IMAGE_PROMPT[:20]).first
         expect(row).to_be_visible()
-        expect(row.locator("img.mg-history-thumb")).to_have_attribute("src", re.compile(r"^data:image/"))
+        expect(row.locator("img.mg-history-thumb")).to_have_attribute(
+            "src", re.compile(r"^data:image/")
+        )
         expect(history.locator(".mg-history-storage")).to_contain_text("Kept in this browser: ")
         expect(history.get_by_text("Save CSV")).to_be_hidden()  # no folder of the tab's memory
         with visit.page.expect_download() as download_info:
@@ -61,7 +63,7 @@ def test_history_outlives_a_reload_and_travels_by_export_and_import(
         visit.page.context.close()
         record(second_load_s=second_s, second_downloaded_mb=second_mb)
 
-        fresh = browser.new_context(viewport=VIEWPORT)  # another browser profile: nothing kept
+        fresh = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]  # another browser profile: nothing kept
         blocked: list[str] = []
 
         def local_only(route: Route) -> None:
@@ -80,7 +82,9 @@ def test_history_outlives_a_reload_and_travels_by_export_and_import(
         chooser.value.set_files(saved)
         row = history.locator("tr[data-row-id]").filter(has_text=IMAGE_PROMPT[:20]).first
         expect(row).to_be_visible()  # at once: no Refresh, no "All"
-        expect(row.locator("img.mg-history-thumb")).to_have_attribute("src", re.compile(r"^data:image/"))
+        expect(row.locator("img.mg-history-thumb")).to_have_attribute(
+            "src", re.compile(r"^data:image/")
+        )
         expect(history.locator(".mg-history-keep-note")).to_contain_text("Imported ")
         assert blocked == [], blocked
         fresh.close()
