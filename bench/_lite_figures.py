@@ -59,20 +59,20 @@ def summary() -> str:
             "(pytest -m ui tests/ui/test_lite.py measures it)"
         )
     data = json.loads(path.read_text())
-    return (
-        f"In-browser playground (JupyterLite, measured by tests/ui/test_lite.py, "
-        f"{data['measured']}):\n"
-        f"  site size {data['site_mb']:.1f} MB; a visitor downloaded "
-        f"{data['downloaded_mb']:.1f} MB in {data['requests']:.0f} requests\n"
-        f"  cold load to a ready Studio {data['cold_load_s']:.1f} s; "
-        f"Generate -> picture {data['generate_s']:.1f} s"
-        + (
-            f"\n  second visit (same browser, its cache): ready in {data['second_load_s']:.1f} s,"
+    lines = [f"In-browser playground (JupyterLite, measured by tests/ui, {data['measured']}):"]
+    if "site_mb" in data:
+        lines += [
+            f"  site size {data['site_mb']:.1f} MB; a visitor downloaded "
+            f"{data['downloaded_mb']:.1f} MB in {data['requests']:.0f} requests",
+            f"  cold load to a ready Studio {data['cold_load_s']:.1f} s; "
+            f"Generate -> picture {data['generate_s']:.1f} s",
+        ]
+    if "second_load_s" in data:
+        lines.append(
+            f"  second visit (same browser, its cache): ready in {data['second_load_s']:.1f} s,"
             f" {data['second_downloaded_mb']:.2f} MB downloaded"
-            if "second_load_s" in data
-            else ""
         )
-    )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
