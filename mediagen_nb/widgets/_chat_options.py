@@ -84,7 +84,7 @@ FIELDS: dict[str, FieldInfo] = {
     ),
     "max_tokens": FieldInfo(
         "Max reply length",
-        "In tokens (about ¾ of a word). Empty: the service's default.",
+        "In tokens (about ¾ of a word), at least 1. Empty: the service's default.",
         "max_completion_tokens / max_tokens",
     ),
     "stop": FieldInfo(
@@ -188,6 +188,17 @@ def model_groups() -> list[dict[str, Any]]:
             {"value": name, "label": model_title(name), "title": f"{name}: {entry.variant_meaning}"}
         )
     return groups
+
+
+def reply_limit(model: str) -> int | None:
+    """The model's longest reply in tokens (catalog); None for a model not in the catalog."""
+    entry = text_model(model)
+    return None if entry is None else entry.max_output_tokens
+
+
+def max_tokens_help(high: int) -> str:
+    """The reply length's help for a model whose longest reply is ``high`` tokens."""
+    return f"In tokens (about ¾ of a word), 1 to {high:,} for this model. Empty: the default."
 
 
 def protocols_for(model: str) -> tuple[Protocol, ...]:

@@ -107,7 +107,7 @@ function chatSettingControls(ctx) {
     sampling: mgEl("div"),
     temperature: slider("temperature", 2),
     top_p: slider("top_p", 1),
-    max_tokens: number("max_tokens", { placeholder: "default", step: "1" }),
+    max_tokens: number("max_tokens", { placeholder: "default", step: "1", min: "1" }),
     stop: text("stop", { rows: 2, placeholder: "one per line" }),
     tools: text("tools", {
       rows: 6,
@@ -171,6 +171,8 @@ function chatSyncSettings(c, v, spec) {
   put(c.stop, v.stop || "");
   put(c.tools, v.tools || "");
   put(c.max_tokens, v.max_tokens ? String(v.max_tokens) : "");
+  if (spec.max_tokens_max) c.max_tokens.max = String(spec.max_tokens_max);
+  else c.max_tokens.removeAttribute("max");
   put(c.thinking_budget, v.thinking_budget ? String(v.thinking_budget) : "");
   if (c.tool_choice.options.length === 0) {
     const choices = spec.tool_choices || [];
