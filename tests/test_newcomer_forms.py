@@ -35,7 +35,22 @@ def test_every_text_model_has_a_longest_reply() -> None:
     assert len(limits) == len(TEXT_MODELS) > 0
     assert all(8_000 <= n <= 1_000_000 for n in limits.values())
     # a suffix variant shares its base's limit
-    assert limits["claude-sonnet-4-6-hc"] == limits["claude-sonnet-4-6"] == 64_000
+    assert limits["claude-haiku-4-5-hc"] == limits["claude-haiku-4-5"] == 64_000
+    assert limits["claude-sonnet-4-6-fd"] == limits["claude-sonnet-4-6"] == 128_000
+
+
+@pytest.mark.parametrize(
+    ("module", "vendor"),
+    [("langchain_anthropic.data._profiles", "claude"), ("langchain_openai.data._profiles", "gpt")],
+)
+def test_no_sdk_default_reply_length_is_refused(module: str, vendor: str) -> None:
+    """LangChain sends its model profile's ``max_output_tokens`` when none is given."""
+    profiles = pytest.importorskip(module)._PROFILES
+    bases = {m.base for m in TEXT_MODELS.values() if m.vendor == vendor}
+    compared = {b: profiles[b]["max_output_tokens"] for b in bases if b in profiles}
+    assert len(compared) == len(bases)
+    for base, sent in compared.items():
+        assert TEXT_MODELS[base].max_output_tokens >= sent, base
 
 
 @pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
@@ -45,10 +60,9 @@ def test_a_huge_reply_length_is_refused_with_the_models_range(protocol: str) -> 
     assert panel.can_send
     panel.set(max_tokens=HUGE)
     assert not panel.can_send
-    assert panel.problems == {
-        "max_tokens": "Max reply length: must be at most 64,000 (claude-sonnet-4-6's longest reply)"
-    }
-    panel.set(max_tokens=64_000)
+    rule = "must be at most 128,000 (claude-sonnet-4-6's longest reply)"
+    assert panel.problems == {"max_tokens": f"Max reply length: {rule}"}
+    panel.set(max_tokens=128_000)
     assert panel.problems == {}
     assert panel.can_send
 

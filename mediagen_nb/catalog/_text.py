@@ -62,7 +62,7 @@ MAX_OUTPUT_TOKENS: dict[str, int] = {
     "claude-opus-4-6": 128_000,
     "claude-opus-4-7": 128_000,
     "claude-sonnet-4-5": 64_000,
-    "claude-sonnet-4-6": 64_000,
+    "claude-sonnet-4-6": 128_000,
     "gemini-2.5-pro": 65_536,
     "gemini-3-flash-preview": 65_536,
     "gemini-3.1-pro-preview": 65_536,
@@ -72,8 +72,9 @@ MAX_OUTPUT_TOKENS: dict[str, int] = {
 """Longest reply of each base model, in tokens (every suffix variant shares its base's).
 
 Decision: the spec shows no output limit, so these are the vendors' published maxima for
-the base models (Nov 2026); the validators bound ``max_completion_tokens`` / ``max_tokens``
-by them and the chat form shows the range.
+the base models (Nov 2026, as LangChain's model profiles and LiteLLM's model map list them,
+so their SDKs' defaults pass); the validators bound ``max_completion_tokens`` /
+``max_tokens`` by them and the chat form shows the range.
 """
 
 
