@@ -208,10 +208,28 @@ def test_image2_more_parameters_placeholder_is_accepted() -> None:
     assert check("image2", values) == []
 
 
-def test_chat_placeholders_and_examples_pass_the_validator() -> None:
+def _chat_value(name: str, placeholder: str) -> Any:
+    """What a chat placeholder stands for: "e.g. X" is X; a number field's "default" is
+    empty (the service's default) and "0 (off)" is 0."""
+    if name in ("max_tokens", "thinking_budget"):
+        number = re.match(r"-?\d+", placeholder)
+        return int(number[0]) if number else ""
+    return placeholder.removeprefix("e.g. ")
+
+
+@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+def test_chat_placeholders_and_examples_pass_the_validator(protocol: str) -> None:
+    shown = chat_form_spec(ChatSettings(model="claude-sonnet-4-6", protocol=protocol))["fields"]
+    placeholders = {k: f["placeholder"] for k, f in shown.items() if f["placeholder"]}
+    assert set(placeholders) == {"system", "max_tokens", "stop", "tools", "thinking_budget"}
+    for name, placeholder in placeholders.items():
+        panel = offline()
+        panel.set(message="hello", protocol=protocol)
+        panel.set(**{name: _chat_value(name, placeholder)})
+        assert panel.problems == {}, (name, placeholder)
+        assert panel.can_send, (name, placeholder)
     panel = offline()
-    panel.set(message="e.g. You are a concise tutor.", system="e.g. You are a concise tutor.")
-    panel.set(tools=TOOLS_EXAMPLE, thinking_budget=0)
+    panel.set(message="hello", protocol=protocol, tools=TOOLS_EXAMPLE)  # "Insert example"
     assert panel.problems == {}
     settings = panel.settings()
     assert form_problems(settings) == []

@@ -86,8 +86,12 @@ def _whole(value: Any) -> int:
 
 
 def _fields(model: str) -> dict[str, dict[str, str]]:
-    """Each field's label, help and API name; the reply length's help gives the model's range."""
-    out = {k: {"label": f.label, "help": f.help, "api": f.api} for k, f in FIELDS.items()}
+    """Each field's label, help, API name and placeholder; the reply length's help gives the
+    model's range."""
+    out = {
+        k: {"label": f.label, "help": f.help, "api": f.api, "placeholder": f.placeholder}
+        for k, f in FIELDS.items()
+    }
     high = reply_limit(model)
     if high is not None:
         out["max_tokens"]["help"] = max_tokens_help(high)

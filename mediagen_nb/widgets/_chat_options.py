@@ -62,18 +62,23 @@ _VARIANT_WORDS = {
 
 @dataclass(frozen=True)
 class FieldInfo:
-    """How one form field is shown: its label, its help line and the API names it sets."""
+    """How one form field is shown: its label, its help line, the API names it sets and its
+    placeholder (a value the field's rules accept: a test sends each one)."""
 
     label: str
     help: str = ""
     api: str = ""
+    placeholder: str = ""
 
 
 FIELDS: dict[str, FieldInfo] = {
     "model": FieldInfo("Model", "", "model"),
     "protocol": FieldInfo("Protocol", "Which compatible API the request goes to.", ""),
     "system": FieldInfo(
-        "System prompt", "Instructions the model follows for the whole conversation.", "system"
+        "System prompt",
+        "Instructions the model follows for the whole conversation.",
+        "system",
+        "e.g. You are a concise tutor.",
     ),
     "sampling": FieldInfo("Sampling", "Leave on Default unless you want to steer variety.", ""),
     "temperature": FieldInfo(
@@ -86,14 +91,19 @@ FIELDS: dict[str, FieldInfo] = {
         "Max reply length",
         "In tokens (about ¾ of a word), at least 1. Empty: the service's default.",
         "max_completion_tokens / max_tokens",
+        "default",
     ),
     "stop": FieldInfo(
-        "Stop sequences", f"One per line, at most {MAX_STOP}; the reply ends before one.", "stop"
+        "Stop sequences",
+        f"One per line, at most {MAX_STOP}; the reply ends before one.",
+        "stop",
+        "one per line",
     ),
     "tools": FieldInfo(
         "Tools",
         "A JSON array of tools (either protocol's shape); the model may ask to call one.",
         "tools",
+        '[{"name": "get_weather", "parameters": {"type": "object"}}]',
     ),
     "tool_choice": FieldInfo(
         "Tool use", "Whether the model may, must or must not call a tool.", "tool_choice"
@@ -103,6 +113,7 @@ FIELDS: dict[str, FieldInfo] = {
         f"Tokens the model may spend thinking before it answers; 0 is off, else at least "
         f"{MIN_THINKING_BUDGET}.",
         "thinking.budget_tokens",
+        "0 (off)",
     ),
     "attachments": FieldInfo(
         "Attachments", "Images (or videos, for Gemini) sent with your message.", ""
