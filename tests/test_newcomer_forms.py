@@ -13,7 +13,7 @@ from mediagen_nb import validate_request
 from mediagen_nb.catalog import TEXT_MODELS, families, family
 from mediagen_nb.types import errors_only
 from mediagen_nb.widgets._chat_form import form_spec as chat_form_spec
-from mediagen_nb.widgets._chat_options import FIELDS, TOOLS_EXAMPLE, ChatSettings
+from mediagen_nb.widgets._chat_options import FIELDS, TOOLS_EXAMPLE, ChatSettings, Protocol
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._chat_request import build_request, form_problems
 from mediagen_nb.widgets._form_spec import Control, controls_for, extra_example
@@ -218,7 +218,7 @@ def _chat_value(name: str, placeholder: str) -> Any:
 
 
 @pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
-def test_chat_placeholders_and_examples_pass_the_validator(protocol: str) -> None:
+def test_chat_placeholders_and_examples_pass_the_validator(protocol: Protocol) -> None:
     shown = chat_form_spec(ChatSettings(model="claude-sonnet-4-6", protocol=protocol))["fields"]
     placeholders = {k: f["placeholder"] for k, f in shown.items() if f["placeholder"]}
     assert set(placeholders) == {"system", "max_tokens", "stop", "tools", "thinking_budget"}
