@@ -141,7 +141,7 @@ def extra_example(family_id: str) -> str:
     """The "More parameters" placeholder: a JSON object the family's validator accepts.
 
     A documented family's first parameter with a service default, set to that default (an
-    override that changes nothing, valid on every model); else ``GENERIC_EXTRA``.
+    override that changes nothing: no error on any model); else ``GENERIC_EXTRA``.
     """
     fam = family(family_id)
     if fam.documented:
