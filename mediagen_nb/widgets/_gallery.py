@@ -25,6 +25,7 @@ from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._form_body import from_body
 from mediagen_nb.widgets._form_spec import controls_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
+from mediagen_nb.widgets._share import share_query
 from mediagen_nb.widgets._where import save_note, where
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
@@ -126,6 +127,7 @@ class Result:
             "has_media": bool(self.preview_bytes),
             "resumed": self.resumed,
             "code": self.code(),
+            "share": share_query(self.kind, self.body),
         }
 
     def set_media(self, data: bytes, task_id: str, local_path: str | None) -> None:

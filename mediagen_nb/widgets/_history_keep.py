@@ -1,4 +1,4 @@
-"""The History panel's Export, Import and storage line (``HistoryKeep``, mixed into it).
+"""The History panel's Export, Import, "Export this session" and storage line (``HistoryKeep``).
 
 Export writes the whole history with its cached files (``mediagen_nb.history._backup``): in a
 kernel with a file system into ``$MEDIAGEN_HOME/exports/history-<UTC time>.json``, saying
@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from mediagen_nb.history._ledger import Ledger
 
 EXPORT_MIME = "application/json"
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
 def size_text(count: int) -> str:
@@ -54,6 +58,7 @@ class HistoryKeep(traitlets.HasTraits):
     def _setup_keep(self) -> None:
         self.browser = is_browser()
         self.on_action("export-history", lambda _m: self.export_history())  # type: ignore[attr-defined]
+        self.on_action("export-session", lambda _m: self.export_session())  # type: ignore[attr-defined]
         self.on_action("import-history", self._import_action)  # type: ignore[attr-defined]
         self.on_action("clear-history", lambda _m: self.clear_history())  # type: ignore[attr-defined]
         store = self._store()
@@ -98,12 +103,36 @@ class HistoryKeep(traitlets.HasTraits):
         finally:
             if self.home is not None:
                 source.close()
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        name = f"mediagen-history-{stamp}.json"
+        name = f"mediagen-history-{_stamp()}.json"
         data = json.dumps(document, ensure_ascii=False).encode("utf-8")
         what = f"{len(document['events'])} events and {len(document['media'])} files"
+        return self._deliver(name, data, EXPORT_MIME, what)
+
+    def export_session(self) -> tuple[str, bytes]:
+        """This session's results as one self-contained HTML page (``_session_page``):
+        downloaded in the browser, else written into ``$MEDIAGEN_HOME/exports``."""
+        from mediagen_nb.history._records import history_records
+        from mediagen_nb.widgets._session_page import session_page
+
+        source = self._ledger()
+        try:
+            keys = source.keys_of()
+        finally:
+            if self.home is not None:
+                source.close()
+        records = [
+            dict(r)
+            for r in history_records(home=self.home, warn=False)
+            if (r["kind"], r["task_id"]) in keys
+        ]
+        data = session_page(records).encode("utf-8")
+        name = f"mediagen-session-{_stamp()}.html"
+        return self._deliver(name, data, "text/html", f"this session ({len(records)} results)")
+
+    def _deliver(self, name: str, data: bytes, mime: str, what: str) -> tuple[str, bytes]:
+        """A browser download of ``data`` as ``name``, or a file in the exports folder."""
         if self.browser:
-            self.send({"event": "download", "name": name, "mime": EXPORT_MIME}, buffers=[data])  # type: ignore[attr-defined]
+            self.send({"event": "download", "name": name, "mime": mime}, buffers=[data])  # type: ignore[attr-defined]
             self.keep_note = f"Exported {what}: downloaded by your browser as {name}"
             return name, data
         target = resolve_home(self.home) / "exports" / name

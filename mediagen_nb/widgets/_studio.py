@@ -118,6 +118,7 @@ class Studio(WidgetPanel):
         self._assets_listed = False
         self.on_action("connect", self._connect_action)
         self.on_action("demo", self._demo_action)
+        self.on_action("prefill", lambda m: self.prefill(str(m.get("query") or "")))
         self.observe(self.guard(self._on_tab_selected), names="tab")
         self._watch_history()
         if not (_widgets_can_open_later() if lazy is None else lazy):
@@ -248,6 +249,56 @@ class Studio(WidgetPanel):
         else:
             self.videos.load(body, family)
             self.select("Videos")
+
+    # --- links that share (``_share``) ------------------------------------------------------
+
+    def prefill(self, query: str) -> list[str]:
+        """Fill the Studio from a page address's query (``?tab=images&model=...&prompt=...``
+        and the request's other fields), show its tab, and name each bad value in the
+        Studio's notice (and the panel's field errors). Returns those problems."""
+        from mediagen_nb.widgets._share import parse_link
+
+        link = parse_link(query)
+        if link is None:
+            return []
+        problems = list(link.problems)
+        if link.tab in ("Images", "Videos") and link.body:
+            problems += self._prefill_media(link.tab, link.body)
+        elif link.tab == "Chat" and link.body:
+            problems += self._prefill_chat(link.body)
+        self.select(link.tab)
+        if problems:
+            self.show_error("This link: " + "; ".join(problems))
+        return problems
+
+    def _prefill_media(self, tab: str, body: dict[str, Any]) -> list[str]:
+        panel = self.images if tab == "Images" else self.videos
+        try:
+            panel.load({"model": panel.model, **body})
+        except (ValueError, KeyError) as exc:
+            return [f"model: {exc}"]
+        errors = [p.message for p in panel.form_problems if p.error]
+        panel.attempted = bool(errors)  # the panel shows each bad field under it
+        return errors
+
+    def _prefill_chat(self, body: dict[str, Any]) -> list[str]:
+        from mediagen_nb.widgets._chat_options import model_groups
+
+        problems = [
+            f"{name}: a chat link sets only model and prompt"
+            for name in sorted(set(body) - {"model", "prompt"})
+        ]
+        values = dict(self.chat.values)
+        if "prompt" in body:
+            values["message"] = str(body["prompt"])
+        if "model" in body:
+            known = {o["value"] for g in model_groups() for o in g["options"]}
+            if body["model"] in known:
+                values["model"] = body["model"]
+            else:
+                problems.append(f"model: {body['model']!r} is not a chat model of the catalog")
+        self.chat.values = values
+        return problems
 
     # --- resume -----------------------------------------------------------------------------
 

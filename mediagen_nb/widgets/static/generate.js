@@ -363,6 +363,7 @@ function mgGenResults(model) {
     remove: (id) => model.send({ action: "remove", id }),
     rerun: (id) => model.send({ action: "rerun", id }),
     code: (id) => find(id)?.code || "",
+    share: (id) => mgShareLink(find(id)?.share || ""),
     open: (id) => {
       const close = () => {
         lightbox = null;

@@ -309,6 +309,12 @@ function mgHistExport(model) {
  * storage (`unsaved`), leaving the page asks first. */
 function mgHistKeep(model) {
   const exporter = mgButton({ label: "Export", action: "export-history", onClick: () => model.send({ action: "export-history" }) });
+  const page = mgButton({
+    label: "Export this session",
+    action: "export-session",
+    title: "One web page with this session's pictures and videos inside, each with its prompt and code",
+    onClick: () => model.send({ action: "export-session" }),
+  });
   const picker = mgEl("input", { type: "file", accept: ".json,application/json", name: "import-file", hidden: true });
   const importer = mgButton({ label: "Import", action: "import-history", onClick: () => picker.click() });
   picker.addEventListener("change", async () => {
@@ -329,7 +335,7 @@ function mgHistKeep(model) {
   };
   addEventListener("beforeunload", ask);
   return {
-    el: mgEl("div", { class: "mg-row mg-history-keep" }, exporter, importer, picker, storage, clear, note),
+    el: mgEl("div", { class: "mg-row mg-history-keep" }, exporter, importer, page, picker, storage, clear, note),
     traits: ["storage", "keep_note", "browser", "unsaved"],
     update() {
       exporter.title = model.get("browser")

@@ -109,10 +109,47 @@ function mgCardMedia(r, url, onOpen) {
 }
 
 /**
+ * The address of this page (the top page when it is this site's, e.g. the playground's landing
+ * page around JupyterLite's REPL) with `query`: a link that opens a request in the Studio.
+ */
+function mgShareLink(query) {
+  let page = location;
+  try {
+    if (window.top !== window && window.top.location.origin === location.origin) page = window.top.location;
+  } catch (_err) {
+    page = location; // another site's frame: this page's own address
+  }
+  return `${page.origin}${page.pathname}?${query}`;
+}
+
+/** "Share": copies the link `link()` returns (kept in `data-link`) and says so for 1.5 s. */
+function mgShareButton(link) {
+  const button = mgButton({
+    label: "Share",
+    action: "share",
+    title: "Copy a link that opens this request in the Studio (demo mode; never a key)",
+  });
+  let timer = null;
+  button.addEventListener("click", async () => {
+    const url = link();
+    button.dataset.link = url;
+    const ok = await mgCopyText(url);
+    button.textContent = ok ? "Link copied" : "Copy failed";
+    mgAnnounce(ok ? `Link copied: ${url}` : `Copy failed; the link is ${url}`);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      button.textContent = "Share";
+    }, 1500);
+  });
+  return button;
+}
+
+/**
  * A result card (<article class="mg-card" role=listitem>) of one task `r` of the `results`
  * trait: status badge, title, Cancel / Remove, time against the estimate, the media, the
  * prompt, why it failed, a note, and Save / Run again / Copy as code. `on` holds the actions
- * ({cancel, remove, save, rerun, open, code}), each called with the result id.
+ * ({cancel, remove, save, rerun, open, code, share}), each called with the result id (`code`
+ * and `share` return the text to copy).
  * `update(r, url)` redraws it from a new `r` and preview URL; `tick(r, elapsed)` the clock.
  */
 function mgResultCard(id, on) {
@@ -133,11 +170,12 @@ function mgResultCard(id, on) {
   p.note = mgEl("p", { class: "mg-card__note mg-muted" });
   p.save = mgButton({ label: "Save", action: "save", onClick: act("save") });
   p.rerun = mgButton({ label: "Run again", action: "rerun", onClick: act("rerun") });
+  p.share = mgShareButton(act("share"));
   const el = mgEl("article", { class: "mg-card", role: "listitem", "data-id": id },
     mgEl("header", { class: "mg-card__head" }, p.badge, p.title, p.cancel, p.remove),
     mgEl("div", { class: "mg-card__status" }, p.meta, p.resumed),
     p.progress, p.media, p.prompt, p.error, p.note,
-    mgEl("div", { class: "mg-card__actions" }, p.save, p.rerun, mgCopy(act("code"), "Copy as code")));
+    mgEl("div", { class: "mg-card__actions" }, p.save, p.rerun, mgCopy(act("code"), "Copy as code"), p.share));
   let mediaFor = null;
   function update(r, url) {
     const done = MG_TERMINAL.has(r.status);

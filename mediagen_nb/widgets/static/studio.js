@@ -105,6 +105,24 @@ function studioMount(host, slot, ref, signal) {
     .catch(failed);
 }
 
+/**
+ * The page's query (this frame's, and the top page's when it is this site's: the playground's
+ * landing page), sent once per page to Python, which fills the Studio from a link's
+ * `?tab=images&model=...&prompt=...` (and names a bad value).
+ */
+function studioReadLink(model) {
+  if (window.mgLinkRead) return;
+  window.mgLinkRead = true;
+  const queries = [location.search];
+  try {
+    if (window.top !== window && window.top.location.origin === location.origin) queries.push(window.top.location.search);
+  } catch (_err) {
+    // another site's frame: only this page's own query
+  }
+  const query = queries.map((q) => q.replace(/^\?/, "")).filter(Boolean).join("&");
+  if (query) model.send({ action: "prefill", query });
+}
+
 function render({ model, el, host, signal }) {
   const lifetime = new AbortController();
   signal?.addEventListener("abort", () => lifetime.abort(), { once: true });
@@ -134,6 +152,7 @@ function render({ model, el, host, signal }) {
   listeners.push(["change:tab", showTab]);
   for (const [name, fn] of listeners) model.on(name, fn);
   mountAll();
+  studioReadLink(model);
   root.dataset.mgReady = "1";
   return () => {
     lifetime.abort();
