@@ -1,5 +1,6 @@
 """Links that share (``widgets._share``, ``Studio.prefill``), and "Export this session" as one
-self-contained HTML page (``widgets._session_page``), headless."""
+self-contained HTML page (``widgets._session_page``), and the Studio's ``busy`` (leaving the
+page asks first while it is set), headless."""
 
 from __future__ import annotations
 
@@ -139,3 +140,16 @@ def test_export_this_session_is_one_page_with_everything_inside(tmp_path: Path) 
     assert len(re.findall("<article>", page)) == 2
     assert "http://" not in page
     assert "https://" not in page
+
+
+async def test_the_studio_is_busy_while_a_task_runs(studio: Studio) -> None:
+    studio.images.set(prompt="a slow picture")
+    assert studio.busy is False
+    running = studio.images.generate()
+    assert running is not None
+    seen: list[bool] = []
+    studio.observe(lambda change: seen.append(change["new"]), names="busy")
+    await running
+    await studio.images.join()
+    assert seen[0] is True  # leaving the page asked while the task ran
+    assert studio.busy is False  # and no longer once it is done

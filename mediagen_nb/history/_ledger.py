@@ -151,9 +151,12 @@ class Ledger:
             elif callback not in self._on_problem:
                 self._on_problem.append(callback)
 
-    def on_write(self, callback: Callable[[], None]) -> None:
+    def on_write(self, callback: Callable[[], None], remove: bool = False) -> None:
         """Call ``callback()`` after every write (the browser's store saves then)."""
-        if callback not in self._on_write:
+        if remove:
+            if callback in self._on_write:
+                self._on_write.remove(callback)
+        elif callback not in self._on_write:
             self._on_write.append(callback)
 
     def _wrote(self) -> None:

@@ -97,6 +97,9 @@ class Studio(WidgetPanel):
     """Placeholder of the base URL field (``MEDIAGEN_BASE_URL``)."""
     text_url_hint = t.Unicode("").tag(sync=True)
     """Placeholder of the text base URL field (``MEDIAGEN_TEXT_BASE_URL``)."""
+    busy = t.Bool(False).tag(sync=True)
+    """Whether a task or chat reply of this session is under way, or a write is not yet in
+    the browser's storage: leaving the page then asks first."""
 
     def __init__(
         self, *, session: Session | None = None, resume: bool = True, lazy: bool | None = None
@@ -147,6 +150,36 @@ class Studio(WidgetPanel):
         problem = store.check()
         if problem is not None:
             show(problem)
+
+        def writes() -> None:
+            alive = studio()
+            if alive is None:
+                store.on_write(writes, remove=True)
+            else:
+                alive.guard(alive.update_busy)()
+
+        store.on_write(writes)
+        from mediagen_nb.history._browser import browser_store
+
+        kept = browser_store()
+        if kept is not None and kept.ledger is store:
+            kept.on_change(writes)
+
+    RUNNING = ("queued", "processing", "started")
+    """Item statuses of work under way (a task, a chat reply being written)."""
+
+    def update_busy(self) -> bool:
+        """Set ``busy`` from the history: an item of this session still under way, or a
+        write the browser has not kept yet. Returns it."""
+        from mediagen_nb.history import ledger
+        from mediagen_nb.history._browser import browser_store
+
+        store = ledger()
+        mine = store.keys_of()
+        running = any((r["kind"], r["key"]) in mine for r in store.items(status=self.RUNNING))
+        kept = browser_store()
+        self.busy = running or (kept is not None and kept.ledger is store and kept.unsaved)
+        return self.busy
 
     # --- connection -------------------------------------------------------------------------
 

@@ -153,8 +153,22 @@ function render({ model, el, host, signal }) {
   for (const [name, fn] of listeners) model.on(name, fn);
   mountAll();
   studioReadLink(model);
+  // leaving the page while a task runs or a write is not yet kept asks first (`busy`)
+  const ask = (event) => {
+    if (!model.get("busy")) return;
+    event.preventDefault();
+    event.returnValue = "";
+  };
+  addEventListener("beforeunload", ask);
+  const showBusy = () => {
+    root.dataset.busy = model.get("busy") ? "1" : "0";
+  };
+  showBusy();
+  listeners.push(["change:busy", showBusy]);
+  model.on("change:busy", showBusy);
   root.dataset.mgReady = "1";
   return () => {
+    removeEventListener("beforeunload", ask);
     lifetime.abort();
     for (const [name, fn] of listeners) model.off(name, fn);
   };
