@@ -132,14 +132,20 @@ def reload(visit: LiteVisit) -> float:
 
 
 def open_lite(
-    browser: Browser, url: str, theme: Theme, *, context: BrowserContext | None = None
+    browser: Browser,
+    url: str,
+    theme: Theme,
+    *,
+    context: BrowserContext | None = None,
+    query: str = "",
 ) -> LiteVisit:
-    """Open ``url`` (the landing page) in a fresh context (or ``context``, whose route must
-    be set already) and wait for the Studio."""
+    """Open ``url`` (the landing page, with ``query`` after its theme) in a fresh context (or
+    ``context``, whose route must be set already) and wait for the Studio."""
+    address = f"{url}?theme={theme}" + (f"&{query}" if query else "")
     if context is not None:
         page = context.new_page()
         start = time.monotonic()
-        page.goto(f"{url}?theme={theme}")
+        page.goto(address)
         front = studio_of(page)
         return LiteVisit(page, front, [], [], time.monotonic() - start)
     context = browser.new_context(viewport=VIEWPORT, color_scheme=theme)  # type: ignore[arg-type]
@@ -160,7 +166,7 @@ def open_lite(
     )
     page = context.new_page()
     start = time.monotonic()
-    page.goto(f"{url}?theme={theme}")
+    page.goto(address)
     front = studio_of(page)
     ready_s = time.monotonic() - start
     return LiteVisit(page=page, front=front, blocked=blocked, failed=failed, ready_s=ready_s)
