@@ -10,6 +10,7 @@ the journey steps of ``journey.py`` drive it as they drive JupyterLab.
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
 import shutil
 import threading
@@ -53,9 +54,37 @@ class Counter:
             self.responses += 1
 
 
+COMPRESSIBLE = frozenset({".wasm", ".js", ".mjs", ".json", ".css", ".html", ".svg", ".ipynb"})
+"""What a static host that compresses (GitHub Pages, Netlify, nginx with gzip) sends gzipped;
+wheels and zips are compressed already."""
+
+
+@functools.lru_cache(maxsize=512)
+def _gzipped(path: Path, mtime: float) -> bytes:
+    return gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = MIME
     counter: Counter
+    compress = False
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (self.compress and accepts and path.is_file() and path.suffix in COMPRESSIBLE):
+            super().do_GET()
+            return
+        data = _gzipped(path, path.stat().st_mtime)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.counter.add(len(data))
 
     def copyfile(self, source: BinaryIO, outputfile: BinaryIO) -> None:  # type: ignore[override]
         start = source.tell()
@@ -67,10 +96,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(folder: Path) -> Iterator[tuple[str, Counter]]:
-    """``folder`` on a free port of 127.0.0.1: (its address, what it has sent)."""
+def serve(folder: Path, *, compress: bool = False) -> Iterator[tuple[str, Counter]]:
+    """``folder`` on a free port of 127.0.0.1: (its address, what it has sent). ``compress``:
+    as a host that gzips text, JavaScript and WebAssembly (``COMPRESSIBLE``) when asked."""
     counter = Counter()
-    handler = type("Handler", (_Handler,), {"counter": counter})
+    handler = type("Handler", (_Handler,), {"counter": counter, "compress": compress})
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
     )
