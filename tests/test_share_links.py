@@ -80,6 +80,7 @@ def test_a_link_for_chat_fills_model_and_message(studio: Studio) -> None:
 
 def test_only_the_page_s_own_parameters_ask_for_nothing(studio: Studio) -> None:
     assert parse_link("theme=dark&kernel=python&showBanner=0&code=x") is None
+    assert parse_link("file=notebooks/playground_marimo.py&size=1") is None  # no tab/model/prompt
     assert studio.prefill("theme=dark&token=abc") == []
     assert studio.tab == "Images"
 

@@ -4,7 +4,8 @@ fields, read from the page's address by the Studio (in the browser playground an
 ``share_query`` writes a result's request as such a query (every top-level field of the
 body; text as is, anything else as compact JSON; never a field named like a key or token).
 ``parse_link`` reads one back into a tab and a request body, naming every value it refuses
-(``tab`` not a Studio tab, a key in a link); the Studio fills the panel with the body, whose
+(``tab`` not a Studio tab, a key in a link); a query without ``tab``, ``model`` or
+``prompt`` is no link (some page's own options). The Studio fills the panel with the body, whose
 own checks then name a bad field value. The page's own parameters (``theme``, JupyterLite's
 REPL options, Voila's ``token``) are not the Studio's and are left alone.
 """
@@ -32,13 +33,15 @@ PAGE_PARAMS = frozenset(
     {
         "theme", "kernel", "code", "execute", "toolbar", "showBanner", "hideCodeInput",
         "promptCellPosition", "clearCellsOnExecute", "clearCodeContentOnExecute", "path",
-        "token", "voila", "reset", "clone",
+        "token", "voila", "reset", "clone", "file", "factory", "kernel_name", "access_token",
     }
 )  # fmt: skip
 """Parameters of the page itself (the landing page, JupyterLite's REPL, Voila, JupyterLab)."""
 SECRET = re.compile(r"key|token|secret|password|authori[sz]ation", re.IGNORECASE)
 """A field a link never carries or takes: the API key stays in the kernel."""
 TEXT_FIELDS = frozenset({"model", "prompt"})
+LINK_FIELDS = frozenset({"tab", "model", "prompt"})
+"""A query is a link only with one of these (else it is some page's own address)."""
 
 
 def share_query(kind: str, body: dict[str, Any]) -> str:
@@ -75,8 +78,8 @@ def parse_link(query: str) -> Link | None:
     """The request a page address's query asks for, or None when it asks for none."""
     pairs = [(k, v) for k, v in parse_qsl(query.lstrip("?"), keep_blank_values=True)]
     ours = [(k, v) for k, v in pairs if k not in PAGE_PARAMS]
-    if not ours:
-        return None
+    if not any(k in LINK_FIELDS for k, _v in ours):
+        return None  # another page's address (marimo's ?file=, a tool's own options)
     link = Link(tab="")
     for name, text in ours:
         if name == "tab":
