@@ -30,6 +30,7 @@ from ._context import ClientContext
 from ._exceptions import ConfigurationError
 from ._http import HTTPCore
 from ._media import Images, Tasks, Videos
+from ._media_host import MediaHost
 from ._recording import SafeRecorder
 from ._retry import RetryTransport, Sleep
 
@@ -115,6 +116,8 @@ class AsyncClient:
     backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
     ``recorder=None`` records nothing; by default the history ledger records everything.
     ``allow_unknown_models=True`` accepts model names newer than the catalog.
+    ``media_host`` (a bucket URL or :class:`MediaHost`; default ``MEDIAGEN_MEDIA_HOST``) is
+    where local files and expired results go so the service can fetch them (``_inputs``).
     ``max_retries`` bounds the transport's retries of safe requests; ``chat_max_retries``
     (default 2, as the official SDKs) the re-sends of chat POSTs (see ``_chat_retry``).
     """
@@ -134,6 +137,7 @@ class AsyncClient:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        media_host: MediaHost | str | None = None,
     ) -> None:
         install_log_redaction()
         settings = resolve_settings(api_key, base_url, text_base_url)
@@ -194,6 +198,11 @@ class AsyncClient:
         self.videos = Videos(self._ctx)
         self.tasks = Tasks(self._ctx)
         self.assets = Assets(self._ctx)
+        self._ctx.media_host = (
+            MediaHost(media_host) if isinstance(media_host, str) else media_host
+        ) or MediaHost.from_env()
+        self._ctx.host_file = self._host_file  # used only when the service is the emulator
+        self._core.emulated = self.demo_mode
 
     def __repr__(self) -> str:
         return (
@@ -236,8 +245,18 @@ class AsyncClient:
         """Where events go (None: nowhere)."""
         return self._ctx.recorder.recorder
 
+    @property
+    def media_host(self) -> MediaHost | None:
+        """Where local files are uploaded for the service (None: none configured)."""
+        return self._ctx.media_host
+
+    async def _host_file(self, data: bytes, name: str, content_type: str) -> str:
+        return await self.assets.host_file(data, name=name, content_type=content_type)
+
     async def aclose(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool (and the media host's connections)."""
+        if self._ctx.media_host is not None:
+            await self._ctx.media_host.aclose()
         await self._core.aclose()
 
     async def __aenter__(self) -> Self:

@@ -1,0 +1,215 @@
+"""Results and files wherever a create request takes a media URL.
+
+Any value of a create body (``first_image``, ``image_urls[0]``, a seedance content item's
+``image_url.url``, or the ``image_url`` itself) may be a completed :class:`Task`, a
+``pathlib.Path`` or ``bytes``. Each becomes a URL the service can fetch, in this order:
+the task's own result URL while it stays valid; else the configured media host
+(``MEDIAGEN_MEDIA_HOST``, ``_media_host``); else, when the service is the built-in emulator
+(demo mode, or its speed header seen), the emulator's ``/uploads``.
+When none applies the error names the field and what to do, and nothing is sent.
+
+Before anything is uploaded or sent, the pictures are checked with their real pixel size
+(``types.picture_problems``), the media kind against the slot (a picture where a picture
+goes), and the rest of the body with stand-in URLs. The tasks (and ``asset://`` ids) a
+request was made from are its ``parents``.
+
+Decisions: a result URL must stay valid for ``URL_MARGIN_S`` more (the service may fetch it
+after queueing), scaled by the emulator's speed like its clock; ``Task.url_expires`` says
+when a result URL stops working.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import PurePath
+from typing import Any
+
+from mediagen_nb._imagesize import image_size, media_type
+from mediagen_nb._platform import off_loop
+from mediagen_nb._provenance import extract
+from mediagen_nb.catalog import Family
+from mediagen_nb.catalog._slots import slot_of
+from mediagen_nb.types import Problem, RequestValidationError
+from mediagen_nb.types._media_rules import picture_problems
+
+from ._config import ENV_MEDIA_HOST
+from ._context import ClientContext, asset_ids_in
+from ._tasks import Task
+
+URL_MARGIN_S = 600.0
+HOST_HINT = f"configure a media host ({ENV_MEDIA_HOST}=s3://bucket/prefix) or pass a public URL"
+
+
+@dataclass
+class _Input:
+    """One media value of the body, and what became of it."""
+
+    path: str
+    value: Any
+    data: bytes = b""
+    url: str | None = None
+    parents: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class _Hole:
+    """Where an input's URL goes in the copied body."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def is_media_input(value: Any) -> bool:
+    """True for what this module turns into a URL: a Task (or its blocking view), a path,
+    or bytes."""
+    return isinstance(value, Task | PurePath | bytes | bytearray) or isinstance(
+        getattr(value, "task", None), Task
+    )
+
+
+def _collect(value: Any, path: str, found: list[_Input]) -> Any:
+    """A copy of ``value`` with every media input replaced by a :class:`_Hole`."""
+    if is_media_input(value):
+        found.append(_Input(path, value))
+        return _Hole(len(found) - 1)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key == "image_url" and is_media_input(item):  # seedance: image_url=task
+                out[key] = {"url": _collect(item, f"{path}.image_url.url", found)}
+            else:
+                out[key] = _collect(item, f"{path}.{key}" if path else str(key), found)
+        return out
+    if isinstance(value, list):
+        return [_collect(item, f"{path}[{i}]", found) for i, item in enumerate(value)]
+    return value
+
+
+def _fill(value: Any, urls: list[str]) -> Any:
+    if isinstance(value, _Hole):
+        return urls[value.index]
+    if isinstance(value, dict):
+        return {key: _fill(item, urls) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fill(item, urls) for item in value]
+    return value
+
+
+def url_usable(task: Task, now: float | None = None) -> bool:
+    """Whether the task's result URL stays valid long enough to hand to the service."""
+    if task.url is None or task.url_expires is None:
+        return False
+    now = time.time() if now is None else now
+    return task.url_expires - now >= URL_MARGIN_S / task.speed
+
+
+def _clock(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, UTC).strftime("%H:%M UTC")
+
+
+async def _load_task(ctx: ClientContext, item: _Input, task: Task, can_host: bool) -> None:
+    item.parents.append(task.id)
+    if task.status != "completed":
+        rule = f"task {task.id} has not completed (status {task.status}); await task.wait() first"
+        item.problems.append(Problem(item.path, rule))
+        return
+    item.data = await task.read_bytes()
+    if url_usable(task):
+        item.url = task.url
+    elif not can_host:
+        what = "picture" if task.family_info.kind == "image" else "video"
+        when = f" at {_clock(task.url_expires)}" if task.url_expires else ""
+        rule = f"this {what}'s service URL expired{when}; {HOST_HINT}"
+        item.problems.append(Problem(item.path, rule))
+
+
+async def _load_file(item: _Input, can_host: bool) -> None:
+    value = item.value
+    if isinstance(value, PurePath):
+        try:
+            item.data = await off_loop(_read, value)
+        except OSError as exc:
+            item.problems.append(Problem(item.path, f"cannot read {value}: {exc.strerror}"))
+            return
+    else:
+        item.data = bytes(value)
+    made_from = extract(item.data)
+    if made_from is not None and isinstance(made_from.get("task_id"), str):
+        item.parents.append(made_from["task_id"])
+    if not can_host:
+        rule = f"a local file needs a place the service can fetch it from; {HOST_HINT}"
+        item.problems.append(Problem(item.path, rule))
+
+
+def _read(path: PurePath) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _media_problems(fam: Family, item: _Input, body: dict[str, Any]) -> list[Problem]:
+    """The picture against its slot: media kind, then the family's pixel rules."""
+    kind = media_type(item.data)
+    slot = slot_of(fam.id, item.path)
+    if slot is not None and not kind.startswith(f"{slot.media}/"):
+        wanted = "a picture" if slot.media == "image" else f"a {slot.media} file"
+        return [Problem(item.path, f"takes {wanted}; this file is {kind}")]
+    size = image_size(item.data)
+    return picture_problems(fam.id, item.path, size, body) if size is not None else []
+
+
+async def _upload(ctx: ClientContext, data: bytes) -> str:
+    if ctx.media_host is not None:
+        return await ctx.media_host.put(data)
+    assert ctx.host_file is not None  # checked by ``can_host``
+    digest = hashlib.sha256(data).hexdigest()
+    url = ctx.hosted.get(digest)
+    if url is None:
+        kind = media_type(data)
+        suffix = kind.rsplit("/", 1)[-1]
+        url = await ctx.host_file(data, f"{digest[:16]}.{suffix}", kind)
+        ctx.hosted[digest] = url
+    return url
+
+
+async def prepare_inputs(
+    ctx: ClientContext, fam: Family, body: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """``body`` with every Task / Path / bytes turned into a URL, and the request's parents.
+
+    Args:
+        ctx: The client's shared state (media host, demo upload, checks).
+        fam: The family the request is for.
+        body: The create body as the user gave it.
+
+    Returns:
+        The body to send and the ids (tasks, then ``asset://`` assets) it was made from.
+
+    Raises:
+        RequestValidationError: An input cannot be resolved or breaks a picture rule;
+            nothing was uploaded or sent.
+    """
+    found: list[_Input] = []
+    shaped = _collect(body, "", found)
+    assets = list(dict.fromkeys(asset_ids_in(body)))
+    if not found:
+        return body, assets
+    emulator = ctx.host_file is not None and ctx.core.emulated
+    can_host = ctx.media_host is not None or emulator
+    for item in found:
+        task = item.value if isinstance(item.value, Task) else getattr(item.value, "task", None)
+        if isinstance(task, Task):
+            await _load_task(ctx, item, task, can_host)
+        else:
+            await _load_file(item, can_host)
+    problems = [p for item in found for p in item.problems]
+    stand_in = _fill(shaped, [f"{ctx.core.settings.base_url}/input.png"] * len(found))
+    problems += [p for item in found if item.data for p in _media_problems(fam, item, stand_in)]
+    if problems:
+        raise RequestValidationError(problems, fam.create_path)
+    ctx.check(fam.create_path, stand_in)  # the rest of the body, before any upload
+    urls = [item.url or await _upload(ctx, item.data) for item in found]
+    parents = [p for item in found for p in item.parents]
+    return _fill(shaped, urls), list(dict.fromkeys([*parents, *assets]))

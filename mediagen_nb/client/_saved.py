@@ -1,0 +1,143 @@
+"""Saved files that carry their request, and reading one back into a request.
+
+:func:`request_record` is what a save writes (``_provenance`` puts it into the PNG, the MP4,
+or a sidecar JSON); :func:`read_request` reads it back as a :class:`SavedRequest` whose
+``body`` can refill a form or be sent again, and which names the parameters the catalog no
+longer knows (``unknown``), so a file saved by an older or newer version says what it lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mediagen_nb._provenance import embed, extract, read_file, sidecar_path
+from mediagen_nb.catalog import FAMILIES, family_for_model, params_for
+
+if TYPE_CHECKING:
+    from ._tasks import Task
+
+FORMAT = 1
+"""Version of the saved record (``mediagen`` key)."""
+
+
+def prompt_of(body: dict[str, Any]) -> str | None:
+    """The prompt of a request: ``prompt``, or the first seedance text content."""
+    prompt = body.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    for item in body.get("content") or []:
+        if isinstance(item, dict) and item.get("type") == "text":
+            return str(item.get("text") or "")
+    return None
+
+
+def request_record(task: Task) -> dict[str, Any]:
+    """What a saved file of ``task`` carries: model, family, parameters, prompt, ids."""
+    body = dict(task.request or {"model": task.model})
+    return {
+        "mediagen": FORMAT,
+        "task_id": task.id,
+        "family": task.family,
+        "model": task.model,
+        "prompt": prompt_of(body),
+        "parameters": {k: v for k, v in body.items() if k not in ("model", "prompt")},
+        "request": body,
+        "parents": list(task.parents),
+    }
+
+
+@dataclass(frozen=True)
+class SavedRequest:
+    """A request read back from a saved file."""
+
+    family: str | None
+    """The family id, or None when neither the file nor the catalog names one."""
+    model: str | None
+    body: dict[str, Any]
+    """The request body to refill a form with (unknown parameters left out)."""
+    task_id: str | None = None
+    parents: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    """Parameters of the saved request the catalog does not know (any more)."""
+    notes: tuple[str, ...] = field(default=())
+    """Plain sentences about what could not be restored."""
+
+    @property
+    def kind(self) -> str | None:
+        """``image`` or ``video`` (None for an unknown family)."""
+        fam = FAMILIES.get(self.family or "")
+        return fam.kind if fam is not None else None
+
+
+def _known_fields(family_id: str) -> set[str]:
+    return {"model", *(p.name for p in params_for(family_id))}
+
+
+def saved_request(record: dict[str, Any]) -> SavedRequest:
+    """A :class:`SavedRequest` from the record a save wrote (see :func:`request_record`)."""
+    raw = record.get("request")
+    body = dict(raw) if isinstance(raw, dict) else {}
+    model = record.get("model") or body.get("model")
+    model = str(model) if model else None
+    family_id = record.get("family")
+    by_model = family_for_model(model) if model else None
+    if not isinstance(family_id, str) or family_id not in FAMILIES:
+        family_id = by_model.id if by_model is not None else None
+    notes: list[str] = []
+    unknown: list[str] = []
+    if family_id is None:
+        notes.append(f"the catalog knows no family for model {model!r}; nothing to refill")
+    else:
+        known = _known_fields(family_id)
+        unknown = sorted(k for k in body if k not in known)
+        fam = FAMILIES[family_id]
+        if fam.models and model not in fam.models:
+            notes.append(f"{fam.title} has no model {model!r} any more")
+    if unknown:
+        notes.append("the catalog no longer knows: " + ", ".join(unknown) + " (left out)")
+    parents = record.get("parents")
+    task_id = record.get("task_id")
+    return SavedRequest(
+        family=family_id,
+        model=model,
+        body={k: v for k, v in body.items() if k not in unknown},
+        task_id=str(task_id) if task_id else None,
+        parents=tuple(str(p) for p in parents) if isinstance(parents, list) else (),
+        unknown=tuple(unknown),
+        notes=tuple(notes),
+    )
+
+
+def read_request(source: str | Path | bytes) -> SavedRequest:
+    """The request a saved file carries (in the file, or in its ``.mediagen.json`` sidecar).
+
+    Args:
+        source: The saved file's path, or its bytes.
+
+    Returns:
+        The request, with ``unknown`` naming parameters the catalog no longer knows.
+
+    Raises:
+        ValueError: The file carries no request.
+    """
+    record = extract(source) if isinstance(source, bytes) else read_file(Path(source))
+    if record is None:
+        raise ValueError("this file carries no mediagen_nb request (it was not saved by Save)")
+    return saved_request(record)
+
+
+def save_with_request(data: bytes, record: dict[str, Any], target: Path) -> list[Path]:
+    """Write ``data`` with ``record`` inside, or beside it as a sidecar; the files written."""
+    from ._files import write_atomic
+
+    embedded = embed(data, record)
+    written = [write_atomic(target, embedded)]
+    if extract(embedded) is None:
+        import json
+
+        side = sidecar_path(target)
+        text = json.dumps(record, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+        written.append(write_atomic(side, text.encode("utf-8")))
+    return written
