@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
 from mediagen_nb.catalog import FAMILIES, Family
+from mediagen_nb.emulator._anchors import frame_anchors
 from mediagen_nb.emulator._errors import (
     JSON_KEY,
     JSON_TYPE,
@@ -89,7 +90,9 @@ def result_reply(state: EmulatorState, scope: Scope, task_id: str) -> Reply:
 
 def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
     async def create(request: Request) -> Response:
-        task = state.tasks.create(fam, request.scope.get(JSON_KEY))
+        body = request.scope.get(JSON_KEY)
+        anchors = await frame_anchors(state, fam, body)
+        task = state.tasks.create(fam, body, anchors)
         return Response(dumps(task.create_payload()), media_type=JSON_TYPE)
 
     create.__name__ = f"create_{fam.id}"
