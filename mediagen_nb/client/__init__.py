@@ -37,7 +37,9 @@ from ._exceptions import (
     TaskTimeoutError,
 )
 from ._media import Images, Tasks, Videos
+from ._media_host import MediaHost
 from ._retry import RetryTransport
+from ._saved import SavedRequest, read_request
 from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
 from ._sync import Client, SyncStream, SyncTask
@@ -66,6 +68,7 @@ __all__ = [
     "ConfigurationError",
     "FunctionTool",
     "Images",
+    "MediaHost",
     "MediagenError",
     "MessageAccumulator",
     "MessageStream",
@@ -76,6 +79,7 @@ __all__ = [
     "RequestValidationError",
     "RetryTransport",
     "SSEDecoder",
+    "SavedRequest",
     "Secret",
     "ServerError",
     "ServerSentEvent",
@@ -97,5 +101,6 @@ __all__ = [
     "function_tool",
     "install_log_redaction",
     "normalize_status",
+    "read_request",
     "redact",
 ]

@@ -18,8 +18,8 @@ from mediagen_nb.emulator._media import _frame_count, write_mp4
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-ZOOM: Final = 0.08
-"""How much closer the last frame is than the first (8 %)."""
+ZOOM: Final = 0.15
+"""How much closer the last frame is than the first (15 %)."""
 CRF: Final = 18
 
 
