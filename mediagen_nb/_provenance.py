@@ -20,6 +20,8 @@ MP4_UUID = bytes.fromhex("6d6564696167656e5f6e62726571756e")
 """The 16-byte extended type of our MP4 box ("mediagen_nbrequn"; fixed forever)."""
 _PNG = b"\x89PNG\r\n\x1a\n"
 SIDECAR_SUFFIX = ".mediagen.json"
+FORMAT = 1
+"""Version of the saved record (its ``mediagen`` key)."""
 
 
 def _png_chunks(data: bytes) -> list[tuple[bytes, bytes]]:
@@ -125,3 +127,31 @@ def read_file(path: Path) -> dict[str, Any] | None:
             return None
         return loaded if isinstance(loaded, dict) else None
     return None
+
+
+def prompt_of(body: dict[str, Any]) -> str | None:
+    """The prompt of a request: ``prompt``, or the first seedance text content."""
+    prompt = body.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    for item in body.get("content") or []:
+        if isinstance(item, dict) and item.get("type") == "text":
+            return str(item.get("text") or "")
+    return None
+
+
+def make_record(
+    task_id: str, family_id: str, body: dict[str, Any], parents: list[str] | tuple[str, ...]
+) -> dict[str, Any]:
+    """What a saved file carries: the ids, model, family, prompt, parameters and request."""
+    body = dict(body)
+    return {
+        "mediagen": FORMAT,
+        "task_id": task_id,
+        "family": family_id,
+        "model": body.get("model"),
+        "prompt": prompt_of(body),
+        "parameters": {k: v for k, v in body.items() if k not in ("model", "prompt")},
+        "request": body,
+        "parents": list(parents),
+    }

@@ -12,40 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mediagen_nb._provenance import embed, extract, read_file, sidecar_path
+from mediagen_nb._provenance import embed, extract, make_record, read_file, sidecar_path
 from mediagen_nb.catalog import FAMILIES, family_for_model, params_for
 
 if TYPE_CHECKING:
     from ._tasks import Task
 
-FORMAT = 1
-"""Version of the saved record (``mediagen`` key)."""
-
-
-def prompt_of(body: dict[str, Any]) -> str | None:
-    """The prompt of a request: ``prompt``, or the first seedance text content."""
-    prompt = body.get("prompt")
-    if isinstance(prompt, str):
-        return prompt
-    for item in body.get("content") or []:
-        if isinstance(item, dict) and item.get("type") == "text":
-            return str(item.get("text") or "")
-    return None
-
 
 def request_record(task: Task) -> dict[str, Any]:
     """What a saved file of ``task`` carries: model, family, parameters, prompt, ids."""
-    body = dict(task.request or {"model": task.model})
-    return {
-        "mediagen": FORMAT,
-        "task_id": task.id,
-        "family": task.family,
-        "model": task.model,
-        "prompt": prompt_of(body),
-        "parameters": {k: v for k, v in body.items() if k not in ("model", "prompt")},
-        "request": body,
-        "parents": list(task.parents),
-    }
+    return make_record(task.id, task.family, task.request or {"model": task.model}, task.parents)
 
 
 @dataclass(frozen=True)

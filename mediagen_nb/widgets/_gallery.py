@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mediagen_nb._platform import off_loop
+from mediagen_nb._provenance import embed, make_record
 from mediagen_nb.catalog import FAMILIES, model_title
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._codegen import code_for
@@ -67,6 +68,8 @@ class Result:
     file_name: str = "result"
     local_path: str = ""
     resumed: bool = False
+    parents: list[str] = field(default_factory=list)
+    """Ids of the tasks and assets the request was made from (its inputs)."""
     source: bytes = field(default=b"", repr=False)
     _code: str | None = field(default=None, repr=False)
 
@@ -102,6 +105,7 @@ class Result:
     def follow(self, task: Any) -> None:
         """Take the state of a client ``Task`` handle."""
         self.task_id = task.id
+        self.parents = list(getattr(task, "parents", None) or [])
         self.status = task.status
         self.elapsed = float(task.elapsed)
         if task.error:
@@ -151,7 +155,8 @@ class Result:
         return {"data": self.thumbnail, "mime": self.thumbnail_mime}
 
     def full(self) -> tuple[bytes, str]:
-        """The bounded full-size image (or the video), for the lightbox and Save."""
+        """The bounded full-size image (or the video), for the lightbox and Save, carrying
+        the request (``_provenance``: a PNG text chunk, an MP4 box; JPEG has no room)."""
         source = self.source
         if not source and self.local_path:
             from pathlib import Path
@@ -159,9 +164,9 @@ class Result:
             source = Path(self.local_path).read_bytes()
         if not source:
             raise ValueError("the result's file is not available any more")
-        if self.kind == "video":
-            return source, self.video_mime
-        return full_image(source)
+        data, mime = (source, self.video_mime) if self.kind == "video" else full_image(source)
+        record = make_record(self.task_id, self.family, self.body, self.parents)
+        return embed(data, record), mime  # Save keeps the request inside (PNG, MP4)
 
 
 class GalleryMixin:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import traitlets as t
 
@@ -41,6 +42,9 @@ from mediagen_nb.widgets._form_state import (
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import GalleryMixin, Result
 from mediagen_nb.widgets._session import Session
+
+if TYPE_CHECKING:
+    from mediagen_nb.client import SavedRequest
 
 SubmitCallback = Callable[["GeneratePanel", dict[str, Any]], None]
 _FORMS: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
@@ -123,6 +127,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
             "cancel": lambda m: self.cancel(str(m.get("id", ""))),
             "full": lambda m: self.send_full(str(m.get("id", "")), str(m.get("purpose", "view"))),
             "saved": lambda m: self.saved(str(m.get("id", ""))),
+            "open_file": lambda m: self.load_saved(bytes((m.get("buffers") or [b""])[0])),
         }.items():
             self.on_action(action, handler)
 
@@ -200,6 +205,30 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.attempted = False
         self.touched = []
         self._set_values(from_body(fam.id, body))
+
+    def load_saved(self, source: str | Path | bytes) -> SavedRequest:
+        """Fill the form from a file Save wrote (its request is inside, or in a sidecar).
+
+        Args:
+            source: The file's path or bytes (a file dropped on the panel arrives as bytes).
+
+        Returns:
+            The request read back; the notice says which parameters the catalog no longer
+            knows (they are left out of the form).
+
+        Raises:
+            ValueError: The file carries no request, or one for the other panel.
+        """
+        from mediagen_nb.client import read_request
+
+        saved = read_request(source)
+        if saved.family is None or saved.kind != self.kind:
+            where = f"a {saved.kind} request" if saved.kind else "a request no family takes"
+            raise ValueError(f"this file holds {where}; open it in the {saved.kind} panel")
+        self.load(saved.body, saved.family)
+        made = f" of task {saved.task_id}" if saved.task_id else ""
+        self.show_info("; ".join([f"Filled from the saved request{made}", *saved.notes]))
+        return saved
 
     def _values_observed(self, change: dict[str, Any]) -> None:
         if self._syncing:
