@@ -23,6 +23,7 @@ from mediagen_nb.client import AsyncClient, read_request
 from mediagen_nb.client._saved import save_with_request
 from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
+from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import Session
 from tests._support import KEY
 
@@ -67,6 +68,11 @@ async def test_parents_and_lineage_follow_picture_animate_continue(client: Async
     assert list(mg.lineage(image.id)["task_id"]) == [image.id]
     with pytest.raises(KeyError, match="no task or asset"):
         mg.lineage("vid_nope")
+    panel = HistoryPanel(session=Session(mode_text="test"))
+    panel.set_values(scope="all")
+    rows = {row["id"]: row for row in panel.rows}
+    assert rows[more.id]["parents"] == [clip.id]  # the card says "made from <clip>"
+    assert rows[image.id]["parents"] == []
 
 
 async def test_saved_files_carry_their_request_and_refill_a_form(
