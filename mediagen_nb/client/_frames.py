@@ -38,7 +38,7 @@ def _rgb_png(frame: Any) -> bytes:
 def _decode(data: bytes, which: Which, seek: bool) -> Any:
     import av
 
-    with av.open(BytesIO(data)) as container:
+    with av.open(BytesIO(data), mode="r") as container:
         stream = container.streams.video[0]
         if seek and stream.duration and stream.time_base:
             back = int(TAIL_SECONDS / float(stream.time_base))
@@ -69,7 +69,7 @@ def frame_png(data: bytes, which: Which) -> bytes:
         png = _decode(data, which, seek=False)
     if png is None:
         raise ValueError("the video has no decodable frame")
-    return png
+    return bytes(png)
 
 
 async def video_frame(task: Task, which: Which) -> Path:

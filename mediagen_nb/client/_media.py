@@ -121,6 +121,7 @@ class _TaskResource:
             speed=speed,
         )
         task.parents = parents
+        lineage: dict[str, Any] = {"parents": parents} if parents else {}
         rec = self._ctx.recorder
         rec.event(
             "task",
@@ -131,7 +132,7 @@ class _TaskResource:
             request=body,
             status=status,
             created=created.created,
-            **({"parents": parents} if parents else {}),
+            **lineage,
         )
         if status == "failed":
             rec.event("task", "failed", task.id, family=fam.id, model=model, error=created.error)
