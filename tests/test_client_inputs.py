@@ -75,7 +75,8 @@ async def test_an_image_task_goes_where_each_family_takes_a_picture(client: Asyn
         "starvideos_o3", prompt="the light turns", first_image=image, last_image=image
     )
     banana = await client.images.create("nano-banana", prompt="in winter", image_urls=[image])
-    assert seedance.request is not None and star.request is not None
+    assert seedance.request is not None
+    assert star.request is not None
     assert banana.request is not None
     assert seedance.request["content"][1]["image_url"]["url"] == image.url
     assert star.request["first_image"] == star.request["last_image"] == image.url
@@ -95,7 +96,8 @@ async def test_the_next_clip_starts_on_the_last_frame_of_the_previous(
     )
     await first.wait()
     last = await first.last_frame()
-    assert last.suffix == ".png" and last.is_file()
+    assert last.suffix == ".png"
+    assert last.is_file()
     second = await client.videos.create(
         "seedance_1_5_pro_480p", content=first_frame_content(last, "go on"), duration=3
     )
@@ -127,7 +129,8 @@ async def test_a_local_file_goes_to_the_emulator_once(
         "seedance_1_5_pro_480p", content=first_frame_content(file), duration=3
     )
     two = await client.videos.create("starvideos_o3", prompt="p", first_image=file, last_image=file)
-    assert one.request is not None and two.request is not None
+    assert one.request is not None
+    assert two.request is not None
     url = one.request["content"][1]["image_url"]["url"]
     assert "/media/uploads/" in url
     assert two.request["first_image"] == url  # same bytes, one upload
@@ -154,7 +157,8 @@ async def test_an_expired_result_without_a_host_is_refused_and_nothing_is_sent(
     assert fields == ["first_image", "last_image"]
     rule = caught.value.problems[0].rule
     assert rule.startswith("this picture's service URL expired at ")
-    assert "MEDIAGEN_MEDIA_HOST" in rule and "public URL" in rule
+    assert "MEDIAGEN_MEDIA_HOST" in rule
+    assert "public URL" in rule
 
 
 async def test_pictures_are_checked_with_their_real_size(

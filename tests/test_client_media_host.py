@@ -76,7 +76,8 @@ async def test_a_local_file_is_uploaded_once_and_its_signed_url_serves_it(
         again = await client.images.create(
             "nano-banana", prompt="p", image_urls=[file.read_bytes()]
         )
-        assert first.request is not None and again.request is not None
+        assert first.request is not None
+        assert again.request is not None
         url = first.request["first_image"]
         assert host.uploads == 1  # three uses of one picture, one upload
         assert first.request["last_image"] == url
@@ -156,6 +157,7 @@ def test_the_host_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     assert (found.url, found.public, found.expires) == ("s3://pics/in", False, 120)
     monkeypatch.setenv("MEDIAGEN_MEDIA_HOST_PUBLIC", "1")
     public = MediaHost.from_env()
-    assert public is not None and public.public
+    assert public is not None
+    assert public.public
     monkeypatch.delenv("MEDIAGEN_MEDIA_HOST")
     assert MediaHost.from_env() is None

@@ -87,7 +87,8 @@ async def test_saved_files_carry_their_request_and_refill_a_form(
     back = read_request(saved)
     assert (back.family, back.model, back.task_id) == ("banana", "nano-banana-pro", image.id)
     assert back.body == {"model": "nano-banana-pro", "prompt": "a red fox", "resolution": "2k"}
-    assert back.unknown == () and back.notes == ()
+    assert back.unknown == ()
+    assert back.notes == ()
 
     clip = await client.videos.create(
         "seedance_1_5_pro_480p", content=first_frame(image, "it runs"), duration=3
