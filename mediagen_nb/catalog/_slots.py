@@ -9,7 +9,7 @@ read these, so no code outside the catalog names a family to know where a pictur
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from mediagen_nb.catalog._families import FAMILIES
 from mediagen_nb.catalog._params import SEEDANCE_MAX_REFERENCE_IMAGES, Param, SeedanceRole, options
@@ -50,6 +50,47 @@ class MediaSlot:
         """How the user sees the slot: the field, or the seedance content role."""
         return self.content_role or self.field
 
+    @property
+    def path(self) -> str:
+        """The JSON path a first value in this slot has (``image_urls[0]``, ``content[1]...``)."""
+        if self.field == "content":
+            return "content[1].image_url.url"
+        return self.field if self.max_items is None else f"{self.field}[0]"
+
+    def put(self, body: dict[str, Any], url: str) -> dict[str, Any]:
+        """A copy of ``body`` with ``url`` in this slot (a list slot appends, keeping its
+        bound; a field the spec makes exclusive with it is dropped; a seedance image
+        replaces the images of a scenario it cannot be mixed with)."""
+        out = dict(body)
+        if self.field == "content":
+            return self._put_content(out, url)
+        for param in params_for(self.family):
+            if param.name == self.field and param.exclusive_with:
+                out.pop(param.exclusive_with, None)
+        if self.max_items is None:
+            out[self.field] = url
+            return out
+        kept = [u for u in out.get(self.field) or [] if u != url]
+        bound = self.max_items or len(kept) + 1
+        out[self.field] = [*kept, url][-bound:]
+        return out
+
+    def _put_content(self, body: dict[str, Any], url: str) -> dict[str, Any]:
+        frames = self.role in ("first_frame", "last_frame")
+
+        def keep(item: Any) -> bool:
+            if not isinstance(item, dict) or item.get("type") != "image_url":
+                return True
+            role = item.get("role") or "first_frame"
+            if self.role == "reference":
+                return role == "reference_image"
+            return frames and role in ("first_frame", "last_frame") and role != self.content_role
+
+        items = [item for item in body.get("content") or [] if keep(item)]
+        new = {"type": "image_url", "image_url": {"url": url}, "role": self.content_role}
+        body["content"] = [*items, new]
+        return body
+
 
 def _param_slot(family_id: str, param: Param) -> MediaSlot | None:
     if param.type not in ("url", "url_list"):
@@ -89,14 +130,12 @@ def media_slots(family_id: str) -> tuple[MediaSlot, ...]:
 
 
 def slots_for(role: SlotRole, media: SlotMedia = "image") -> tuple[MediaSlot, ...]:
-    """Every family's slots of one role and media kind (the first of each field kept)."""
+    """Every family's first slot of one role and media kind (sora's ``image_urls`` is only
+    another name of its ``input_reference``)."""
     out: list[MediaSlot] = []
     for family_id in FAMILIES:
-        seen: set[str] = set()
-        for slot in media_slots(family_id):
-            if slot.role == role and slot.media == media and slot.field not in seen:
-                seen.add(slot.field)
-                out.append(slot)
+        found = [s for s in media_slots(family_id) if s.role == role and s.media == media]
+        out += found[:1]
     return tuple(out)
 
 

@@ -29,6 +29,7 @@ from ._config import Secret, Settings, get_logger, install_log_redaction, resolv
 from ._context import ClientContext
 from ._exceptions import ConfigurationError
 from ._http import HTTPCore
+from ._inputs import host_media
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
 from ._recording import SafeRecorder
@@ -249,6 +250,22 @@ class AsyncClient:
     def media_host(self) -> MediaHost | None:
         """Where local files are uploaded for the service (None: none configured)."""
         return self._ctx.media_host
+
+    async def media_url(self, data: bytes, *, made_from: str | None = None) -> str:
+        """A URL the service can fetch ``data`` from (the media host, or the emulator's uploads).
+
+        Args:
+            data: The file's bytes (uploaded once per content).
+            made_from: The task the file shows (a frame of it): a request naming the URL
+                records that task as its parent.
+
+        Returns:
+            The URL to put into a request.
+
+        Raises:
+            ConfigurationError: The real service and no media host configured.
+        """
+        return await host_media(self._ctx, data, made_from)
 
     async def _host_file(self, data: bytes, name: str, content_type: str) -> str:
         return await self.assets.host_file(data, name=name, content_type=content_type)

@@ -30,6 +30,7 @@ HostFile = Callable[[bytes, str, str], Awaitable[str]]
 
 logger = get_logger("mediagen_nb.client")
 
+MAX_KNOWN_URLS = 10_000
 DELETED = "deleted"
 """Local status of an asset this client deleted (a deleted id is permanently invalid)."""
 
@@ -71,6 +72,16 @@ class ClientContext:
     """Store a file on the built-in emulator and get its URL (used only when it is one)."""
     hosted: dict[str, str] = field(default_factory=dict)
     """SHA-256 -> URL of files already stored on the emulator by ``host_file``."""
+    made_from: dict[str, str] = field(default_factory=dict)
+    """URL -> id of the task it shows (results, and uploads of them): a request that names
+    such a URL as a plain string still records that task as its parent."""
+
+    def note_url(self, url: str, made_from: str) -> None:
+        """Remember that ``url`` shows the result of ``made_from`` (bounded, oldest dropped)."""
+        self.made_from.pop(url, None)
+        self.made_from[url] = made_from
+        while len(self.made_from) > MAX_KNOWN_URLS:
+            del self.made_from[next(iter(self.made_from))]
 
     def check(self, path: str, body: dict[str, Any]) -> None:
         """Validate ``body`` for ``path`` and refuse unusable assets; log warnings."""

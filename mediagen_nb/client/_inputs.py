@@ -37,6 +37,7 @@ from mediagen_nb.types._media_rules import picture_problems
 
 from ._config import ENV_MEDIA_HOST
 from ._context import ClientContext, asset_ids_in
+from ._exceptions import ConfigurationError
 from ._tasks import Task
 
 URL_MARGIN_S = 600.0
@@ -195,7 +196,7 @@ async def prepare_inputs(
     shaped = _collect(body, "", found)
     assets = list(dict.fromkeys(asset_ids_in(body)))
     if not found:
-        return body, assets
+        return body, list(dict.fromkeys([*_known(ctx, body), *assets]))
     emulator = ctx.host_file is not None and ctx.core.emulated
     can_host = ctx.media_host is not None or emulator
     for item in found:
@@ -210,6 +211,38 @@ async def prepare_inputs(
     if problems:
         raise RequestValidationError(problems, fam.create_path)
     ctx.check(fam.create_path, stand_in)  # the rest of the body, before any upload
-    urls = [item.url or await _upload(ctx, item.data) for item in found]
+    urls = []
+    for item in found:
+        url = item.url or await _upload(ctx, item.data)
+        for parent in item.parents[:1]:
+            ctx.note_url(url, parent)
+        urls.append(url)
+    sent = _fill(shaped, urls)
     parents = [p for item in found for p in item.parents]
-    return _fill(shaped, urls), list(dict.fromkeys([*parents, *assets]))
+    return sent, list(dict.fromkeys([*parents, *_known(ctx, body), *assets]))
+
+
+def _known(ctx: ClientContext, value: Any) -> list[str]:
+    """Tasks whose result URLs ``value`` names as plain strings (``ClientContext.made_from``)."""
+    if isinstance(value, str):
+        parent = ctx.made_from.get(value)
+        return [parent] if parent else []
+    if isinstance(value, dict):
+        return [p for item in value.values() for p in _known(ctx, item)]
+    if isinstance(value, list):
+        return [p for item in value for p in _known(ctx, item)]
+    return []
+
+
+async def host_media(ctx: ClientContext, data: bytes, made_from: str | None = None) -> str:
+    """A URL the service can fetch ``data`` from: the media host, else the emulator's uploads.
+
+    Raises:
+        ConfigurationError: Neither applies (the real service without a media host).
+    """
+    if ctx.media_host is None and not (ctx.host_file is not None and ctx.core.emulated):
+        raise ConfigurationError(f"no place the service can fetch this file from; {HOST_HINT}")
+    url = await _upload(ctx, data)
+    if made_from:
+        ctx.note_url(url, made_from)
+    return url

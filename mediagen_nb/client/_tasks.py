@@ -239,6 +239,7 @@ class Task:
             return
         lifetime = self.family_info.url_lifetime_s or ASSUMED_URL_LIFETIME_S
         self.url_expires = time.time() + lifetime / self.speed
+        self._ctx.note_url(self.url, self.id)
 
     async def wait(
         self,
