@@ -162,6 +162,9 @@ class Param:
     carry: str = ""
     """What the value means across families ("ratio", "length", "first_frame"...), so a
     form keeps it when the user switches family; "" derives it from the name and type."""
+    picture_option: str | None = None
+    """The option that takes its value from a reference picture (seedance's ``adaptive``
+    ratio): a form given a picture by a card action switches to it."""
 
     def max_items_for(self, model: str | None) -> int | None:
         """The item limit for ``model``: its own when listed, else ``max_items``."""
@@ -276,6 +279,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             "enum",
             "Aspect ratio; adaptive follows the image.",
             options=options(SeedanceRatio),
+            picture_option="adaptive",
         ),
         Param(
             "duration",

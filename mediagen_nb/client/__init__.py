@@ -36,6 +36,7 @@ from ._exceptions import (
     TaskFailedError,
     TaskTimeoutError,
 )
+from ._frames import frame_png, video_size
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
 from ._retry import RetryTransport
@@ -98,9 +99,11 @@ __all__ = [
     "ToolRun",
     "Videos",
     "aiter_sse",
+    "frame_png",
     "function_tool",
     "install_log_redaction",
     "normalize_status",
     "read_request",
     "redact",
+    "video_size",
 ]

@@ -72,6 +72,20 @@ def frame_png(data: bytes, which: Which) -> bytes:
     return bytes(png)
 
 
+def video_size(data: bytes) -> tuple[int, int] | None:
+    """A video's frame size from its stream header (None without PyAV or for a bad file)."""
+    try:
+        import av
+    except ImportError:
+        return None
+    try:
+        with av.open(BytesIO(data), mode="r") as container:
+            context = container.streams.video[0].codec_context
+            return int(context.width), int(context.height)
+    except (av.FFmpegError, IndexError):
+        return None
+
+
 async def video_frame(task: Task, which: Which) -> Path:
     """Write the task's first or last frame as a PNG next to its cached video; return it."""
     if task.family_info.kind != "video":

@@ -142,7 +142,7 @@ def card_actions(kind: str, size: tuple[int, int] | None) -> list[CardAction]:
     actions: list[CardAction] = []
     for name, (role, media, video_only) in _PLAN.get(kind, {}).items():
         targets = []
-        for slot in slots_for(role, media):
+        for slot in _documented_first(slots_for(role, media)):
             if video_only and FAMILIES[slot.family].kind != "video":
                 continue
             preset, reason = fit(slot, size)
@@ -152,6 +152,12 @@ def card_actions(kind: str, size: tuple[int, int] | None) -> list[CardAction]:
     if kind == "image":
         actions.append(_asset_action())
     return actions
+
+
+def _documented_first(slots: tuple[MediaSlot, ...]) -> list[MediaSlot]:
+    """Families whose parameters the spec shows come first (catalog order otherwise): the
+    default target should be one whose form needs no guessed model name."""
+    return sorted(slots, key=lambda s: not FAMILIES[s.family].documented)
 
 
 def _why(name: str, targets: list[Target]) -> str:

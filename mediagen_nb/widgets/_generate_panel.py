@@ -107,6 +107,8 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.last_requests = _LAST.setdefault(self.session, {})
         """The last request sent from each family (by family id), for the session."""
         self._submit_callbacks: list[SubmitCallback] = []
+        self.use_handler: Callable[..., Any] | None = None
+        """Set by the Studio: carries out a card action (``use``)."""
         self._problems: list[FormProblem] = []
         self._syncing = False
         self._media_dirty = False
@@ -128,6 +130,9 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
             "full": lambda m: self.send_full(str(m.get("id", "")), str(m.get("purpose", "view"))),
             "saved": lambda m: self.saved(str(m.get("id", ""))),
             "open_file": lambda m: self.load_saved(bytes((m.get("buffers") or [b""])[0])),
+            "use": lambda m: self.use(
+                str(m.get("id", "")), str(m.get("use", "")), m.get("family") or None
+            ),
         }.items():
             self.on_action(action, handler)
 
@@ -205,6 +210,13 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.attempted = False
         self.touched = []
         self._set_values(from_body(fam.id, body))
+
+    def use(self, result_id: str, action: str, family_id: str | None = None) -> Any:
+        """A card action (Animate, Use as reference, Continue from last frame, ...): the
+        Studio puts the result into the right form (``_card_use``); a lone panel cannot."""
+        if self.use_handler is None:
+            raise RuntimeError("card actions open other panels: use them in the Studio")
+        return self.use_handler(self, result_id, action, family_id)
 
     def load_saved(self, source: str | Path | bytes) -> SavedRequest:
         """Fill the form from a file Save wrote (its request is inside, or in a sidecar).
