@@ -2,7 +2,7 @@
 from last frame, Send to the asset library. Which families take it comes from the catalog's
 media slots, and whether a picture fits from the same picture rules the client checks; no
 family is named here. An action that fits no family is disabled with the reason of the first
-one, e.g. "sora needs a 720x1280 picture for portrait; this one is 1024x1024".
+one (e.g. "needs a 720x1280 picture for portrait; this one is 1024x1024").
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ valid, else the client's media host or, in demo mode, the emulator (``AsyncClien
 which also remembers which task the URL shows, so the next request records it as parent).
 The target form is the family's form as the user left it, with the picture placed in the
 action's slot (``MediaSlot.put``), the values that make it fit (the matching orientation),
-and any option that follows the picture (``Param.picture_option``: seedance's adaptive
+and any option that follows the picture (``Param.picture_option``, an adaptive
 ratio); Animate and Continue carry the prompt over. Which families qualify: ``_card_actions``.
 """
 
