@@ -142,6 +142,7 @@ def test_formats_without_room_get_a_sidecar(tmp_path: Path) -> None:
     assert (tmp_path / "x.jpg").read_bytes() == buffer.getvalue()
     assert json.loads(written[1].read_text("utf-8"))["task_id"] == "img_2"
     assert read_request(tmp_path / "x.jpg").body == {"model": "nano-banana", "prompt": "q"}
+    assert read_request(written[1].read_bytes()).task_id == "img_2"  # the sidecar dropped
     with pytest.raises(ValueError, match="carries no mediagen_nb request"):
         read_request(buffer.getvalue())
 

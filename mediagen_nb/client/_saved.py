@@ -8,6 +8,7 @@ longer knows (``unknown``), so a file saved by an older or newer version says wh
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,6 +87,17 @@ def saved_request(record: dict[str, Any]) -> SavedRequest:
     )
 
 
+def _from_bytes(data: bytes) -> dict[str, Any] | None:
+    """The record inside a file's bytes, or the bytes of a sidecar JSON themselves."""
+    if data.lstrip()[:1] == b"{":
+        try:
+            loaded = json.loads(data.decode("utf-8"))
+        except ValueError:
+            return None
+        return loaded if isinstance(loaded, dict) and "mediagen" in loaded else None
+    return extract(data)
+
+
 def read_request(source: str | Path | bytes) -> SavedRequest:
     """The request a saved file carries (in the file, or in its ``.mediagen.json`` sidecar).
 
@@ -98,7 +110,7 @@ def read_request(source: str | Path | bytes) -> SavedRequest:
     Raises:
         ValueError: The file carries no request.
     """
-    record = extract(source) if isinstance(source, bytes) else read_file(Path(source))
+    record = _from_bytes(source) if isinstance(source, bytes) else read_file(Path(source))
     if record is None:
         raise ValueError("this file carries no mediagen_nb request (it was not saved by Save)")
     return saved_request(record)
@@ -111,8 +123,6 @@ def save_with_request(data: bytes, record: dict[str, Any], target: Path) -> list
     embedded = embed(data, record)
     written = [write_atomic(target, embedded)]
     if extract(embedded) is None:
-        import json
-
         side = sidecar_path(target)
         text = json.dumps(record, ensure_ascii=False, indent=2, sort_keys=True, default=str)
         written.append(write_atomic(side, text.encode("utf-8")))

@@ -90,6 +90,8 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     """Where the last Save went, in the user's terms (shown as a polite status line)."""
     save_path = t.Unicode("").tag(sync=True)
     """The full path of the last saved result's original (the status line's tooltip)."""
+    can_use = t.Bool(False).tag(sync=True)
+    """Cards offer Animate / Use as ... / Continue (set by the Studio, which carries them out)."""
     suggestions = t.Dict().tag(sync=True)
     """Model names typed for families whose names the catalog does not list, by family."""
 

@@ -113,6 +113,7 @@ class Studio(WidgetPanel):
         self.chat = ChatPanel(session=self.session, show_mode=False)  # the bar says the mode
         self.images = ImagePanel(session=self.session, show_banner=False)
         self.images.use_handler = self.use
+        self.images.can_use = True
         self.panel_chat = self.chat
         self.panel_images = self.images
         self._videos: VideoPanel | None = None
@@ -199,6 +200,7 @@ class Studio(WidgetPanel):
         if self._videos is None:
             self._videos = VideoPanel(session=self.session, show_banner=False)
             self._videos.use_handler = self.use
+            self._videos.can_use = True
             self.panel_videos = self._videos
         return self._videos
 
