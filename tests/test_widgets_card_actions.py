@@ -102,3 +102,28 @@ async def test_animate_then_continue_from_the_studio(emulator: EmulatorHandle) -
             "Use as reference: sora needs a 720x1280 picture for portrait; this one is 1024x1024"
         )
         studio.close()
+
+
+async def test_a_face_goes_through_the_asset_library(emulator: EmulatorHandle) -> None:
+    async with AsyncClient(emulator.api_key, emulator.base_url, emulator.text_base_url) as client:
+        studio = Studio(session=Session(client=client), resume=False)
+        images, videos = studio.images, studio.videos
+        images.set(prompt="portrait of a smiling face")
+        images.generate()
+        await wait_done(images, 1)
+        card = images.cards[0]
+        target = await studio.use(images, card.id, "asset", "seedance2")
+        assert target is not None
+        assert studio.tab == "Videos"
+        refs = videos.body()["referenceImages"]
+        assert len(refs) == 1
+        assert refs[0].startswith("asset://asset-")
+        asset_id = refs[0].removeprefix("asset://")
+        assert client.assets.known_status(asset_id) == "Active"
+        assert [a.asset_id for a in studio.session.active_assets] == [asset_id]
+        videos.set(model="seedance-2.0", prompt="she waves")
+        videos.generate()
+        await wait_done(videos, 1)
+        assert videos.cards[0].status == "completed"
+        assert videos.cards[0].parents == [asset_id]
+        studio.close()

@@ -6,7 +6,9 @@ which also remembers which task the URL shows, so the next request records it as
 The target form is the family's form as the user left it, with the picture placed in the
 action's slot (``MediaSlot.put``), the values that make it fit (the matching orientation),
 and any option that follows the picture (``Param.picture_option``, an adaptive
-ratio); Animate and Continue carry the prompt over. Which families qualify: ``_card_actions``.
+ratio); Animate and Continue carry the prompt over. Send to the asset library uploads the picture to
+the family's library, waits for ``Active`` and puts the ``asset://`` reference in instead.
+Which families qualify: ``_card_actions``.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from mediagen_nb._imagesize import image_size
 from mediagen_nb._platform import off_loop
-from mediagen_nb.catalog import FAMILIES, params_for
+from mediagen_nb.catalog import ASSET_LIBRARIES, FAMILIES, asset_uri, params_for
+from mediagen_nb.widgets._asset_form import bodies
 from mediagen_nb.widgets._card_actions import CardAction, Target, card_actions
 from mediagen_nb.widgets._form_body import to_body
 from mediagen_nb.widgets._form_spec import controls_for
 from mediagen_nb.widgets._form_state import carry
+from mediagen_nb.widgets._session import ActiveAsset
 
 if TYPE_CHECKING:
     from mediagen_nb.widgets._gallery import Result
@@ -107,6 +111,26 @@ async def use_result(
     url = None if action == "continue" else own_url(result, client.speed)
     if url is None:
         url = await client.media_url(data, made_from=result.task_id or None)
+    if action == "asset":
+        url = await to_library(source, result, target, url)
     panel = target_panel(FAMILIES[target.family].kind)
     fill(panel, target, url, result.prompt if action in _KEEPS_PROMPT else None)
     return target
+
+
+async def to_library(source: GeneratePanel, result: Result, target: Target, url: str) -> str:
+    """Send the picture to the asset library of ``target``'s family, wait until it is
+    ``Active``, offer it in every reference field; its ``asset://`` reference."""
+    library = next(lib for lib in ASSET_LIBRARIES.values() if lib.family == target.family)
+    client = source.session.client
+    name = f"{result.title} ({result.task_id})" if result.task_id else result.title
+    values = {"url": url, "asset_type": "Image", "library": library.id, "name": name}
+    items = []
+    for _path, body in bodies(values):
+        items += (await client.assets.submit(library.id, body)).items
+    if not items:
+        raise ValueError(f"{library.title} did not take the picture")
+    asset_id = items[0].assetId
+    await client.assets.wait_active([asset_id])
+    source.session.add_active_asset(ActiveAsset(asset_id, name, "Image", library.id))
+    return asset_uri(asset_id)
