@@ -1,10 +1,8 @@
 """A saved file carries the request that made it: PNG text chunk, MP4 box, or a sidecar JSON.
 
-PNG: one ``iTXt`` chunk with the keyword ``mediagen`` (UTF-8 JSON), placed before ``IEND``;
-any earlier one is replaced. MP4: a top-level ``uuid`` box (ISO BMFF's user extension box,
-which players skip) appended at the end of the file, so no offset inside ``moov`` moves.
-Other formats (JPEG, WebP, GIF, WebM) get a sidecar ``<file>.mediagen.json``: the caller
-writes it (:func:`sidecar_path`). Stdlib only; the payload is the dict the caller gives.
+PNG: an ``iTXt`` chunk ``mediagen`` (UTF-8 JSON) before ``IEND``; MP4: a top-level ``uuid``
+box appended at the end (players skip it; no offset in ``moov`` moves); other formats get a
+sidecar ``<file>.mediagen.json`` (:func:`sidecar_path`). Stdlib only.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Where each family takes reference media: its media slots, derived from the parameter tables.
 
-A slot is one request field (or one seedance content role) that takes a picture or a video,
-and what it means: a ``first_frame``, a ``last_frame`` or a ``reference``. The Studio's card
-actions (Animate, Use as reference, Continue from last frame) and the client's input checks
-read these, so no code outside the catalog names a family to know where a picture goes.
+A slot is one request field (or seedance content role) taking a picture or a video as a
+``first_frame``, ``last_frame`` or ``reference``. The client's input checks and the Studio's
+card actions read these, so no code outside the catalog names a family to place a picture.
 """
 
 from __future__ import annotations

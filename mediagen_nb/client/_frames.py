@@ -1,9 +1,8 @@
 """The first or last frame of a video result, as a PNG beside the video in the media cache.
 
-Decoded with PyAV (CPython); the pixels are written by the pure-Python PNG encoder, so
-neither Pillow nor numpy is needed. The PNG carries ``{"task_id", "frame"}`` in its text
-chunk (``_provenance``), so handing the file to the next request records the video as its
-parent. In a browser kernel PyAV does not exist: :func:`frame_png` raises ImportError.
+Decoded with PyAV (CPython) and written by the pure-Python PNG encoder (no Pillow, no numpy).
+The PNG names its video (``_provenance``), so passing it to the next request records the
+video as parent. A browser kernel has no PyAV: :func:`frame_png` raises ImportError there.
 """
 
 from __future__ import annotations

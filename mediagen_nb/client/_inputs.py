@@ -1,21 +1,8 @@
-"""Results and files wherever a create request takes a media URL.
+"""Results and files wherever a create request takes a media URL (a Task, a Path or bytes).
 
-Any value of a create body (``first_image``, ``image_urls[0]``, a seedance content item's
-``image_url.url``, or the ``image_url`` itself) may be a completed :class:`Task`, a
-``pathlib.Path`` or ``bytes``. Each becomes a URL the service can fetch, in this order:
-the task's own result URL while it stays valid; else the configured media host
-(``MEDIAGEN_MEDIA_HOST``, ``_media_host``); else, when the service is the built-in emulator
-(demo mode, or its speed header seen), the emulator's ``/uploads``.
-When none applies the error names the field and what to do, and nothing is sent.
-
-Before anything is uploaded or sent, the pictures are checked with their real pixel size
-(``types.picture_problems``), the media kind against the slot (a picture where a picture
-goes), and the rest of the body with stand-in URLs. The tasks (and ``asset://`` ids) a
-request was made from are its ``parents``.
-
-Decisions: a result URL must stay valid for ``URL_MARGIN_S`` more (the service may fetch it
-after queueing), scaled by the emulator's speed like its clock; ``Task.url_expires`` says
-when a result URL stops working.
+Each becomes a URL the service can fetch: the task's own result URL while valid, else the
+media host (``_media_host``), else the built-in emulator's uploads; else an error naming the
+field. Pictures are checked with their real size before anything is uploaded or sent.
 """
 
 from __future__ import annotations
@@ -41,6 +28,8 @@ from ._exceptions import ConfigurationError
 from ._tasks import Task
 
 URL_MARGIN_S = 600.0
+"""A result URL must stay valid this much longer (the service may fetch it after queueing);
+divided by the emulator's speed like its clock (``Task.url_expires`` is already scaled)."""
 HOST_HINT = f"configure a media host ({ENV_MEDIA_HOST}=s3://bucket/prefix) or pass a public URL"
 
 

@@ -1,16 +1,8 @@
 """A place the service can fetch local files from: any fsspec bucket (S3, GCS, Azure...).
 
-The spec has no endpoint that takes bytes, only URLs. ``MEDIAGEN_MEDIA_HOST=s3://bucket/prefix``
-(any fsspec URL; install the store's package: ``pip install "mediagen_nb[host]"`` brings
-fsspec and s3fs, ``gcsfs`` / ``adlfs`` for the others) names a bucket the client uploads to.
-
-Decisions: the key is the SHA-256 of the bytes plus the file's suffix, so a picture is
-uploaded once (an existing key is not written again). The service gets a time-limited signed
-URL (``expires`` seconds, default 3600; ``?expires=`` on the host URL). A bucket the user
-declares public (``MEDIAGEN_MEDIA_HOST_PUBLIC=1`` or ``?public=1``) gets the signed URL
-without its query string, which is the object's plain public address. Credentials and
-endpoints come from the store's own settings (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``...).
-Filesystems with an async API are used on the running loop; others in a worker thread.
+``MEDIAGEN_MEDIA_HOST=s3://bucket/prefix`` (``pip install "mediagen_nb[host]"``; gcsfs or
+adlfs for the others). Keys are content hashes; the service gets a signed URL, or the plain
+one for a public bucket (see :class:`MediaHost`). Credentials come from the store's settings.
 """
 
 from __future__ import annotations
@@ -41,6 +33,14 @@ _TRUE = {"1", "true", "yes", "on"}
 
 class MediaHost:
     """Uploads bytes to a bucket once per content and returns a URL the service can fetch.
+
+    Decisions: the key is ``{prefix}/{sha256}{suffix}``, so a picture is uploaded once (an
+    existing key is not written again). The service gets a signed URL valid ``expires``
+    seconds (default 3600, ``?expires=`` on the URL); a bucket the user declares public
+    (``MEDIAGEN_MEDIA_HOST_PUBLIC=1`` or ``?public=1``) gets the signed URL without its query
+    string, the object's plain address. Endpoints and keys come from the store's own settings
+    (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``...). Async filesystems run on the running
+    loop; others in a worker thread.
 
     Args:
         url: An fsspec URL of a folder (``s3://bucket/prefix``); ``?public=1`` and

@@ -1,9 +1,7 @@
-"""Saved files that carry their request, and reading one back into a request.
+"""Reading a saved file's request back (``_provenance`` writes it; ``Task.save`` saves).
 
-:func:`request_record` is what a save writes (``_provenance`` puts it into the PNG, the MP4,
-or a sidecar JSON); :func:`read_request` reads it back as a :class:`SavedRequest` whose
-``body`` can refill a form or be sent again, and which names the parameters the catalog no
-longer knows (``unknown``), so a file saved by an older or newer version says what it lost.
+:func:`read_request` gives a :class:`SavedRequest` whose ``body`` refills a form or is sent
+again, naming the parameters the catalog no longer knows (``unknown``), which it leaves out.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""A video's first and last frame pictures, when the request gives them as the emulator's own URLs.
+"""A video's first and last frame pictures, when the request names the emulator's own files.
 
-The real service starts a video from its ``first_frame`` / ``first_image`` picture. The
-emulator does the same for pictures it holds itself: files uploaded to it (``/uploads``) and
-its own image results. Any other URL is not fetched (the emulator reaches no network), and
-the video is drawn as usual. The slots come from the catalog (role ``first_frame`` and
-``last_frame``). Decision: pictures over ``MAX_ANCHOR_PIXELS`` are ignored.
+The real service starts a video from its ``first_frame`` / ``first_image`` picture; the
+emulator does so for pictures it holds (uploads, its image results) and fetches nothing else.
+Slots come from the catalog; pictures over ``MAX_ANCHOR_PIXELS`` are ignored.
 """
 
 from __future__ import annotations

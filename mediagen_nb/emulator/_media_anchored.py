@@ -1,10 +1,8 @@
 """A video preview that starts from a given picture (and may end on another).
 
-Frame 0 is the first picture itself, fitted to the preview size (cover, centred); the
-camera then pushes in slowly (``ZOOM`` over the clip), cross-fading to the last picture when
-one is given, so the last frame is exactly that picture. A clip continued from its
-predecessor's last frame therefore starts where that one ended. Encoded at ``CRF`` (finer
-than the usual previews: each continuation encodes the previous one's pixels again).
+Frame 0 is the picture itself (cover-fitted); the camera pushes in ``ZOOM`` over the clip,
+cross-fading to the last picture when given, so a clip continued from its predecessor's last
+frame starts where that one ended. Encoded finer (``CRF``): each continuation re-encodes.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Lineage: what an item was made from, back to the first picture, as history rows.
 
-Each task row's ``parents`` lists the tasks and assets its request used (a result passed as
-an input, a saved frame, an ``asset://`` reference). :func:`lineage_records` follows them
-back: every ancestor found in the history, oldest first, then the item itself, each with a
-``generation`` (0 for the item, 1 for its parents, ...). A parent the history does not hold
-(another machine's task, a purged row) is kept as a row with only its id and
-``status`` ``unknown``, so a gap shows instead of vanishing. Cycles cannot loop.
+:func:`lineage_records` follows the rows' ``parents`` back: ancestors oldest first, then the
+item, each with a ``generation`` (0: the item). A parent the history lacks is a row with only
+its id and status ``unknown``, so a gap shows. Cycles cannot loop.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Rules on the reference pictures themselves, checked with their real pixel size.
 
-A URL tells nothing about the picture behind it, so ``validate_request`` cannot apply these;
-the client can, when the user hands it a result, a file or bytes (it reads the size from the
-header). Sora's reference must have the chosen orientation's exact size (1280x720 for
-``16:9``, 720x1280 for ``9:16``); seedance 1.5 images need 300 to 6000 px a side and a
-width/height ratio of 0.4 to 2.5. Other families state no picture rules.
+A URL tells nothing of its picture, so ``validate_request`` cannot apply these; the client
+can when given a result, a file or bytes. Sora: the chosen orientation's exact size; seedance
+1.5: 300-6000 px a side, width/height 0.4-2.5. Other families state no picture rules.
 """
 
 from __future__ import annotations

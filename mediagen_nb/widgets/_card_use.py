@@ -1,14 +1,8 @@
-"""Carry out a card action: put a result (or a video's last frame) into a form of the Studio.
+"""Carry out a card action: put a result (or a clip's last frame) into a form of the Studio.
 
-The picture goes in as a URL the service can fetch: the result's own URL while it stays
-valid, else the client's media host or, in demo mode, the emulator (``AsyncClient.media_url``,
-which also remembers which task the URL shows, so the next request records it as parent).
-The target form is the family's form as the user left it, with the picture placed in the
-action's slot (``MediaSlot.put``), the values that make it fit (the matching orientation),
-and any option that follows the picture (``Param.picture_option``, an adaptive
-ratio); Animate and Continue carry the prompt over. Send to the asset library uploads the picture to
-the family's library, waits for ``Active`` and puts the ``asset://`` reference in instead.
-Which families qualify: ``_card_actions``.
+The picture goes in as a URL the service can fetch (its own while valid, else
+``AsyncClient.media_url``), in the action's slot with the values that make it fit; a face can
+go through the family's asset library first. Which families qualify: ``_card_actions``.
 """
 
 from __future__ import annotations
@@ -62,7 +56,12 @@ def choose(
 
 
 def fill(panel: GeneratePanel, target: Target, url: str, prompt: str | None) -> None:
-    """Open ``target``'s family in ``panel`` with the picture (and prompt) in place."""
+    """Open ``target``'s family in ``panel`` with the picture (and prompt) in place.
+
+    The family's form as the user left it, the picture in the slot (``MediaSlot.put``), the
+    values that make it fit (the matching orientation) and any option that follows the
+    picture (``Param.picture_option``); Animate and Continue carry the prompt over.
+    """
     family_id = target.family
     values = carry(dict(panel.values), family_id, panel._memory.get(family_id))
     if prompt:  # Animate / Continue: the clip goes on with the picture's own prompt
