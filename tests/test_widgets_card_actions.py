@@ -73,6 +73,7 @@ async def test_animate_then_continue_from_the_studio(emulator: EmulatorHandle) -
         assert {a["action"]: a["enabled"] for a in card.to_json()["actions"]}["animate"]
 
         target = await studio.use(images, card.id, "animate")
+        assert target is not None
         assert target.family == "seedance"
         assert studio.tab == "Videos"
         body = videos.body()
