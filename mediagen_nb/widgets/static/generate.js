@@ -329,7 +329,8 @@ function mgGenActions(model, st) {
  */
 function mgGenOpenFile(model, column) {
   const accept = "image/png,video/mp4,.json";
-  const input = mgEl("input", { type: "file", accept, class: "mg-sr-only", tabindex: "-1" });
+  const input = mgEl("input", { type: "file", accept, "aria-label": "Saved file", tabindex: "-1" });
+  input.hidden = true; // the button opens it
   const title = "Refill the form from a file saved by Save";
   const button = mgButton({ label: "Open a saved file", action: "open_file", title });
   const send = async (file) => {
