@@ -205,3 +205,23 @@ async def test_a_video_where_a_picture_goes_and_an_unfinished_task_are_refused(
     await clip.wait()
     with pytest.raises(RequestValidationError, match=r"image_urls\[0\]: takes a picture"):
         await client.images.create("nano-banana", prompt="p", image_urls=[clip])
+
+
+async def test_an_asset_upload_takes_a_task_and_the_asset_becomes_a_parent(
+    client: AsyncClient,
+) -> None:
+    image = await picture(client)
+    info = await client.assets.upload(image, "Image", name="face")
+    assert info.url == image.url
+    batch = await client.assets.sd2_upload(image_urls=[await image.read_bytes()])
+    assert "/media/uploads/" in str(batch.items[0].originalUrl)
+    await client.assets.wait_active([info.assetId])
+    clip = await client.videos.create(
+        "seedance-2.0",
+        family="seedance2",
+        prompt="she turns",
+        referenceImages=[client.assets.asset_uri(info.assetId)],
+    )
+    assert clip.parents == [info.assetId]
+    with pytest.raises(RequestValidationError, match=r"imageUrls\[0\]: cannot read"):
+        await client.assets.sd2_upload(image_urls=[Path("/nonexistent/face.png")])

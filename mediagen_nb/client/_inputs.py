@@ -235,3 +235,26 @@ async def host_media(ctx: ClientContext, data: bytes, made_from: str | None = No
     if made_from:
         ctx.note_url(url, made_from)
     return url
+
+
+async def input_url(ctx: ClientContext, value: Any, field: str) -> str:
+    """One Task / Path / bytes as a URL the service can fetch (an asset upload's ``url``).
+
+    Raises:
+        RequestValidationError: It cannot be resolved (an unfinished task, an expired URL
+            and no host, an unreadable file); the problem names ``field``.
+    """
+    item = _Input(field, value)
+    emulator = ctx.host_file is not None and ctx.core.emulated
+    can_host = ctx.media_host is not None or emulator
+    task = value if isinstance(value, Task) else getattr(value, "task", None)
+    if isinstance(task, Task):
+        await _load_task(ctx, item, task, can_host)
+    else:
+        await _load_file(item, can_host)
+    if item.problems:
+        raise RequestValidationError(item.problems)
+    url = item.url or await _upload(ctx, item.data)
+    for parent in item.parents[:1]:
+        ctx.note_url(url, parent)
+    return url
