@@ -205,6 +205,8 @@ async def test_a_video_where_a_picture_goes_and_an_unfinished_task_are_refused(
     await clip.wait()
     with pytest.raises(RequestValidationError, match=r"image_urls\[0\]: takes a picture"):
         await client.images.create("nano-banana", prompt="p", image_urls=[clip])
+    with pytest.raises(RequestValidationError, match="prompt: takes no media file"):
+        await client.images.create("nano-banana", prompt=await image.read_bytes())
 
 
 async def test_an_asset_upload_takes_a_task_and_the_asset_becomes_a_parent(

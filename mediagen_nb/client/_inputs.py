@@ -143,7 +143,10 @@ def _media_problems(fam: Family, item: _Input, body: dict[str, Any]) -> list[Pro
     """The picture against its slot: media kind, then the family's pixel rules."""
     kind = media_type(item.data)
     slot = slot_of(fam.id, item.path)
-    if slot is not None and not kind.startswith(f"{slot.media}/"):
+    if slot is None or (slot.field == "content" and not item.path.endswith(".image_url.url")):
+        rule = "takes no media file; a Task, Path or bytes goes where a media URL goes"
+        return [Problem(item.path, rule)]
+    if not kind.startswith(f"{slot.media}/"):
         wanted = "a picture" if slot.media == "image" else f"a {slot.media} file"
         return [Problem(item.path, f"takes {wanted}; this file is {kind}")]
     size = image_size(item.data)
