@@ -11,8 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb._provenance import embed, extract, make_record, read_file, sidecar_path
 from mediagen_nb.catalog import FAMILIES, family_for_model, params_for
+
+from ._files import safe_file_name
+from ._recording import media_suffix
 
 if TYPE_CHECKING:
     from ._tasks import Task
@@ -125,3 +129,16 @@ def save_with_request(data: bytes, record: dict[str, Any], target: Path) -> list
         text = json.dumps(record, ensure_ascii=False, indent=2, sort_keys=True, default=str)
         written.append(write_atomic(side, text.encode("utf-8")))
     return written
+
+
+async def save_task(task: Task, path: str | Path) -> Path:
+    """Write ``task``'s result to ``path`` (a folder gets ``{id}{suffix}``) with its request."""
+    data = await task.read_bytes()
+    name = safe_file_name(f"{task.id}{media_suffix(data, task.family_info.kind)}")
+    record = request_record(task)
+
+    def write() -> Path:
+        target = Path(path) / name if Path(path).is_dir() else Path(path)
+        return save_with_request(data, record, target)[0]
+
+    return await off_loop(write)

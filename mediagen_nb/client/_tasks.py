@@ -420,17 +420,9 @@ class Task:
         """Like :meth:`download`, with the request inside the file (``_saved``): model,
         parameters, prompt, task id and parents; a sidecar JSON where the format has no room.
         """
-        from ._saved import request_record, save_with_request
+        from ._saved import save_task
 
-        data = await self.read_bytes()
-        name = safe_file_name(f"{self.id}{media_suffix(data, self.family_info.kind)}")
-        record = request_record(self)
-
-        def write() -> Path:
-            target = Path(path) / name if Path(path).is_dir() else Path(path)
-            return save_with_request(data, record, target)[0]
-
-        return await off_loop(write)
+        return await save_task(self, path)
 
     async def first_frame(self) -> Path:
         """The video's first frame as a PNG in the media cache (PyAV; see ``_frames``)."""
