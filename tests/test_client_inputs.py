@@ -145,7 +145,7 @@ async def test_an_expired_result_without_a_host_is_refused_and_nothing_is_sent(
         emulator.api_key, emulator.base_url, emulator.text_base_url, recorder=None
     ) as client:
         image = await picture(client)
-        client._core.emulated = False  # as on the real service: no emulator to upload to
+        client._ctx.host_file = None  # as on the real service: no emulator to upload to
         image.url_expires = time.time() - 60
         before = created(emulator)
         with pytest.raises(RequestValidationError) as caught:

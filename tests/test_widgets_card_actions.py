@@ -5,12 +5,15 @@ frame against the loopback emulator, with the next request recording its parent.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
+from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import AsyncClient, Task
 from mediagen_nb.emulator import EmulatorHandle
+from mediagen_nb.history import ledger
 from mediagen_nb.widgets import Studio
 from mediagen_nb.widgets._card_actions import card_actions
 from mediagen_nb.widgets._generate_panel import GeneratePanel
@@ -127,4 +130,36 @@ async def test_a_face_goes_through_the_asset_library(emulator: EmulatorHandle) -
         await wait_done(videos, 1)
         assert videos.cards[0].status == "completed"
         assert videos.cards[0].parents == [asset_id]
+        studio.close()
+
+
+async def test_reopen_restores_an_expired_reference(emulator: EmulatorHandle) -> None:
+    async with AsyncClient(emulator.api_key, emulator.base_url, emulator.text_base_url) as client:
+        image = await (await client.images.create("nano-banana", prompt="a harbour")).wait()
+        clip = await client.videos.create(
+            "seedance_1_5_pro_480p",
+            content=[
+                {"type": "text", "text": "boats"},
+                {"type": "image_url", "image_url": {"url": image.url}, "role": "first_frame"},
+            ],
+            duration=3,
+        )
+        await clip.wait()
+    # a new kernel: a fresh client that has never seen the picture, whose URL has expired
+    ledger().record(LedgerEvent("task", "status", image.id, data={"url_expires": time.time() - 60}))
+    async with AsyncClient(emulator.api_key, emulator.base_url, emulator.text_base_url) as fresh:
+        studio = Studio(session=Session(client=fresh), resume=False)
+        studio.history.set_values(scope="all")
+        studio.history.reopen(clip.id)
+        videos = studio.videos
+        assert videos.body()["content"][1]["image_url"]["url"] == image.url  # at once
+        for _ in range(200):
+            restored = videos.body()["content"][1]["image_url"]["url"]
+            if restored != image.url:
+                break
+            await asyncio.sleep(0.05)
+        assert "/media/uploads/" in restored, videos.errors  # the kept file, hosted again
+        videos.generate()
+        await wait_done(videos, 1)
+        assert videos.cards[0].parents == [image.id]
         studio.close()

@@ -267,6 +267,11 @@ class AsyncClient:
         """
         return await host_media(self._ctx, data, made_from)
 
+    def note_result_url(self, url: str, task_id: str) -> None:
+        """Remember that ``url`` shows task ``task_id``'s result: a request naming it records
+        that task as its parent (a reopened request's references, for one)."""
+        self._ctx.note_url(url, task_id)
+
     async def _host_file(self, data: bytes, name: str, content_type: str) -> str:
         return await self.assets.host_file(data, name=name, content_type=content_type)
 

@@ -21,6 +21,7 @@ from mediagen_nb.catalog import Family
 from mediagen_nb.catalog._slots import slot_of
 from mediagen_nb.types import Problem, RequestValidationError
 from mediagen_nb.types._media_rules import picture_problems
+from mediagen_nb.types._urls import not_public_reason
 
 from ._config import ENV_MEDIA_HOST
 from ._context import ClientContext, asset_ids_in
@@ -86,6 +87,15 @@ def _fill(value: Any, urls: list[str]) -> Any:
     if isinstance(value, list):
         return [_fill(item, urls) for item in value]
     return value
+
+
+def _emulator(ctx: ClientContext) -> bool:
+    """Whether the service is the built-in emulator, whose uploads take files: demo mode,
+    its speed header seen, or a base URL on a loopback or local address (the real service
+    is public; an emulator started in the notebook is on 127.0.0.1)."""
+    if ctx.host_file is None:
+        return False
+    return ctx.core.emulated or not_public_reason(ctx.core.settings.base_url or "") is not None
 
 
 def url_usable(task: Task, now: float | None = None) -> bool:
@@ -189,8 +199,7 @@ async def prepare_inputs(
     assets = list(dict.fromkeys(asset_ids_in(body)))
     if not found:
         return body, list(dict.fromkeys([*_known(ctx, body), *assets]))
-    emulator = ctx.host_file is not None and ctx.core.emulated
-    can_host = ctx.media_host is not None or emulator
+    can_host = ctx.media_host is not None or _emulator(ctx)
     for item in found:
         task = item.value if isinstance(item.value, Task) else getattr(item.value, "task", None)
         if isinstance(task, Task):
@@ -232,7 +241,7 @@ async def host_media(ctx: ClientContext, data: bytes, made_from: str | None = No
     Raises:
         ConfigurationError: Neither applies (the real service without a media host).
     """
-    if ctx.media_host is None and not (ctx.host_file is not None and ctx.core.emulated):
+    if ctx.media_host is None and not _emulator(ctx):
         raise ConfigurationError(f"no place the service can fetch this file from; {HOST_HINT}")
     url = await _upload(ctx, data)
     if made_from:
@@ -248,8 +257,7 @@ async def input_url(ctx: ClientContext, value: Any, field: str) -> str:
             and no host, an unreadable file); the problem names ``field``.
     """
     item = _Input(field, value)
-    emulator = ctx.host_file is not None and ctx.core.emulated
-    can_host = ctx.media_host is not None or emulator
+    can_host = ctx.media_host is not None or _emulator(ctx)
     task = value if isinstance(value, Task) else getattr(value, "task", None)
     if isinstance(task, Task):
         await _load_task(ctx, item, task, can_host)

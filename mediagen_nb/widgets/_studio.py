@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets as t
 
+from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._base import WidgetPanel
@@ -54,6 +55,7 @@ from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import GeneratePanel, ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
+from mediagen_nb.widgets._reopen_refs import restore_references
 from mediagen_nb.widgets._session import Session
 
 if TYPE_CHECKING:
@@ -279,12 +281,28 @@ class Studio(WidgetPanel):
         if kind == "chat":
             self.chat.load(body)
             self.select("Chat")
-        elif kind == "image":
-            self.images.load(body, family)
-            self.select("Images")
         else:
-            self.videos.load(body, family)
-            self.select("Videos")
+            panel: GeneratePanel = self.images if kind == "image" else self.videos
+            panel.load(body, family)
+            self.select("Images" if kind == "image" else "Videos")
+            if _loop_running() and self._history is not None:
+                home = self._history.home
+                panel.spawn(self._restore(panel, body, family, home), name="restore refs")
+
+    async def _restore(
+        self,
+        panel: GeneratePanel,
+        body: dict[str, Any],
+        family: str | None,
+        home: Any,
+    ) -> None:
+        """Reopen restores the references (``_reopen_refs``): expired ones hosted again."""
+        from mediagen_nb.history import history_records
+
+        records = await off_loop(history_records, kind="task", home=home, warn=False)
+        restored = await restore_references(self.session.client, body, records)
+        if restored is not body:
+            panel.load(restored, family)
 
     # --- resume -----------------------------------------------------------------------------
 
