@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from mediagen_nb.catalog import Family, Param, families, params_for
@@ -36,6 +37,10 @@ def _seconds(value: float) -> str:
 def _span(pair: tuple[float, float]) -> str:
     low, high = pair
     return f"{_seconds(low)} to {_seconds(high)}"
+
+
+def _stated(value: float | None) -> str:
+    return "not stated" if value is None else _seconds(value)
 
 
 def _code(value: Any) -> str:
@@ -86,10 +91,8 @@ def _timing_lines(fam: Family) -> Iterator[str]:
     yield f"| Estimated time | {_span(fam.eta_s)}{per} |"
     for model, pair in sorted(fam.model_eta_s.items()):
         yield f"| Estimated time, `{model}` | {_span(pair)} |"
-    lifetime = fam.url_lifetime_s
-    yield "| Result URL valid | " + ("not stated" if lifetime is None else _seconds(lifetime)) + " |"
-    kept = fam.record_retention_s
-    yield "| Task record kept | " + ("not stated" if kept is None else _seconds(kept)) + " |"
+    yield f"| Result URL valid | {_stated(fam.url_lifetime_s)} |"
+    yield f"| Task record kept | {_stated(fam.record_retention_s)} |"
 
 
 def family_page(fam: Family) -> str:
@@ -155,9 +158,7 @@ def families_index() -> str:
     ]
     for fam in families():
         models = ", ".join(f"`{m}`" for m in fam.models) or "(not listed)"
-        lines.append(
-            f"| [{fam.title}]({fam.id}.md) | {fam.kind} | {models} | {fam.description} |"
-        )
+        lines.append(f"| [{fam.title}]({fam.id}.md) | {fam.kind} | {models} | {fam.description} |")
     return "\n".join([*lines, ""])
 
 
@@ -223,6 +224,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+@event_priority(100)  # before mkdocs-jupyter's on_files, which makes the notebooks pages
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the generated pages and the notebooks (read in place from ``notebooks/``)."""
     for path, content in generated_pages().items():
