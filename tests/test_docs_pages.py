@@ -122,6 +122,8 @@ def test_the_hook_adds_the_page_and_its_nav_entry(
     assert notebooks == [f"notebooks/{nb.name}" for nb in docs_pages.notebooks()]
     assert "notebooks/01-getting-started.ipynb" in notebooks
     assert all(f.is_documentation_page() for f in files if f.src_uri in notebooks)  # rendered
+    # mkdocs-jupyter's cache is a folder in the checkout: a build must not write one
+    assert config.plugins["mkdocs-jupyter"].config["cache"] is False
 
 
 def test_rules_differ_by_model_where_the_catalog_says_so() -> None:
