@@ -71,7 +71,12 @@ TOKEN_OPTIONS = ("--IdentityProvider.token", "--ServerApp.token")
 def _parser() -> argparse.ArgumentParser:
     from mediagen_nb.emulator._faults import FaultCategory
 
-    parser = argparse.ArgumentParser(prog="mediagen-nb", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="mediagen-nb",
+        description="mediagen_nb's command line: the built-in emulator (serve), a classroom "
+        "gateway (classroom), JupyterLab on the playground (lab) and the in-browser "
+        "playground (lite build).",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the emulator in the foreground")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default loopback)")

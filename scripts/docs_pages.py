@@ -108,7 +108,7 @@ def family_page(fam: Family) -> str:
         "",
         fam.description,
         "",
-        "| | |",
+        "| what | value |",
         "|---|---|",
         f"| Family id | `{fam.id}` ({fam.kind}) |",
         f"| Models | {models} |",
@@ -185,7 +185,7 @@ def cli_page() -> str:
 
 
 def _wide_formatter(prog: str) -> argparse.HelpFormatter:
-    return argparse.HelpFormatter(prog, width=96)  # the same text on any terminal
+    return argparse.HelpFormatter(prog, width=80)  # the same text on any terminal
 
 
 def generated_pages() -> dict[str, str]:
@@ -220,7 +220,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         family_section += [{fam.title: f"families/{fam.id}.md"} for fam in families()]
     example_section = _section(nav, EXAMPLES_SECTION)
     if example_section is not None:
-        example_section += [f"notebooks/{nb.name}" for nb in notebooks()]
+        example_section += [{nb.stem: f"notebooks/{nb.name}"} for nb in notebooks()]
     return config
 
 

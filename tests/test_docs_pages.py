@@ -114,6 +114,13 @@ def test_the_hook_adds_the_page_and_its_nav_entry(
     assert section is not None
     assert section[0] == "families/index.md"
     assert {"Zephyr (made up)": "families/zephyr.md"} in section
+    examples = docs_pages._section(config.nav or [], docs_pages.EXAMPLES_SECTION)
+    assert examples is not None
+    assert examples[:3] == [
+        "notebooks/index.md",
+        {"00-playground": "notebooks/00-playground.ipynb"},
+        {"01-getting-started": "notebooks/01-getting-started.ipynb"},
+    ]
     files = config.plugins.on_files(Files([]), config=config)
     page = files.get_file_from_path("families/zephyr.md")
     assert page is not None
