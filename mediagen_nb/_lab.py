@@ -43,12 +43,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mediagen_nb import _env
 from mediagen_nb._home import resolve_home
 
 WORKSPACE = "mediagen-playground"
 """The JupyterLab workspace ``mediagen-nb lab`` opens (``/lab/workspaces/<name>``)."""
 WORKSPACES_OPTION = "--LabApp.workspaces_dir"
-PLAYGROUND_ENV = "MEDIAGEN_PLAYGROUND"
+PLAYGROUND_ENV = _env.PLAYGROUND
 SAVE_HOOK = "mediagen_nb._lab.keep_playground_clean"
 VOILA_THEME_OPTION = "--VoilaConfiguration.theme"
 PREVIEW_FACTORY = "Voila Preview"

@@ -44,6 +44,7 @@ from types import FrameType
 from typing import get_args
 from urllib.parse import quote
 
+from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb._lab import (
     PLAYGROUND_ENV,
@@ -121,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="where downloads are kept for offline rebuilds "
-        "(default $MEDIAGEN_LITE_CACHE or ~/.cache/mediagen_nb/lite)",
+        f"(default ${_env.LITE_CACHE} or ~/.cache/mediagen_nb/lite)",
     )
     build.add_argument(
         "--pyodide-cdn",
@@ -165,7 +166,7 @@ def _lite_build(args: argparse.Namespace) -> int:
     return 0
 
 
-KEY_ENV = "MEDIAGEN_EMULATOR_API_KEY"
+KEY_ENV = _env.EMULATOR_API_KEY
 """Environment variable ``serve`` reads the emulator's key from."""
 
 
@@ -225,12 +226,12 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"mediagen_nb emulator running (speed {handle.speed:g})")
     print(f"base_url:      {handle.base_url}")
     print(f"text_base_url: {handle.text_base_url}")
-    print(f"export MEDIAGEN_BASE_URL={handle.base_url}")
-    print(f"export MEDIAGEN_TEXT_BASE_URL={handle.text_base_url}")
+    print(f"export {_env.BASE_URL}={handle.base_url}")
+    print(f"export {_env.TEXT_BASE_URL}={handle.text_base_url}")
     if key is not None:
         print(f"api key: {source}")
     else:
-        print(f"export MEDIAGEN_API_KEY={handle.api_key}")
+        print(f"export {_env.API_KEY}={handle.api_key}")
     return run_until_stopped(handle, "mediagen-nb serve", "server")
 
 
@@ -384,7 +385,7 @@ def _lab(extra: list[str]) -> int:
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
     relative = notebook.relative_to(root).as_posix()
-    env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
+    env = {k: v for k, v in os.environ.items() if k != _env.API_KEY}
     env[PLAYGROUND_ENV] = relative
     env = with_config_folder(env, jupyter_config())  # no "Jupyter news?" toast on arrival
     options = _prepare_arrival(notebook, relative, extra)
@@ -397,7 +398,7 @@ def _lab(extra: list[str]) -> int:
     )
     note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in launch.command else ""
     print(
-        f"Starting JupyterLab (demo mode: MEDIAGEN_API_KEY unset){note}. It opens on the\n"
+        f"Starting JupyterLab (demo mode: {_env.API_KEY} unset){note}. It opens on the\n"
         "playground already running (the Studio, in Voila's preview tab), the file browser\n"
         f"beside it; the notebook is {relative} (outputs are never saved into it).\n"
         f"  Opens:                        {launch.arrival_url}\n"

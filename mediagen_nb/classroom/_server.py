@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from mediagen_nb import _env
 from mediagen_nb._home import resolve_home
 from mediagen_nb.classroom._app import WALL_PATH, create_gateway_app
 from mediagen_nb.classroom._codes import (
@@ -148,9 +149,9 @@ class ClassroomHandle:
         """The environment variables a student sets (by name, or a ``CODE:name`` string)."""
         code = self.codes.get(name_or_code, name_or_code)
         return {
-            "MEDIAGEN_BASE_URL": self.base_url,
-            "MEDIAGEN_TEXT_BASE_URL": self.text_base_url,
-            "MEDIAGEN_API_KEY": code,
+            _env.BASE_URL: self.base_url,
+            _env.TEXT_BASE_URL: self.text_base_url,
+            _env.API_KEY: code,
         }
 
     # --- rules -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ._assemble import ChatAccumulator, MessageAccumulator
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
-from ._chat_tools import FunctionTool, ToolCallRecord, ToolLoopError, ToolRun, function_tool
+from ._chat_tools import FunctionTool, ToolCallRecord, ToolRun, function_tool
 from ._client import DEFAULT_RECORDER, AsyncClient
 from ._config import RedactingFilter, Secret, install_log_redaction, redact
 from ._exceptions import (
@@ -35,6 +35,7 @@ from ._exceptions import (
     TaskError,
     TaskFailedError,
     TaskTimeoutError,
+    ToolLoopError,
 )
 from ._media import Images, Tasks, Videos
 from ._retry import RetryTransport

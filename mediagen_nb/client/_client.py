@@ -19,7 +19,7 @@ from typing import Self
 
 import httpx2
 
-from mediagen_nb import _hooks
+from mediagen_nb import _env, _hooks
 from mediagen_nb._platform import is_browser
 
 from ._assets import Assets
@@ -48,7 +48,7 @@ _notice_shown = False
 
 
 REAL_SERVICE_HINT = (
-    "set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL for the real service"
+    f"set {_env.API_KEY}, {_env.BASE_URL} and {_env.TEXT_BASE_URL} for the real service"
 )
 
 
@@ -143,12 +143,12 @@ class AsyncClient:
         if settings.api_key is None:
             if settings.base_url or settings.text_base_url:
                 raise ConfigurationError(
-                    "a base URL is set but no API key: pass api_key= or set MEDIAGEN_API_KEY"
+                    f"a base URL is set but no API key: pass api_key= or set {_env.API_KEY}"
                 )
             endpoint = _hooks.fallback_service()
             if endpoint is None:
                 raise ConfigurationError(
-                    "no API key: pass api_key= or set MEDIAGEN_API_KEY "
+                    f"no API key: pass api_key= or set {_env.API_KEY} "
                     "(or `import mediagen_nb` to use the built-in emulator)"
                 )
             settings = Settings(
@@ -161,8 +161,8 @@ class AsyncClient:
             _announce_demo(endpoint)
         elif settings.base_url is None and settings.text_base_url is None:
             raise ConfigurationError(
-                "no base URL: pass base_url=/text_base_url= or set MEDIAGEN_BASE_URL and "
-                "MEDIAGEN_TEXT_BASE_URL"
+                "no base URL: pass base_url=/text_base_url= or set "
+                f"{_env.BASE_URL} and {_env.TEXT_BASE_URL}"
             )
         self._settings = settings
         self.service_id: str | None = service_id or settings.base_url

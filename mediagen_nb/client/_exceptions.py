@@ -19,7 +19,9 @@ Exception
 │   ├── AssetError                   asset endpoint answered a non-"0" ``code`` (``code``, ``msg``)
 │   │   ├── AssetNotUsableError      asset known to be Processing/Failed/deleted; nothing sent
 │   │   └── AssetTimeoutError        wait_active()'s deadline passed (also a TimeoutError)
-│   └── StreamInterruptedError       an SSE stream ended early (``partial_text`` kept)
+│   ├── StreamInterruptedError       an SSE stream ended early (``partial_text`` kept)
+│   └── ToolLoopError                run_tools: tools still called after ``max_steps``
+│                                    requests (also a RuntimeError, as it was before)
 └── ValueError
     └── RequestValidationError       (from ``mediagen_nb.types``) a body breaks a spec rule;
                                      raised before anything is sent
@@ -279,6 +281,10 @@ class StreamInterruptedError(MediagenError):
             f"stream interrupted after {len(partial_text)} characters: {reason} "
             "(the partial text is in .partial_text)"
         )
+
+
+class ToolLoopError(MediagenError, RuntimeError):
+    """The model still called tools after ``max_steps`` requests of ``run_tools``."""
 
 
 def _class_for_status(status: int) -> type[APIError]:

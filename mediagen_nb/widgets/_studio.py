@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets as t
 
+from mediagen_nb import _env
 from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._chat_panel import ChatPanel
@@ -103,8 +104,8 @@ class Studio(WidgetPanel):
     ) -> None:
         super().__init__(
             session=session,
-            base_url_hint=os.environ.get("MEDIAGEN_BASE_URL", ""),
-            text_url_hint=os.environ.get("MEDIAGEN_TEXT_BASE_URL", ""),
+            base_url_hint=os.environ.get(_env.BASE_URL, ""),
+            text_url_hint=os.environ.get(_env.TEXT_BASE_URL, ""),
         )
         self.title = "mediagen Studio"
         self.chat = ChatPanel(session=self.session, show_mode=False)  # the bar says the mode
