@@ -111,12 +111,37 @@ class AsyncClient:
     """Async client for every endpoint of the service (or the built-in emulator).
 
     Namespaces: ``chat.completions``, ``messages``, ``images``, ``videos``, ``tasks``,
-    ``assets``. ``sleep`` and ``clock`` replace ``asyncio.sleep`` / ``time.monotonic`` for
-    backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
-    ``recorder=None`` records nothing; by default the history ledger records everything.
-    ``allow_unknown_models=True`` accepts model names newer than the catalog.
-    ``max_retries`` bounds the transport's retries of safe requests; ``chat_max_retries``
-    (default 2, as the official SDKs) the re-sends of chat POSTs (see ``_chat_retry``).
+    ``assets``. Requests are validated before they are sent, safe requests retried, tasks
+    polled at their family's pace.
+
+    Example:
+        ```python
+        client = mg.AsyncClient()  # no key: demo mode
+        task = await client.images.create("gpt-image-2", prompt="a red fox in snow")
+        await task.wait()
+        ```
+
+    Args:
+        api_key: The service's key; None reads ``MEDIAGEN_API_KEY``, and with neither the
+            client uses the built-in emulator (demo mode). Never printed, logged or stored.
+        base_url: The address of images, videos, results and assets; None reads
+            ``MEDIAGEN_BASE_URL``.
+        text_base_url: The address of chat completions and messages; None reads
+            ``MEDIAGEN_TEXT_BASE_URL``.
+        transport: An ``httpx2`` transport to send through (tests pass an ASGI transport).
+        timeout: Seconds (or an ``httpx2.Timeout``) for one request; None: the default.
+        max_retries: How often the transport retries a safe request (never a create POST).
+        chat_max_retries: How often a chat POST is re-sent after a retryable failure
+            (2, as the official SDKs).
+        sleep: Replaces ``asyncio.sleep`` for backoff and polling (tests: zero delay).
+        clock: Replaces ``time.monotonic`` for deadlines.
+        rng: Drives the backoff jitter.
+        recorder: Where requests, tasks and turns are recorded: by default the history
+            ledger; None records nothing.
+        allow_unknown_models: Accept model names newer than the catalog.
+
+    Raises:
+        ConfigurationError: A base URL is set without a key, or a key without a base URL.
     """
 
     def __init__(

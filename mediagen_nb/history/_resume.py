@@ -221,12 +221,18 @@ async def resume(
     too, so their media is kept before the URL expires.
 
     Polling runs in asyncio tasks on the running loop, so this returns as soon as the tasks
-    are attached; ``on_task`` is called with each newly re-attached task (panels show a
-    card). Returns the tasks being resumed for this service, including ones an earlier call
-    started. ``wait=True`` returns only after all of those pollers have ended (scripts,
-    tests). A task whose record has expired ends marked failed in the history. ``home``
-    reads another history folder than ``$MEDIAGEN_HOME``; ``include_this_process=True``
-    also takes tasks this process wrote (a restart simulated within one process).
+    are attached. A task whose record has expired ends marked failed in the history.
+
+    Args:
+        client: The client whose service (base URL, or the emulator's id) to resume.
+        on_task: Called with each newly re-attached task (panels show a card).
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        wait: Return only after every poller has ended (scripts, tests).
+        include_this_process: Also take tasks this process wrote (a restart simulated
+            within one process).
+
+    Returns:
+        The tasks being resumed for this service, including ones an earlier call started.
     """
     store = _ledger_for(home)
     close_orphaned_turns(store)

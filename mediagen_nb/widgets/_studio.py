@@ -73,6 +73,12 @@ class Studio(WidgetPanel):
     first selected, when lazy), ``tab`` (the
     selected tab's title), ``resume_text`` (the line about re-attached tasks), ``resumed``
     (the gallery ``Result`` of each re-attached task).
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        resume: Re-attach the tasks a previous kernel left running, as cards.
+        lazy: Build the Videos, Assets and History panels only when first used; None: yes,
+            except under marimo (which can open a widget only while a cell runs).
     """
 
     _esm = esm("studio.js")
