@@ -1,31 +1,7 @@
-"""Command line: ``mediagen-nb serve`` (the emulator in the foreground), ``mediagen-nb lab``
-and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb._lite``);
-``mediagen-nb classroom`` runs a classroom gateway (``mediagen_nb.classroom._cli``).
+"""The ``mediagen-nb`` command: ``serve``, ``classroom``, ``lab`` and ``lite build``.
 
-``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
-accepts connections, then runs until Ctrl-C or SIGTERM. The key clients must send comes from
-``--api-key-file PATH`` (its first line), else ``MEDIAGEN_EMULATOR_API_KEY``, else
-``--api-key`` (kept for scripts, with a warning: every user of the machine sees a command
-line in ``ps``); a given key is never echoed. Without one a random key is made and printed,
-since nobody could use the server otherwise.
-
-``lab`` starts JupyterLab on the playground, ``notebooks/00-playground.ipynb`` (looked up in
-the current folder, then next to the package), with ``MEDIAGEN_API_KEY`` removed from the
-environment, so the notebooks run against the built-in emulator. The server's root is the
-folder holding ``notebooks/``. JupyterLab opens on its ``mediagen-playground`` workspace: the
-playground already running as an app in Voila's preview tab, the file browser beside it (see
-``mediagen_nb._lab``, which also keeps autosave from storing the playground's outputs). The
-command picks the port (8888 or the next free one) and a random token itself, so before
-Jupyter starts it prints the addresses a person needs: what opens, the notebook in
-JupyterLab, and the same notebook as a full-page app in Voila (Voila's server extension at
-``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder link uses too).
-Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher. JupyterLab's
-"official Jupyter news?" question is kept off the first screen by a settings default in a
-config folder under ``$MEDIAGEN_HOME`` (``mediagen_nb._lab.jupyter_config``).
-A ``--port``/``--ServerApp.port``, ``--ip``/``--ServerApp.ip`` or ``--IdentityProvider.token``
-of the user's own is the one printed. Run as root (a container, a CI machine), ``lab`` adds
-``--ServerApp.allow_root=True``, without which Jupyter refuses to start; an ``--allow-root``
-or ``allow_root`` option of the user's own is left as given.
+Each subcommand's options are in its ``--help`` (the site's Command line page is made from
+them); how ``lab`` arrives and where ``serve`` reads its key: the site's Design page.
 """
 
 from __future__ import annotations

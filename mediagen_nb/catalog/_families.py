@@ -1,16 +1,7 @@
 """Image and video families: create paths, models, polling, timing and lifetimes.
 
-Where the spec says "not shown" we decide here and say so next to the value:
-
-* ETAs for image families are not in the spec: banana 10-40 s, image2 15-60 s.
-* ETAs for video families without figures (veo, seedance 2.0, grok, starvideos, videos,
-  sd2 manxue): 2-5 min, the same as sora's 8 s video.
-* Sora's ETA (2-5 min for an 8 s video) is scaled linearly with the requested duration.
-* Result URL lifetimes not shown (banana, sora, veo, grok, starvideos, videos, seedance
-  2.0) are ``None`` (unknown); sd2's "short period" is taken as 1 hour.
-* ``min_poll_interval`` is the lower end of the spec's polling interval: images 2 s,
-  seedance 480p 10 s (never below 10 s for any seedance model), other videos 30 s. The
-  emulator answers 429 below it (scaled by its speed).
+Where the spec says "not shown" (image ETAs, most video ETAs, several URL lifetimes, the
+lowest poll interval) the value here is our decision; the site's Design page lists them.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Typed async client (and a blocking twin) for every endpoint of the service.
 
-``AsyncClient`` talks to the real service (``MEDIAGEN_API_KEY`` and base URLs) or, with no key,
-to the built-in emulator ("demo mode"). It validates bodies before sending, retries what is
-safe, polls tasks at the catalog's pace, parses chat streams, and records everything to the
-history ledger through ``mediagen_nb._hooks``. Importing it loads neither pandas, PIL nor
-ipywidgets.
+It validates bodies before sending, retries what is safe, polls tasks at the catalog's pace,
+parses chat streams and records everything to the history. With no key it talks to the
+built-in emulator ("demo mode"). Importing it loads neither pandas, PIL nor ipywidgets.
 """
 
 from mediagen_nb.types import RequestValidationError
