@@ -242,11 +242,20 @@ class Task:
         timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
         on_update: OnUpdate | None = None,
     ) -> Task:
-        """Poll until the task ends; return this handle when completed.
+        """Poll until the task ends, at its family's pace; return this handle when completed.
 
-        Raises :class:`TaskFailedError`, :class:`TaskCancelledError` or, when ``timeout``
-        seconds (default :meth:`default_timeout`) pass first, :class:`TaskTimeoutError`.
-        ``on_update(task)`` (sync or async) runs after every poll.
+        Args:
+            timeout: Seconds before giving up (the task keeps running on the service);
+                None: :meth:`default_timeout`, from the family's ETA.
+            on_update: Called with the task (sync or async) after every poll.
+
+        Returns:
+            This task, completed, its media kept in the history's cache.
+
+        Raises:
+            TaskFailedError: The task failed (``error`` says why).
+            TaskCancelledError: It was cancelled, here or by the service.
+            TaskTimeoutError: ``timeout`` passed first.
         """
         if self._stale:
             await self.refresh()
