@@ -121,9 +121,11 @@ def _check_output(output: Path) -> None:
         )
 
 
-def choose_wheels(root: Path, cache: Path, scratch: Path, micropip: str) -> dict[str, Wheel]:
+def choose_wheels(
+    root: Path, cache: Path, scratch: Path, micropip: str, log: Callable[[str], None] = print
+) -> dict[str, Wheel]:
     """The project's wheel and every wheel it and the kernel need in the browser."""
-    ours = Wheel.read(project_wheel(root, scratch / "dist"))
+    ours = Wheel.read(project_wheel(root, scratch / "dist", log))
     wanted = [requirement_text(r) for r in ours.needs()]
     wanted += [f"micropip=={micropip}" if p == "micropip" else p for p in KERNEL_PACKAGES]
     for _round in range(ROUNDS):
@@ -311,7 +313,7 @@ def build_site(
         core = scratch / "pyodide" if pyodide_cdn else lite_dir / SITE_PYODIDE
         pyodide_lock = unpack_core(tarball, core)
         micropip = pyodide_lock["packages"]["micropip"]["version"]
-        chosen = choose_wheels(root, cache, scratch, micropip)
+        chosen = choose_wheels(root, cache, scratch, micropip, log)
         compile_with = core if precompile_wheels else None
         if not pyodide_cdn:  # the well-known folder: JupyterLite serves it, the kernel uses it
             wheels = write_wheels(
