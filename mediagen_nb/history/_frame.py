@@ -123,11 +123,22 @@ def export(
     home: Path | str | None = None,
     **filters: Any,
 ) -> Path:
-    """Write the history (or ``frame``: a DataFrame or records) to ``path``: CSV for
-    ``.csv``, Parquet for ``.parquet`` / ``.pq``. Dict columns become JSON text so both
-    formats keep them. Without pandas, CSV only (written by the ``csv`` module).
+    """Write the history's rows to a CSV or Parquet file (by the file's suffix).
 
-    ``filters`` are those of :func:`history` when no frame is given. Returns the path.
+    Dict columns become JSON text so both formats keep them. Without pandas, CSV only.
+
+    Args:
+        path: The file: ``.csv``, or ``.parquet`` / ``.pq``.
+        frame: The rows to write (a DataFrame or records); None: the history's.
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        **filters: Those of :func:`history`, when no frame is given.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: Another suffix.
+        ImportError: Parquet without pandas.
     """
     target = Path(path).expanduser()
     fmt = _EXPORT_SUFFIXES.get(target.suffix.lower())
