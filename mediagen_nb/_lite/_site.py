@@ -78,6 +78,8 @@ ROUNDS = 4
 """Downloads at most: each adds what only the browser needs (pip resolves on this machine)."""
 MARKER = ".mediagen-lite"
 """A file in every built site: an existing folder with it may be replaced by a new build."""
+FAVICON = "favicon.svg"
+"""The site's icon (the landing page links it; committed beside ``landing.html``)."""
 
 
 @dataclass(frozen=True)
@@ -273,10 +275,12 @@ def _run_jupyter_lite(lite_dir: Path, output: Path, log: Callable[[str], None]) 
 
 
 def _landing(output: Path) -> None:
-    page = resources.files("mediagen_nb._lite").joinpath("landing.html").read_text()
+    package = resources.files("mediagen_nb._lite")
+    page = package.joinpath("landing.html").read_text()
     page = page.replace("{{STUDIO_CODE}}", json.dumps(STUDIO_CODE))
     page = page.replace("{{PLAYGROUND}}", PLAYGROUND)
     (output / "index.html").write_text(page)
+    (output / FAVICON).write_bytes(package.joinpath(FAVICON).read_bytes())
     (output / MARKER).write_text(f"mediagen-nb lite build (Pyodide {PYODIDE_VERSION})\n")
 
 

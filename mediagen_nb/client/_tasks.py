@@ -241,26 +241,31 @@ class Task:
         self,
         timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
         on_update: OnUpdate | None = None,
+        on_status: OnUpdate | None = None,
     ) -> Task:
         """Poll until the task ends, at its family's pace; return this handle when completed.
 
         Args:
-            timeout: Seconds before giving up (the task keeps running on the service);
-                None: :meth:`default_timeout`, from the family's ETA.
-            on_update: Called with the task (sync or async) after every poll.
+            timeout: Seconds to wait at most (default :meth:`default_timeout`).
+            on_update: ``on_update(task)`` (sync or async) runs after every poll, also when
+                nothing changed (a clock, a poll counter).
+            on_status: ``on_status(task)`` (sync or async) runs only when the status changes
+                (``queued`` -> ``processing`` -> ``completed``), not for the status the wait
+                starts from: ``on_status=lambda t: print(t.status)`` prints each step once.
 
         Returns:
-            This task, completed, its media kept in the history's cache.
+            This handle, completed and its media kept.
 
         Raises:
-            TaskFailedError: The task failed (``error`` says why).
-            TaskCancelledError: It was cancelled, here or by the service.
-            TaskTimeoutError: ``timeout`` passed first.
+            TaskFailedError: The service reports the task failed.
+            TaskCancelledError: The task was cancelled (here or by the service).
+            TaskTimeoutError: ``timeout`` seconds passed first.
         """
         if self._stale:
             await self.refresh()
         limit = self.default_timeout() if timeout is None else timeout
         deadline = self._ctx.clock() + limit
+        seen = self.status
         while True:
             status = self.status
             if self._cancelled_locally:
@@ -276,6 +281,9 @@ class Task:
                 case "queued" | "processing":
                     if await self._poll_once(deadline, limit, status):
                         await self._notify(on_update)
+                        if self.status != seen:
+                            seen = self.status
+                            await self._notify(on_status)
                 case _:
                     assert_never(status)
 
