@@ -1,9 +1,8 @@
 """mediagen_nb: a multi-modal generation service, usable from Jupyter.
 
-Public names are resolved lazily so that ``import mediagen_nb.client`` loads neither pandas,
-PIL nor ipywidgets. Importing the package registers two hooks (see ``_hooks``): the history
-ledger as the default recorder, and the built-in emulator as the service used when no
-``MEDIAGEN_API_KEY`` is set. Both start only when first needed.
+Public names are resolved lazily (``import mediagen_nb.client`` loads neither pandas, PIL nor
+ipywidgets). Importing registers the history as the default recorder and the built-in
+emulator as the service used without ``MEDIAGEN_API_KEY`` (``_hooks``); both start lazily.
 """
 
 from __future__ import annotations

@@ -32,7 +32,16 @@ async def resume(client: AsyncClient | None = None, **kwargs: Any) -> list[Task]
     """Re-attach every unfinished task of the default (or given) client's service.
 
     Returns at once with the tasks being polled in the background (``wait=True`` waits for
-    them); see :func:`mediagen_nb.history.resume` for the options.
+    them).
+
+    Args:
+        client: The client whose service to resume; None: one shared client per event loop
+            (the real service when ``MEDIAGEN_API_KEY`` is set, else the emulator).
+        **kwargs: The options of :func:`mediagen_nb.history.resume` (``on_task``, ``home``,
+            ``wait``, ``include_this_process``).
+
+    Returns:
+        The tasks being resumed, each a :class:`mediagen_nb.Task`.
     """
     from mediagen_nb.history import resume as resume_with
 

@@ -1,9 +1,8 @@
 """Declarative catalog of every model, parameter and limit of the service (no I/O).
 
-One catalog feeds the request validators, the forms and the emulator, so adding a model is
-a change here only. A family is its entry in ``FAMILIES``, its parameter table in
-``PARAMS`` and, when its controls are not one per parameter, its form in ``FORMS`` (how each
-control maps to and from the request body); ``register_family`` adds one at run time.
+One catalog feeds the validators, the forms, the emulator and the docs' family pages. A
+family is its entry in ``FAMILIES``, its parameters in ``PARAMS`` and, when its controls are
+not one per parameter, its form in ``FORMS``; ``register_family`` adds one at run time.
 """
 
 from mediagen_nb.catalog._assets import (

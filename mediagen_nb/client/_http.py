@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import httpx2
 
+from mediagen_nb import _env
 from mediagen_nb._platform import is_browser
 from mediagen_nb.types import Problem, RequestValidationError, json_value_problems
 
@@ -160,7 +161,7 @@ class HTTPCore:
         """Absolute URL of ``path`` under the image/video base or the text base."""
         root = self.settings.base_url if base == "base" else self.settings.text_base_url
         if root is None:
-            env = "MEDIAGEN_BASE_URL" if base == "base" else "MEDIAGEN_TEXT_BASE_URL"
+            env = _env.BASE_URL if base == "base" else _env.TEXT_BASE_URL
             kind = "image/video/asset" if base == "base" else "text"
             raise ConfigurationError(f"no {kind} base URL configured: pass it or set {env}")
         return root + path

@@ -94,9 +94,12 @@ class _Pending:
 class Ledger:
     """SQLite history under one home folder; the client's default ``Recorder``.
 
-    ``clock`` (Unix seconds) is injectable for tests; ``max_wait_s`` bounds how long one
-    write keeps retrying while another process holds the lock. ``origin`` overrides the
-    process id written with each event (tests use it to play a previous kernel).
+    Args:
+        home: The history folder; None: ``$MEDIAGEN_HOME`` (default ``~/.mediagen_nb``).
+        clock: Unix seconds for each event (tests inject one).
+        busy_timeout_s: How long SQLite waits for a lock before one retry.
+        max_wait_s: How long one write keeps retrying while another process holds the lock.
+        origin: The process id written with each event (tests play a previous kernel).
     """
 
     def __init__(

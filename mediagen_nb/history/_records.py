@@ -98,11 +98,21 @@ def history_records(
     *,
     warn: bool = True,
 ) -> HistoryRecords:
-    """The rows of :func:`mediagen_nb.history` as dicts (see the module docstring).
+    """The rows of :func:`mediagen_nb.history` as dicts, newest first (no pandas needed).
 
-    Same filters as ``history()``. When the history cannot keep its file (or keeps it in
-    this browser tab's memory only), a ``HistoryUnavailableWarning`` says so (``warn``) and
-    ``.problem`` holds the same sentence.
+    When the history cannot keep its file (or keeps it in this browser tab's memory only),
+    a ``HistoryUnavailableWarning`` says so and ``.problem`` holds the same sentence.
+
+    Args:
+        kind: ``task``, ``chat`` or ``asset`` (one, or several); None: all.
+        status: Statuses to keep (``completed``, ``failed``...), matched exactly.
+        model: Model names to keep, matched exactly.
+        text: A case-insensitive piece of the prompt, answer, error, id or model.
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        warn: Emit the ``HistoryUnavailableWarning``.
+
+    Returns:
+        A list of dicts, one per task, chat turn or asset, with ``.problem``.
     """
     source = ledger() if home is None else Ledger(home)
     try:

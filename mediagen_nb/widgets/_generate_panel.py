@@ -54,7 +54,13 @@ _LAST: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.W
 
 
 class GeneratePanel(GalleryMixin, WidgetPanel):
-    """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``."""
+    """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     _esm = esm("generate.js")
     _css = css("generate.css")
@@ -368,12 +374,24 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
 
 
 class ImagePanel(GeneratePanel):
-    """Image generation: the catalog's image families."""
+    """Image generation: a form per image family of the catalog, and a gallery of results.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     kind: Kind = "image"
 
 
 class VideoPanel(GeneratePanel):
-    """Video generation: every video family of the catalog."""
+    """Video generation: a form per video family of the catalog, and a gallery of results.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     kind: Kind = "video"
