@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mediagen_nb.catalog import VALUE, best_option, family
-from mediagen_nb.widgets._form_spec import Control, controls_for
+from mediagen_nb.catalog._controls import Control, controls_for
+from mediagen_nb.catalog._families import family
+from mediagen_nb.catalog._forms import VALUE, best_option
 
 EXTRA_KEY = "extra"
 

@@ -19,20 +19,11 @@ import functools
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from mediagen_nb.catalog import (
-    REFERENCE_FIELDS,
-    Family,
-    FormControl,
-    Kind,
-    Param,
-    families,
-    family,
-    form_for,
-    model_title,
-    option_label,
-    param_label,
-    revision,
-)
+from mediagen_nb.catalog._families import REFERENCE_FIELDS, Family, Kind, families, family
+from mediagen_nb.catalog._forms import FormControl
+from mediagen_nb.catalog._labels import model_title, option_label, param_label
+from mediagen_nb.catalog._params import Param
+from mediagen_nb.catalog._registry import form_for, revision
 
 ASSET_TYPE_FOR = {"referenceVideos": "Video", "referenceAudios": "Audio"}
 """Which kind of Active asset a reference field offers (Image for the rest)."""
