@@ -53,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "resume": "mediagen_nb._defaults",
     "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
+    "sweep": "mediagen_nb.sweeps",
     "validate_request": "mediagen_nb.types",
 }
 
@@ -94,6 +95,7 @@ __all__ = [
     "resume",
     "start_classroom",
     "start_emulator",
+    "sweep",
     "validate_request",
 ]
 
@@ -125,6 +127,7 @@ if TYPE_CHECKING:
     )
     from mediagen_nb.emulator import start_emulator
     from mediagen_nb.history import export_history, history, history_records, import_history
+    from mediagen_nb.sweeps import sweep
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

@@ -37,6 +37,7 @@ from ._exceptions import (
     TaskTimeoutError,
 )
 from ._media import Images, Tasks, Videos
+from ._recording import recording_tags
 from ._retry import RetryTransport
 from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
@@ -97,5 +98,6 @@ __all__ = [
     "function_tool",
     "install_log_redaction",
     "normalize_status",
+    "recording_tags",
     "redact",
 ]

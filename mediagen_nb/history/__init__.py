@@ -19,7 +19,14 @@ from mediagen_nb.history._backup import export_history, import_history
 from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
 from mediagen_nb.history._records import HistoryRecords, history_records
-from mediagen_nb.history._resume import EXPIRED_ERROR, PendingTask, resume, unfinished
+from mediagen_nb.history._resume import (
+    EXPIRED_ERROR,
+    PendingTask,
+    process_alive,
+    resume,
+    resume_poller,
+    unfinished,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +45,9 @@ __all__ = [
     "history_records",
     "import_history",
     "ledger",
+    "process_alive",
     "resume",
+    "resume_poller",
     "unfinished",
 ]
 

@@ -57,12 +57,15 @@ def history(
     model: str | Iterable[str] | None = None,
     text: str | None = None,
     home: Path | str | None = None,
+    *,
+    sweep_id: str | Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """One row per task, chat turn or asset (``kind`` task / chat / asset), newest first.
 
     ``kind``, ``status`` and ``model`` match exactly (a string or several); ``text`` is a
-    case-insensitive substring of prompt, answer, error, id or model. ``home`` reads another
-    history folder than ``$MEDIAGEN_HOME``.
+    case-insensitive substring of prompt, answer, error, id or model; ``sweep_id`` keeps the
+    cells of one sweep (``plan.sweep_id``). ``home`` reads another history folder than
+    ``$MEDIAGEN_HOME``.
 
     When the history file cannot be used, the rows come from the in-memory fallback (this
     session's at least), a ``HistoryUnavailableWarning`` says what happened and where, and
@@ -71,7 +74,7 @@ def history(
     dicts.
     """
     _pandas()
-    records = history_records(kind, status, model, text, home, warn=False)
+    records = history_records(kind, status, model, text, home, warn=False, sweep_id=sweep_id)
     if records.problem is not None:
         warnings.warn(HistoryUnavailableWarning(records.problem), stacklevel=2)
     return to_frame(records)

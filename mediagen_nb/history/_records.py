@@ -97,16 +97,17 @@ def history_records(
     home: Path | str | None = None,
     *,
     warn: bool = True,
+    sweep_id: str | Iterable[str] | None = None,
 ) -> HistoryRecords:
     """The rows of :func:`mediagen_nb.history` as dicts (see the module docstring).
 
-    Same filters as ``history()``. When the history cannot keep its file (or keeps it in
-    this browser tab's memory only), a ``HistoryUnavailableWarning`` says so (``warn``) and
-    ``.problem`` holds the same sentence.
+    Same filters as ``history()`` (``sweep_id``: the cells of one sweep). When the history
+    cannot keep its file (or keeps it in this browser tab's memory only), a
+    ``HistoryUnavailableWarning`` says so (``warn``) and ``.problem`` holds the same sentence.
     """
     source = ledger() if home is None else Ledger(home)
     try:
-        rows = source.items(kind=kind, status=status, model=model, text=text)
+        rows = source.items(kind=kind, status=status, model=model, text=text, sweep_id=sweep_id)
         problem = source.problem
         expected = source.problem_expected
     finally:
