@@ -321,3 +321,27 @@ def test_a_recorded_plan_event_rebuilds_the_same_plan(tmp_path: Path) -> None:
     assert back.summary() == plan.summary()
     assert store.items() == []  # a sweep event makes no history row
     store.close()
+
+
+# -- grid and contact sheet ----------------------------------------------------------------
+
+
+async def test_a_grid_made_before_the_run_follows_it(
+    emulator: EmulatorHandle, tmp_path: Path
+) -> None:
+    plan = example()
+    grid = plan.grid(x="model", y="resolution")
+    assert (grid.columns, grid.rows) == (MODELS, ["1k", "4k"])
+    assert [c["status"] for c in grid.cells] == ["pending"] * 3 + ["invalid"] + ["pending"] * 2
+    async with client_for(emulator) as client:
+        await plan.run(client=client)
+    statuses = [c["status"] for c in grid.cells]
+    assert statuses == ["completed"] * 3 + ["invalid"] + ["completed"] * 2
+    done = [c for c in grid.cells if c["status"] == "completed"]
+    assert all(c["src"].startswith("data:image/") for c in done)
+    assert "4k" in grid.cells[3]["note"]
+    sheet = plan.contact_sheet(str(tmp_path / "sheet.png"), x="model", y="resolution")
+    from PIL import Image
+
+    with Image.open(sheet) as picture:
+        assert picture.size == (160 + 3 * (256 + 8), 28 + 2 * (256 + 8))
