@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 ACTIVE: dict[str, asyncio.Task[Any]] = {}
 """Runs in progress in this process, by sweep id (a resume leaves them alone)."""
 _CREATES = frozenset({"created", "unconfirmed", "started"})
+START_BATCH = 64
+"""Cells started per event-loop iteration (10,000 started at once stalled the loop)."""
 
 
 @dataclass(frozen=True)
@@ -115,9 +117,16 @@ async def run_plan(
     current = asyncio.current_task()
     if current is not None:
         ACTIVE[plan.sweep_id] = current
+    runners: list[asyncio.Future[None]] = []
     try:
-        await asyncio.gather(*(_one(run, cell) for cell in plan.valid))
+        for count, cell in enumerate(plan.valid, 1):
+            runners.append(asyncio.ensure_future(_one(run, cell)))
+            if count % START_BATCH == 0:
+                await asyncio.sleep(0)  # a few cells per loop iteration: no long stall
+        await asyncio.gather(*runners)
     finally:
+        for runner in runners:
+            runner.cancel()  # a no-op for finished ones; stops the rest if the run is stopped
         ACTIVE.pop(plan.sweep_id, None)
     counts: dict[str, int] = {}
     for result in plan.results.values():
