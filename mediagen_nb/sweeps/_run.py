@@ -109,6 +109,9 @@ async def run_plan(
         from mediagen_nb._defaults import default_client
 
         client = default_client()
+    running = ACTIVE.get(plan.sweep_id)
+    if running is not None and not running.done():
+        raise RuntimeError(f"sweep {plan.sweep_id} is already running: await that run")
     store = client.recorder if isinstance(client.recorder, Ledger) else None
     earlier = earlier_cells(store, plan.sweep_id)
     gate = asyncio.Semaphore(max(1, concurrency))
@@ -159,7 +162,9 @@ async def _task(run: _Run, cell: Cell, result: CellResult) -> None:
         with recording_tags(sweep_id=run.plan.sweep_id, sweep_cell=cell.index):
             task = await resource.create(model, family=cell.family, **body)
     except (MediagenError, RequestValidationError) as exc:
-        result.status, result.error = "error", str(exc)
+        lost = earlier_cells(run.store, run.plan.sweep_id).get(cell.index)
+        unconfirmed = lost is not None and lost.action == "unconfirmed"
+        result.status, result.error = "unconfirmed" if unconfirmed else "error", str(exc)
         return
     await _follow(run, cell, result, task)
 
