@@ -292,6 +292,7 @@ def test_the_plans_code_reproduces_its_cells_in_a_fresh_interpreter(
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
     )
+    assert "model=['nano-banana', 'gpt-image-2'], prompt='a lighthouse', resolution=" in script
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["bodies"] == [c.body for c in plan.cells]
     assert out["status"] == ["completed", "invalid", "completed", "completed"]

@@ -1,10 +1,8 @@
-"""The client's in-flight gate: at most ``limit`` requests at once, reads mostly first.
+"""The client's in-flight gate: at most ``limit`` requests at once, waiting reads mostly first.
 
-When requests wait, a read (a result poll, an asset status, a download: GETs) takes the
-next free slot before a write (a create, a chat turn), except that every ``READS_PER_WRITE``
-reads in a row let one waiting write through: polls of tasks already made are not stuck
-behind a burst of creates (bench figure 12: 10,000 creates at once left each task's first
-poll 50 intervals late), and creates still move while polls fill every slot.
+A waiting read (GET: a poll, a status, a download) takes a free slot before a waiting write
+(a create, a chat turn), but every ``READS_PER_WRITE`` reads in a row let one write through:
+polls are not stuck behind a burst of creates, and creates still move (bench figure 12).
 """
 
 from __future__ import annotations

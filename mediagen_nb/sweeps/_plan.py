@@ -130,10 +130,13 @@ class SweepPlan:
         *,
         sweep_id: str | None = None,
         cells: list[Cell] | None = None,
+        order: list[str] | None = None,
     ) -> None:
         self.kind = kind
         self.axes = axes
         self.fixed = fixed
+        self.order = order or [*axes, *fixed]
+        """The parameters in the order they were given (for :meth:`code`)."""
         self.sweep_id = sweep_id or f"sweep-{uuid.uuid4().hex[:12]}"
         self.cells: list[Cell] = cells if cells is not None else _cells(kind, axes, fixed)
         self.results: dict[int, CellResult] = {}
@@ -190,8 +193,12 @@ class SweepPlan:
     def code(self) -> str:
         """The ``mg.sweep(...)`` call that makes this plan's cells again (Copy as code)."""
         args = [repr(self.kind)]
-        args += [f"{k}={v!r}" for k, v in self.axes.items()]
-        args += [f"{k}={tuple(v) if isinstance(v, list) else v!r}" for k, v in self.fixed.items()]
+        for name in self.order:
+            if name in self.axes:
+                args.append(f"{name}={self.axes[name]!r}")
+            elif name in self.fixed:
+                value = self.fixed[name]
+                args.append(f"{name}={tuple(value) if isinstance(value, list) else value!r}")
         return "import mediagen_nb as mg\n\nplan = mg.sweep(" + ", ".join(args) + ")\n"
 
     # -- running ------------------------------------------------------------------------
@@ -295,4 +302,4 @@ def sweep(kind: SweepKind, **params: Any) -> SweepPlan:
     if empty:
         raise ValueError(f"{empty[0]}: an axis needs at least one value")
     fixed = {k: v for k, v in params.items() if not isinstance(v, list)}
-    return SweepPlan(kind, axes, fixed)
+    return SweepPlan(kind, axes, fixed, order=list(params))

@@ -31,6 +31,7 @@ def plan_from_event(event: dict[str, Any]) -> SweepPlan:
         dict(data.get("fixed") or {}),
         sweep_id=str(event["key"]),
         cells=cells,
+        order=list(data.get("order") or []),
     )
 
 

@@ -84,6 +84,7 @@ def _record_plan(run: _Run) -> None:
         return  # recorded by an earlier run of the same sweep
     data = {
         "kind": plan.kind,
+        "order": plan.order,
         "axes": plan.axes,
         "fixed": {k: list(v) if isinstance(v, tuple) else v for k, v in plan.fixed.items()},
         "cells": [c.to_json() for c in plan.cells],

@@ -1,7 +1,5 @@
-"""``plan.contact_sheet(path)``: the finished pictures of a sweep as one labelled PNG.
-
-Pillow draws it (CPython); a cell without a picture is a grey tile saying its status.
-"""
+"""``plan.contact_sheet(path)``: the sweep's pictures as one labelled PNG (Pillow draws it);
+a cell without a picture is a grey tile saying its status."""
 
 from __future__ import annotations
 
