@@ -346,3 +346,22 @@ async def test_a_grid_made_before_the_run_follows_it(
 
     with Image.open(sheet) as picture:
         assert picture.size == (160 + 3 * (256 + 8), 28 + 2 * (256 + 8))
+    _the_sheet_without_pillow(plan, tmp_path)
+
+
+def _the_sheet_without_pillow(plan: SweepPlan, tmp_path: Path) -> None:
+    """The browser's path: the same layout, PNG tiles decoded and labels drawn in Python."""
+    from mediagen_nb import _png
+    from mediagen_nb.sweeps import _sheet
+    from mediagen_nb.sweeps._layout import layout
+
+    grid = layout(plan, "model", "resolution")
+    picture = _png.decode(_sheet._pure_sheet(plan, grid))
+    assert (picture.width, picture.height) == (160 + 3 * (256 + 8), 28 + 2 * (256 + 8))
+    black = bytes(3)
+    assert any(black in row for row in picture.rows[8:19])  # the column labels
+    invalid_tile = picture.rows[28 + 264 + 10][160 * 3 : (160 + 256) * 3]  # nano-banana at 4k
+    assert invalid_tile == bytes(_sheet.GREY) * 256
+    shown = picture.rows[28 + 10][(160 + 264) * 3 : (160 + 264 + 256) * 3]  # a finished picture
+    assert shown != bytes(_sheet.GREY) * 256
+    assert shown != b"\xff" * (256 * 3)
