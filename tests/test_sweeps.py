@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 import mediagen_nb as mg
@@ -365,3 +366,65 @@ def _the_sheet_without_pillow(plan: SweepPlan, tmp_path: Path) -> None:
     shown = picture.rows[28 + 10][(160 + 264) * 3 : (160 + 264 + 256) * 3]  # a finished picture
     assert shown != bytes(_sheet.GREY) * 256
     assert shown != b"\xff" * (256 * 3)
+
+
+# -- one Stop --------------------------------------------------------------------------------
+
+
+@pytest.mark.emulator(speed=1.0)
+async def test_one_stop_ends_every_cell_and_resume_leaves_the_sweep(
+    emulator: EmulatorHandle,
+) -> None:
+    plan = mg.sweep("image", model=MODELS, prompt=["a fox", "an owl"])
+    async with client_for(emulator) as client:
+        run = asyncio.ensure_future(plan.run(concurrency=4, client=client))
+
+        stops: list[bool] = []
+
+        def stop_once_four_are_made(_index: int) -> None:
+            if not stops and sum(r.task_id is not None for r in plan.results.values()) == 4:
+                stops.append(plan.stop())
+
+        plan.on_change(stop_once_four_are_made)
+        frame = await asyncio.wait_for(run, 60)
+        assert stops == [True]
+        assert not plan.stop()  # nothing runs any more
+        resumed = await mg.resume(client, include_this_process=True)
+    assert frame["status"].tolist() == ["cancelled"] * 6
+    assert frame["task_id"].notna().sum() == 4
+    assert len(emulator.state.tasks) == 4  # the two cells not yet sent were never sent
+    store = Ledger(Path(os.environ["MEDIAGEN_HOME"]))
+    assert unfinished_sweeps(store) == []
+    (finished,) = [e for e in store.events(key=plan.sweep_id) if e["action"] == "finished"]
+    assert finished["data"] == {"statuses": {"cancelled": 6}, "stopped": True}
+    store.close()
+    assert {t.id for t in resumed} <= set(frame["task_id"].dropna())
+
+
+class HeldChat(httpx2.AsyncBaseTransport):
+    """Holds every chat request forever; counts them."""
+
+    def __init__(self, expected: int) -> None:
+        self.arrived = 0
+        self.expected = expected
+        self.all_in = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.arrived += 1
+        if self.arrived == self.expected:
+            self.all_in.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+async def test_one_stop_ends_a_chat_compare_and_its_turns() -> None:
+    transport = HeldChat(3)
+    plan = mg.sweep("chat", model=["gpt-5.5", "claude-opus-4-7", "gemini-2.5-pro"], prompt="hi")
+    async with AsyncClient("k", "http://svc.test", "http://text.test", transport) as client:
+        run = asyncio.ensure_future(plan.run(concurrency=3, client=client))
+        await asyncio.wait_for(transport.all_in.wait(), 10)
+        assert plan.stop()
+        frame = await asyncio.wait_for(run, 10)
+    assert frame["status"].tolist() == ["cancelled"] * 3
+    turns = mg.history(kind="chat", sweep_id=plan.sweep_id)
+    assert turns["status"].tolist() == ["incomplete"] * 3

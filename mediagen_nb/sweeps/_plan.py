@@ -243,6 +243,20 @@ class SweepPlan:
         await run_plan(self, client, concurrency, timeout, attached or {})
         return frame(self)
 
+    def stop(self) -> bool:
+        """Stop this plan's run in progress (one Stop for every cell).
+
+        Cells not yet sent are not sent, tasks in flight stop being polled (the service may
+        still finish them), chat requests in flight are dropped; each ends ``cancelled``,
+        and :meth:`run` returns its rows. ``mg.resume()`` leaves a stopped sweep alone.
+
+        Returns:
+            False when the plan is not running.
+        """
+        from mediagen_nb.sweeps._run import stop_plan
+
+        return stop_plan(self)
+
     def run_sync(
         self, concurrency: int = 4, *, client: Client | None = None, timeout: float | None = None
     ) -> pd.DataFrame:

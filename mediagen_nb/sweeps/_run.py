@@ -4,13 +4,14 @@ The plan is recorded (kind ``sweep``, action ``planned``) before the first cell 
 every create carries ``sweep_id`` and ``sweep_cell`` (``client.recording_tags``). Before
 creating a cell the run asks the history whether this sweep already created it (an earlier
 run, a kernel before a restart): such a cell is polled to the end or read back, never sent.
+``stop_plan`` (``plan.stop()``) ends a run at once and records it as finished.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mediagen_nb._hooks import LedgerEvent
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 ACTIVE: dict[str, asyncio.Task[Any]] = {}
 """Runs in progress in this process, by sweep id (a resume leaves them alone)."""
+STOPPED = "stopped before it finished"
+"""The error of a cell whose run was stopped (``plan.stop()``)."""
 _CREATES = frozenset({"created", "unconfirmed", "started"})
 START_BATCH = 64
 """Cells started per event-loop iteration (10,000 started at once stalled the loop)."""
@@ -50,6 +53,32 @@ class _Run:
     timeout: float | None
     earlier: dict[int, Earlier]
     attached: dict[str, Task]
+    runners: list[asyncio.Future[None]] = field(default_factory=list)
+    stopped: bool = False
+
+
+_RUNS: dict[str, _Run] = {}
+"""The state of each run in progress, by sweep id (for ``stop_plan``)."""
+
+
+def stop_plan(plan: SweepPlan) -> bool:
+    """Stop the run of ``plan`` in progress; False when none is running.
+
+    Cells not yet sent are not sent; tasks in flight stop being polled (cancelled here, as
+    ``Task.cancel``: the service may still finish them); chat requests in flight are
+    dropped. Each such cell ends ``cancelled``; the history records the sweep as finished
+    (stopped), so ``mg.resume()`` leaves it alone.
+    """
+    run = _RUNS.get(plan.sweep_id)
+    if run is None or run.stopped:
+        return False
+    run.stopped = True
+    for result in plan.results.values():
+        if result.task is not None and not result.task.done:
+            result.task.cancel()
+    for runner in run.runners:
+        runner.cancel()
+    return True
 
 
 def earlier_cells(store: Ledger | None, sweep_id: str) -> dict[int, Earlier]:
@@ -121,21 +150,39 @@ async def run_plan(
     current = asyncio.current_task()
     if current is not None:
         ACTIVE[plan.sweep_id] = current
-    runners: list[asyncio.Future[None]] = []
+    _RUNS[plan.sweep_id] = run
     try:
-        for count, cell in enumerate(plan.valid, 1):
-            runners.append(asyncio.ensure_future(_one(run, cell)))
-            if count % START_BATCH == 0:
-                await asyncio.sleep(0)  # a few cells per loop iteration: no long stall
-        await asyncio.gather(*runners)
+        await _start_and_gather(run)
     finally:
-        for runner in runners:
-            runner.cancel()  # a no-op for finished ones; stops the rest if the run is stopped
+        for runner in run.runners:
+            runner.cancel()  # a no-op for finished ones; the rest when the kernel stops it
         ACTIVE.pop(plan.sweep_id, None)
+        _RUNS.pop(plan.sweep_id, None)
+    if run.stopped:
+        for cell in plan.valid:
+            result = plan.results.setdefault(cell.index, CellResult())
+            if not result.done:
+                result.status, result.error = "cancelled", STOPPED
+                plan._changed(cell.index)
     counts: dict[str, int] = {}
     for result in plan.results.values():
         counts[result.status] = counts.get(result.status, 0) + 1
-    _record(client, _sweep_event(run, "finished", {"statuses": counts}))
+    _record(client, _sweep_event(run, "finished", {"statuses": counts, "stopped": run.stopped}))
+
+
+async def _start_and_gather(run: _Run) -> None:
+    """Start the cells a few per loop iteration (no long stall), then wait for all of them;
+    a stopped run's cancelled cells are not an error."""
+    for count, cell in enumerate(run.plan.valid, 1):
+        if run.stopped:
+            break
+        run.runners.append(asyncio.ensure_future(_one(run, cell)))
+        if count % START_BATCH == 0:
+            await asyncio.sleep(0)
+    outcomes = await asyncio.gather(*run.runners, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+            raise outcome
 
 
 async def _one(run: _Run, cell: Cell) -> None:
