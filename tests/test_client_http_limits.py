@@ -1,7 +1,7 @@
 """The HTTP core hands at most ``MAX_IN_FLIGHT`` requests to the pool; the rest queue in it.
 
 Also: the default transport's pool uses the probed network backend (``_backend``); a burst
-of creates is validated only as slots free up; waiting polls go before waiting creates.
+of creates is validated only as slots free up.
 
 A transport that holds every request until released shows how many were in the pool at
 once; a thousand concurrent requests must all complete without more than the limit in
@@ -125,8 +125,8 @@ async def test_probed_stream_sees_an_idle_socket_become_readable() -> None:
 
 
 class CreateTransport(httpx2.AsyncBaseTransport):
-    """Holds every request until ``release``; answers creates with a task and polls with
-    its status; records the order requests reached it."""
+    """Holds every request until ``release``; answers creates with a task; records the
+    order requests reached it."""
 
     def __init__(self) -> None:
         self.order: list[str] = []
@@ -166,22 +166,3 @@ async def test_a_burst_of_creates_validates_only_as_slots_free() -> None:
         tasks = await asyncio.gather(*runs)
     assert checked == 200
     assert len({t.id for t in tasks}) == 200
-
-
-async def test_waiting_polls_go_before_waiting_creates() -> None:
-    transport = CreateTransport()
-    async with AsyncClient(KEY, BASE, TEXT, transport, recorder=None) as client:
-        creates = [
-            asyncio.ensure_future(client.images.create("nano-banana", prompt=f"p{i}"))
-            for i in range(MAX_IN_FLIGHT + 4)
-        ]
-        for _ in range(5):
-            await asyncio.sleep(0)
-        polls = [asyncio.ensure_future(client.tasks.get(f"t{i}")) for i in range(3)]
-        for _ in range(5):
-            await asyncio.sleep(0)
-        transport.release.set()
-        await asyncio.gather(*creates, *polls)
-    after_the_first_slots = transport.order[MAX_IN_FLIGHT:]
-    assert after_the_first_slots[:3] == [f"GET /api/v1/result/t{i}" for i in range(3)]
-    assert after_the_first_slots[3:] == ["POST /api/v1/banana/images"] * 4
