@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "resume": "mediagen_nb._defaults",
     "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
+    "sweep": "mediagen_nb.sweeps",
     "validate_request": "mediagen_nb.types",
 }
 
@@ -97,6 +98,7 @@ __all__ = [
     "resume",
     "start_classroom",
     "start_emulator",
+    "sweep",
     "validate_request",
 ]
 
@@ -135,6 +137,7 @@ if TYPE_CHECKING:
         import_history,
         lineage,
     )
+    from mediagen_nb.sweeps import sweep
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

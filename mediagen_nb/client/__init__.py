@@ -38,6 +38,7 @@ from ._exceptions import (
 from ._frames import frame_png, video_size
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
+from ._recording import recording_tags
 from ._retry import RetryTransport
 from ._saved import SavedRequest, read_request
 from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
@@ -103,6 +104,7 @@ __all__ = [
     "install_log_redaction",
     "normalize_status",
     "read_request",
+    "recording_tags",
     "redact",
     "video_size",
 ]

@@ -28,6 +28,7 @@ stream) or ``failed`` (the error, when no reply arrived).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar, overload
@@ -52,6 +53,8 @@ from ._streams import BaseStream, ChatCompletionStream, MessageStream
 
 S = TypeVar("S", bound=BaseStream[Any])
 
+CANCELLED = "cancelled before the answer came"
+"""Error of a chat turn whose request was cancelled (its history row ends incomplete)."""
 CHAT_PATH = "/v1/chat/completions"
 MESSAGES_PATH = "/v1/messages"
 
@@ -167,6 +170,9 @@ class _TextResource:
                 response = sent
             else:
                 data, _response = sent
+        except asyncio.CancelledError:  # stopped (a sweep's Stop, an interrupted cell)
+            self._ctx.recorder.event("chat", "incomplete", turn_id, model=model, error=CANCELLED)
+            raise
         except Exception as exc:
             self._ctx.recorder.event("chat", "failed", turn_id, model=model, error=str(exc))
             raise

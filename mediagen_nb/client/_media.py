@@ -105,9 +105,11 @@ class _TaskResource:
         fam = resolve_family(self._kind, model, family)
         body: dict[str, Any] = {"model": model, **params}
         body, parents = await prepare_inputs(self._ctx, fam, body)
-        self._ctx.check(fam.create_path, body)
+        core = self._ctx.core
         try:
-            data, response = await self._ctx.core.request("POST", "base", fam.create_path, body)
+            async with core.slot():  # validate once a slot is free: a burst waits cheaply
+                self._ctx.check(fam.create_path, body)
+                data, response = await core.request("POST", "base", fam.create_path, body)
         except (ServerError, APIConnectionError) as exc:
             if not _may_have_arrived(exc):
                 raise

@@ -9,9 +9,9 @@ same in a script and inside Jupyter, whose kernel already runs a loop in the mai
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import Self
+from typing import Any, Self, TypeVar
 
 import httpx2
 
@@ -25,6 +25,8 @@ from ._sync_loop import LoopRunner, SyncStream, SyncTask
 from ._sync_resources import SyncAssets, SyncChat, SyncMedia, SyncMessages, SyncTasks
 
 __all__ = ["Client", "SyncStream", "SyncTask"]
+
+T = TypeVar("T")
 
 
 class Client:
@@ -107,6 +109,17 @@ class Client:
     def async_client(self) -> AsyncClient:
         """The :class:`AsyncClient` doing the work (on the private loop)."""
         return self._async
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` (which uses :attr:`async_client`) on this client's loop; block for it.
+
+        Args:
+            coro: a coroutine, e.g. ``plan.run(client=client.async_client)``.
+
+        Returns:
+            What the coroutine returns.
+        """
+        return self._runner.run(coro)
 
     @property
     def demo_mode(self) -> bool:

@@ -15,7 +15,14 @@ from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
 from mediagen_nb.history._lineage import lineage, lineage_records
 from mediagen_nb.history._records import HistoryRecords, history_records
-from mediagen_nb.history._resume import EXPIRED_ERROR, PendingTask, resume, unfinished
+from mediagen_nb.history._resume import (
+    EXPIRED_ERROR,
+    PendingTask,
+    process_alive,
+    resume,
+    resume_poller,
+    unfinished,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +43,9 @@ __all__ = [
     "ledger",
     "lineage",
     "lineage_records",
+    "process_alive",
     "resume",
+    "resume_poller",
     "unfinished",
 ]
 

@@ -27,7 +27,7 @@ from mediagen_nb.history._ledger import Ledger, ledger
 
 FORMAT: Final = "mediagen_nb-history"
 VERSION: Final = 1
-_KINDS: Final = ("task", "chat", "asset")
+_KINDS: Final = ("task", "chat", "asset", "sweep")
 _OPTIONAL_TEXT: Final = ("family", "model", "service", "origin")
 
 

@@ -57,6 +57,8 @@ def history(
     model: str | Iterable[str] | None = None,
     text: str | None = None,
     home: Path | str | None = None,
+    *,
+    sweep_id: str | Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """One row per task, chat turn or asset, newest first, as a pandas DataFrame.
 
@@ -70,6 +72,7 @@ def history(
         model: Model names to keep, matched exactly.
         text: A case-insensitive piece of the prompt, answer, error, id or model.
         home: Another history folder than ``$MEDIAGEN_HOME``.
+        sweep_id: Keep the cells of one sweep (``plan.sweep_id``).
 
     Returns:
         The rows as a DataFrame.
@@ -79,7 +82,7 @@ def history(
             :func:`mediagen_nb.history_records`, the same rows as dicts.
     """
     _pandas()
-    records = history_records(kind, status, model, text, home, warn=False)
+    records = history_records(kind, status, model, text, home, warn=False, sweep_id=sweep_id)
     if records.problem is not None:
         warnings.warn(HistoryUnavailableWarning(records.problem), stacklevel=2)
     return to_frame(records)

@@ -200,13 +200,26 @@ def _forget(key: tuple[str, str]) -> Callable[[asyncio.Task[None]], None]:
     return done
 
 
+def resume_poller(task: Task) -> asyncio.Task[None] | None:
+    """The poller :func:`resume` runs for ``task`` (a handle it returned), or None.
+
+    Code that needs a resumed task's outcome awaits this instead of polling the task a
+    second time.
+    """
+    for service in {key[0] for key in _running}:
+        handle, poller = _running.get((service, task.id), (None, None))
+        if handle is task and poller is not None and not poller.done():
+            return poller
+    return None
+
+
 def _polled_elsewhere(pending: PendingTask) -> bool:
     """Whether another live kernel is polling this task (it wrote to it recently)."""
     if pending.origin is None or pending.origin == process_token():
         return False
     if pending.updated is None or time.time() - pending.updated > POLLED_RECENTLY_S:
         return False
-    return _process_alive(pending.origin)
+    return process_alive(pending.origin)
 
 
 def _attach(client: AsyncClient, pending: PendingTask, include_this_process: bool) -> Task | None:
@@ -286,7 +299,7 @@ ORPHANED_TURN_ERROR = "the kernel stopped before the reply finished"
 """Error text recorded for a chat turn whose kernel died while the reply was streaming."""
 
 
-def _process_alive(origin: str | None) -> bool:
+def process_alive(origin: str | None) -> bool:
     """Whether the process that wrote ``origin`` (``"{pid}-{random}"``) still runs here."""
     pid_text = (origin or "").split("-", 1)[0]
     if not pid_text.isdigit():
@@ -309,7 +322,7 @@ def close_orphaned_turns(store: Ledger) -> int:
     """
     closed = 0
     for item in store.items(kind="chat", status="started"):
-        if item.get("origin") == store.origin or _process_alive(item.get("origin")):
+        if item.get("origin") == store.origin or process_alive(item.get("origin")):
             continue
         store.record(
             LedgerEvent(

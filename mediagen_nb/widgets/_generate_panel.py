@@ -1,6 +1,6 @@
 """``ImagePanel`` and ``VideoPanel``: one anywidget each, a form drawn from data and a gallery.
 
-The form is data (``_form_spec.form_spec``) sent once in ``spec``; the user's input lives in
+The form is data (``catalog.form_spec``) sent once in ``spec``; the user's input lives in
 ``values`` (a dict trait: the front end sets it, Python owns it). On every change Python
 validates (``_form_state.check``), narrows option lists (``offered``), and publishes
 ``problems``, a neutral ``hint`` and ``can_generate``. Errors are shown only for fields the
@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import traitlets as t
 
-from mediagen_nb.catalog import Family, Kind, families, family, family_for_model
+from mediagen_nb.catalog import Family, Kind, families, family, family_for_model, form_spec
 from mediagen_nb.widgets._base import Throttle, WidgetPanel
 from mediagen_nb.widgets._codegen import code_for
-from mediagen_nb.widgets._form_spec import form_spec
 from mediagen_nb.widgets._form_state import (
     FormProblem,
     carry,
@@ -68,7 +67,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     kind: Kind = "image"
     panel_name = t.Unicode("images").tag(sync=True)
     spec = t.Dict().tag(sync=True)
-    """The form as data: families, models with titles, controls (see ``_form_spec``)."""
+    """The form as data: families, models with titles, controls (see ``catalog.form_spec``)."""
     values = t.Dict().tag(sync=True)
     """The form's values: ``family``, ``model``, one entry per control, ``extra``."""
     offered = t.Dict().tag(sync=True)
