@@ -1,9 +1,8 @@
 """Declarative catalog of every model, parameter and limit of the service (no I/O).
 
-One catalog feeds the request validators, the forms and the emulator, so adding a model is
-a change here only. A family is its entry in ``FAMILIES``, its parameter table in
-``PARAMS`` and, when its controls are not one per parameter, its form in ``FORMS`` (how each
-control maps to and from the request body); ``register_family`` adds one at run time.
+One catalog feeds the validators, the forms, the sweeps, the emulator and the docs' family
+pages. A family is its entry in ``FAMILIES``, its parameters in ``PARAMS`` and, when its
+controls are not one per parameter, its form in ``FORMS``; ``register_family`` adds one.
 """
 
 from mediagen_nb.catalog._assets import (
@@ -26,6 +25,7 @@ from mediagen_nb.catalog._families import (
     family_for_model,
     family_for_path,
 )
+from mediagen_nb.catalog._form_body import EXTRA_KEY
 from mediagen_nb.catalog._forms import FORMS, VALUE, FormControl, best_option
 from mediagen_nb.catalog._labels import (
     MODEL_TITLES,
@@ -67,6 +67,7 @@ __all__ = [
     "ASSET_FAILED",
     "ASSET_LIBRARIES",
     "ASSET_PENDING_STATES",
+    "EXTRA_KEY",
     "FAMILIES",
     "FORMS",
     "MODEL_TITLES",

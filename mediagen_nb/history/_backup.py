@@ -31,7 +31,7 @@ from mediagen_nb.history._media import media_path, safe_suffix, write_atomic
 
 FORMAT: Final = "mediagen_nb-history"
 VERSION: Final = 1
-_KINDS: Final = ("task", "chat", "asset")
+_KINDS: Final = ("task", "chat", "asset", "sweep")
 _OPTIONAL_TEXT: Final = ("family", "model", "service", "origin")
 
 
@@ -67,8 +67,16 @@ def _media_of(source: Ledger) -> list[dict[str, str]]:
 
 
 def export_history(path: Path | str, *, home: Path | str | None = None, media: bool = True) -> Path:
-    """Write every event of the history (and, with ``media``, the cached result files) to
-    ``path`` as JSON (see the module docstring). Returns the file written."""
+    """Write every event of the history to a JSON file, to move or keep it.
+
+    Args:
+        path: The file to write (its folder is made when missing).
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        media: Carry the cached result files too (an import then shows the pictures).
+
+    Returns:
+        The path written.
+    """
     source = _source(home)
     try:
         document = export_document(source, media=media)
@@ -169,10 +177,20 @@ def restore_document(
 
 
 def import_history(path: Path | str, *, home: Path | str | None = None) -> int:
-    """Add the events of an export file that the history does not hold yet (and its carried
-    files); return how many events were added.
+    """Add the events of an export file that the history does not hold yet, and its carried
+    files (into this history's media cache).
 
-    The whole file is checked before anything is written (ValueError naming the field).
+    The whole file is checked before anything is written; importing twice changes nothing.
+
+    Args:
+        path: A file written by :func:`export_history`.
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+
+    Returns:
+        How many events were added.
+
+    Raises:
+        ValueError: The file is not an export, naming the field and the rule.
     """
     source = Path(path).expanduser()
     events, media = parse_export(source.read_text(encoding="utf-8"), str(source))
