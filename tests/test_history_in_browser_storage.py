@@ -26,39 +26,67 @@ from mediagen_nb.widgets import HistoryPanel
 
 
 class FakeIdb:
-    """IndexedDB as IDBFS uses it: files by relative path, synced on request, later."""
+    """IndexedDB as IDBFS uses it: files by relative path, synced on request, later (a
+    load removes the tab's files it saw when it began that the store lacks, and writes the
+    store's; a save makes the store the folder's copy). ``tab()`` gives another tab's view
+    of the same storage (its own folder)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shared: FakeIdb | None = None) -> None:
+        self.shared = shared or self
         self.files: dict[str, bytes] = {}
-        self.pending: list[tuple[bool, Done]] = []
+        self.pending: list[tuple[bool, Done, Path, set[str]]] = []
         self.folder: Path | None = None
         self.saves = 0
+
+    def tab(self) -> FakeIdb:
+        return FakeIdb(self.shared)
 
     def mount(self, folder: Path) -> None:
         self.folder = folder
 
     def sync(self, populate: bool, done: Done) -> None:
-        self.pending.append((populate, done))
+        assert self.folder is not None
+        local = {str(p.relative_to(self.folder)) for p in self.folder.rglob("*") if p.is_file()}
+        self.shared.pending.append((populate, done, self.folder, local))
 
     def settle(self) -> None:
-        """Run the pending syncs (and those they start) to the end."""
-        while self.pending:
-            populate, done = self.pending.pop(0)
-            assert self.folder is not None
-            if populate:
-                shutil.rmtree(self.folder)
-                self.folder.mkdir(parents=True)
-                for name, data in self.files.items():
-                    (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
-                    (self.folder / name).write_bytes(data)
+        """Run the pending syncs of every tab (and those they start) to the end."""
+        store = self.shared
+        while store.pending:
+            populate, done, folder, local = store.pending.pop(0)
+            if populate:  # IDBFS: the files seen when the sync began and not in the store go
+                for name in local - set(store.files):
+                    (folder / name).unlink(missing_ok=True)
+                for name, data in store.files.items():
+                    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                    (folder / name).write_bytes(data)
             else:
-                self.saves += 1
-                self.files = {
-                    str(p.relative_to(self.folder)): p.read_bytes()
-                    for p in self.folder.rglob("*")
+                store.saves += 1
+                store.files = {
+                    str(p.relative_to(folder)): p.read_bytes()
+                    for p in folder.rglob("*")
                     if p.is_file()
                 }
             done(None)
+
+
+class FakeTabs:
+    """A ``BroadcastChannel`` between the fake tabs: a message reaches every other tab."""
+
+    def __init__(self, hub: list[FakeTabs]) -> None:
+        self.hub = hub
+        self.heard: list[str] = []
+        self.callback: Any = None
+        hub.append(self)
+
+    def post(self, text: str) -> None:
+        for other in self.hub:
+            if other is not self and other.callback is not None:
+                other.heard.append(text)
+                other.callback(text)
+
+    def listen(self, callback: Any) -> None:
+        self.callback = callback
 
 
 def picture() -> bytes:
@@ -79,12 +107,12 @@ def generate(store: Ledger, key: str, prompt: str) -> None:
     store.store_media(key, picture(), ".png")
 
 
-def open_tab(home: Path, idb: FakeIdb) -> tuple[Ledger, BrowserStore]:
+def open_tab(home: Path, idb: FakeIdb, tabs: FakeTabs | None = None) -> tuple[Ledger, BrowserStore]:
     """A new tab: its memory (the home folder) empty, the browser's storage as it was."""
     if home.exists():
         shutil.rmtree(home)
     store = Ledger(home)
-    kept = attach(store, idb)
+    kept = attach(store, idb, tabs or FakeTabs([]))
     assert kept is not None
     return store, kept
 
@@ -268,3 +296,30 @@ def test_in_the_browser_export_is_a_download(
     assert sent == [({"event": "download", "name": name, "mime": "application/json"}, [data])]
     assert panel.keep_note == f"Exported 0 events and 0 files: downloaded by your browser as {name}"
     assert not (tmp_path / "a" / "exports").exists()
+
+
+def test_two_tabs_at_once_keep_each_other_s_writes(tmp_path: Path) -> None:
+    idb = FakeIdb()
+    hub: list[FakeTabs] = []
+    lab, lab_kept = open_tab(tmp_path / "lab", idb.tab(), FakeTabs(hub))
+    studio, studio_kept = open_tab(tmp_path / "studio", idb.tab(), FakeTabs(hub))
+    idb.settle()
+    hub[1].heard.clear()
+    generate(lab, "in-lab", "made in the JupyterLab tab")
+    idb.settle()
+    assert hub[1].heard  # the Studio's tab was told
+    assert set(hub[1].heard) == {"saved"}
+    generate(studio, "in-studio", "made in the Studio's tab")
+    idb.settle()
+    assert sorted(r["key"] for r in studio.items()) == ["in-lab", "in-studio"]
+    lab.close()
+    studio.close()
+    again, _kept = open_tab(tmp_path / "reload", idb.tab())
+    idb.settle()
+    rows = {r["key"]: r for r in again.items()}
+    assert sorted(rows) == ["in-lab", "in-studio"]  # neither tab's picture was lost
+    for row in rows.values():  # (each tab's home is the same path in a browser; here not)
+        local = Path(row["local_file"])
+        assert (again.home / local.relative_to(local.parents[2])).read_bytes() == picture()
+    assert lab_kept.error is None
+    assert studio_kept.error is None

@@ -5,6 +5,8 @@ database in memory as before; this store mounts IDBFS at ``$MEDIAGEN_HOME`` (the
 is written there), loads it from IndexedDB once (``syncfs(populate)``), seeds the ledger with
 the saved events, and after every write copies the database into ``history.sqlite3`` there and
 syncs it to IndexedDB at once, so a reload or a closed tab loses at most the write in flight.
+Two tabs of the site share that storage: a tab that saved tells the others (a
+``BroadcastChannel``), and their next save first loads what it wrote and merges it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 import os
 import shutil
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +47,43 @@ class FileSystem(Protocol):
         """``populate``: load the store into ``folder``; else save ``folder`` into the store."""
 
 
+def _ffi() -> Any:
+    """``pyodide.ffi`` (only in Pyodide)."""
+    import pyodide.ffi  # type: ignore[import-not-found]
+
+    return pyodide.ffi
+
+
+class Channel(Protocol):
+    """Messages between the tabs of the site (``BroadcastChannel``)."""
+
+    def post(self, text: str) -> None:
+        """Tell the other tabs ``text``."""
+
+    def listen(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(text)`` for each message of another tab."""
+
+
+class BroadcastTabs:
+    """A ``BroadcastChannel`` of this browser, reached through ``js``."""
+
+    NAME = "mediagen_nb-history"
+
+    def __init__(self) -> None:
+        import js  # type: ignore[import-not-found]  # only in Pyodide
+
+        self._channel: Any = js.BroadcastChannel.new(self.NAME)
+        self._keep: list[Any] = []
+
+    def post(self, text: str) -> None:
+        self._channel.postMessage(text)
+
+    def listen(self, callback: Callable[[str], None]) -> None:
+        proxy = _ffi().create_proxy(lambda event: callback(str(event.data)))
+        self._keep.append(proxy)  # alive as long as the store
+        self._channel.onmessage = proxy
+
+
 class IdbFileSystem:
     """Emscripten's IDBFS of this Pyodide, reached through ``pyodide_js``."""
 
@@ -56,20 +96,22 @@ class IdbFileSystem:
         self._fs.mount(self._fs.filesystems.IDBFS, {}, str(folder))
 
     def sync(self, populate: bool, done: Done) -> None:
-        from pyodide.ffi import create_once_callable, jsnull  # type: ignore[import-not-found]
+        ffi = _ffi()
 
         def finished(error: Any = None) -> None:  # IDBFS calls back with null on success
-            done(None if error is None or error is jsnull else str(error))
+            done(None if error is None or error is ffi.jsnull else str(error))
 
-        self._fs.syncfs(populate, create_once_callable(finished))
+        self._fs.syncfs(populate, ffi.create_once_callable(finished))
 
 
 class BrowserStore:
     """The ledger's in-memory database, saved to a persistent folder after every write."""
 
-    def __init__(self, ledger: Ledger, fs: FileSystem) -> None:
+    def __init__(self, ledger: Ledger, fs: FileSystem, tabs: Channel | None = None) -> None:
         self.ledger = ledger
         self.fs = fs
+        self.tabs = tabs
+        self._stale = False
         self.folder = ledger.home
         self.loaded = False
         """Whether what the browser kept has been read (writes before that are saved after)."""
@@ -104,14 +146,20 @@ class BrowserStore:
         """Mount the store at the home folder and load it (the load finishes later)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         self.fs.mount(self.folder)
+        if self.tabs is not None:
+            self.tabs.listen(self._heard)
         self.fs.sync(True, self._loaded)
+
+    def _heard(self, text: str) -> None:
+        if text == "saved":
+            self._stale = True  # another tab wrote: merge its writes before saving ours
 
     def _loaded(self, error: str | None) -> None:
         self.error = error
         snapshot = self.ledger.db_path
         if error is None and snapshot.is_file():
             try:
-                self.ledger.restore(saved_events(snapshot))
+                self.ledger.restore(saved_events(snapshot), quiet=True)
             except (sqlite3.Error, ValueError) as exc:
                 self.error = f"the saved history could not be read ({exc})"
         if self.error is not None:
@@ -129,12 +177,42 @@ class BrowserStore:
                 self._dirty = True
                 return
             self._saving, self._dirty = True, False
+            stale, self._stale = self._stale, False
+        if stale:
+            self._merge_then_write()
+        else:
+            self._write_and_sync()
+
+    def _write_and_sync(self) -> None:
         try:
             self._write_snapshot()
         except (sqlite3.Error, OSError) as exc:
             self._saved(f"writing {self.ledger.db_path.name} failed ({exc})")
             return
         self.fs.sync(False, self._saved)
+
+    def _merge_then_write(self) -> None:
+        """Load what another tab saved (the folder becomes the store's copy), put back this
+        tab's files the store does not have yet, merge its events, then save."""
+        stash = Path(tempfile.mkdtemp(prefix="mediagen-tab-"))
+        shutil.copytree(self.folder, stash, dirs_exist_ok=True)
+
+        def loaded(error: str | None) -> None:
+            try:
+                for path in stash.rglob("*"):
+                    mine = self.folder / path.relative_to(stash)
+                    if path.is_file() and not mine.exists():
+                        mine.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copy2(path, mine)
+                if error is None and self.ledger.db_path.is_file():
+                    self.ledger.restore(saved_events(self.ledger.db_path), quiet=True)
+            except (sqlite3.Error, OSError, ValueError) as exc:
+                log.warning("history: merging another tab's history failed (%s)", exc)
+            finally:
+                shutil.rmtree(stash, ignore_errors=True)
+            self._write_and_sync()
+
+        self.fs.sync(True, loaded)
 
     def _write_snapshot(self) -> None:
         memory = self.ledger.memory_connection()
@@ -153,6 +231,8 @@ class BrowserStore:
         self.error = error
         if error is not None:
             log.warning("history: saving in the browser failed: %s", error)
+        elif self.tabs is not None:
+            self.tabs.post("saved")
         with self._lock:
             self._saving = False
             again = self._dirty
@@ -197,19 +277,29 @@ def saved_events(snapshot: Path) -> list[tuple[Any, float, str]]:
             kind=kind, action=action, key=key, family=family, model=model,
             data=json.loads(data), service=service,
         )  # fmt: skip
-        out.append((event, float(ts), str(origin)))
+        out.append((event, float(ts), str(origin) if origin is not None else "imported"))
     return out
 
 
 _store: BrowserStore | None = None
 
 
-def attach(ledger: Ledger, fs: FileSystem | None = None) -> BrowserStore | None:
+def _tabs() -> Channel | None:
+    try:
+        return BroadcastTabs()
+    except Exception:  # no BroadcastChannel here: each tab on its own
+        return None
+
+
+def attach(
+    ledger: Ledger, fs: FileSystem | None = None, tabs: Channel | None = None
+) -> BrowserStore | None:
     """Keep ``ledger`` (a browser tab's) in the browser's storage; None when IDBFS cannot be
-    used here (the ledger then stays in memory only, as its notice says)."""
+    used here (the ledger then stays in memory only, as its notice says). ``fs`` and
+    ``tabs`` default to this Pyodide's IDBFS and a ``BroadcastChannel``."""
     global _store  # noqa: PLW0603 - one store per tab
     try:
-        store = BrowserStore(ledger, fs or IdbFileSystem())
+        store = BrowserStore(ledger, fs or IdbFileSystem(), tabs or _tabs())
         ledger.keep_in_memory(NOTICE)
         ledger.on_write(store.save)
         store.start()

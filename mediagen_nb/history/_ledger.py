@@ -459,9 +459,12 @@ class Ledger:
             row["data"] = json.loads(row["data"])
         return rows
 
-    def restore(self, events: Iterable[tuple[LedgerEvent, float, str]]) -> int:
+    def restore(
+        self, events: Iterable[tuple[LedgerEvent, float, str]], *, quiet: bool = False
+    ) -> int:
         """Write ``(event, ts, origin)`` triples the ledger does not hold yet (same time,
-        kind, action, key and origin); return how many were added (see ``_backup``)."""
+        kind, action, key and origin); return how many were added (see ``_backup``).
+        ``quiet``: do not call the ``on_write`` callbacks (the caller saves itself)."""
         with self._lock:
             self._flush_locked(to_file=not self._memory_only)
             if self._memory is None:
@@ -477,7 +480,7 @@ class Ledger:
                     continue
                 write(conn, prepare(event), ts, origin)
                 added += 1
-        if added:
+        if added and not quiet:
             self._wrote()
         return added
 
