@@ -25,7 +25,8 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 
 from mediagen_nb.classroom._front import GatewayFront
-from mediagen_nb.classroom._routes import Gateway, result_reply, student_routes
+from mediagen_nb.classroom._gateway import Gateway
+from mediagen_nb.classroom._routes import result_reply, student_routes
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX

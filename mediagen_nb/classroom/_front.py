@@ -23,7 +23,8 @@ from typing import Any, Final
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_PATH, Reply
+from mediagen_nb.classroom._gateway import STUDENT_KEY
+from mediagen_nb.classroom._routes import UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.emulator._errors import JSON_KEY, protocol_of, send_error
 from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json, read_capped, replaying

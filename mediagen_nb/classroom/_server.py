@@ -27,8 +27,8 @@ from mediagen_nb.classroom._codes import (
     read_roster,
 )
 from mediagen_nb.classroom._export import export_zip
+from mediagen_nb.classroom._gateway import Gateway
 from mediagen_nb.classroom._ledger import SqliteClassLedger
-from mediagen_nb.classroom._routes import Gateway
 from mediagen_nb.classroom._rules import Limits, Rules
 from mediagen_nb.classroom._state import ClassState, rules_from_json
 from mediagen_nb.classroom._upstream import (
