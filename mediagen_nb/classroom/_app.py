@@ -69,7 +69,7 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
 
     api, text = student_routes(gw)
     fast = functools.partial(result_reply, gw)
-    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast)]
+    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast, guard=gw.guard)]
     if cors_origins:
         middleware.insert(
             0,

@@ -11,6 +11,7 @@ from starlette.requests import Request
 
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._state import ClassState
+from mediagen_nb.classroom._throttle import Guard
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._upstream import Upstream
 
@@ -28,6 +29,8 @@ class Gateway:
     http: httpx2.AsyncClient | None = None
     tracker: Tracker | None = None
     counters: dict[str, int] = field(default_factory=dict)
+    guard: Guard = field(default_factory=Guard)
+    """Per-address limits on wrong codes and enrolments (the front applies them)."""
 
     def client(self) -> httpx2.AsyncClient:
         """The shared upstream client (RuntimeError outside the server's lifespan)."""

@@ -31,6 +31,7 @@ from mediagen_nb.classroom._gateway import Gateway
 from mediagen_nb.classroom._ledger import SqliteClassLedger
 from mediagen_nb.classroom._rules import Limits, Rules
 from mediagen_nb.classroom._state import ClassState, rules_from_json
+from mediagen_nb.classroom._throttle import ENROL_LIMIT, Guard
 from mediagen_nb.classroom._upstream import (
     DEFAULT_EMULATOR_SPEED,
     Upstream,
@@ -303,6 +304,7 @@ def start_classroom(
     port: int = 0,
     cors_origins: Sequence[str] = (),
     folder: Path | None = None,
+    enrol_limit: int = ENROL_LIMIT,
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
@@ -313,6 +315,7 @@ def start_classroom(
     (the service when ``MEDIAGEN_API_KEY`` is set, else the emulator at ``speed``),
     ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
     ``folder`` holds the ledger and media (default ``$MEDIAGEN_HOME/classroom``).
+    ``enrol_limit``: new class-code names one client address may enrol per 10 minutes.
     """
     install_log_redaction()
     for name in LOGGERS:
@@ -340,7 +343,7 @@ def start_classroom(
     ledger.save_setting("class_code", code)
     ledger.save_setting("teacher_token", token)
     state.set_rules(rules)
-    gw = Gateway(state, up, folder / "media")
+    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit))
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)
