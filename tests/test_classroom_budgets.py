@@ -98,7 +98,7 @@ async def test_requests_failing_unexpectedly_release_their_slot(
             broken = await http.post(
                 classroom.base_url + "/v1/banana/images",
                 json={"model": "nano-banana", "prompt": "x"},
-                headers={**auth(code), "accept": b"\xe9"},
+                headers=[(b"authorization", f"Bearer {code}".encode()), (b"accept", b"\xe9")],
             )
         assert not accepted(broken)
     async with httpx2.AsyncClient(timeout=60) as http:
