@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from mediagen_nb._home import resolve_home
+from mediagen_nb._lab_offline import VOILA_TEMPLATE, write_voila_template
 
 WORKSPACE = "mediagen-playground"
 """The JupyterLab workspace ``mediagen-nb lab`` opens (``/lab/workspaces/<name>``)."""
@@ -56,6 +57,7 @@ PREVIEW_FACTORY = "Voila Preview"
 PLAYGROUND_NOTEBOOK = "notebooks/00-playground.ipynb"
 """The playground's path under the server root (``/``-separated)."""
 CONFIG_PATH_ENV = "JUPYTER_CONFIG_PATH"
+DATA_PATH_ENV = "JUPYTER_PATH"
 NEWS_OVERRIDES = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
 }
@@ -126,12 +128,18 @@ def voila_theme(extra: Sequence[str]) -> list[str]:
 
 def jupyter_config(folder: Path | None = None) -> Path:
     """Write the Jupyter config folder of ``mediagen-nb lab`` (default
-    ``$MEDIAGEN_HOME/jupyter-config``): the news setting's default and the save hook."""
+    ``$MEDIAGEN_HOME/jupyter-config``): the news setting's default, the save hook and the
+    offline Voila template (the folder is a ``JUPYTER_PATH`` entry too)."""
     folder = resolve_home() / "jupyter-config" if folder is None else folder
     (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    write_voila_template(folder)
+    server = {
+        "ContentsManager": {"pre_save_hook": SAVE_HOOK},
+        "VoilaConfiguration": {"template": VOILA_TEMPLATE},
+    }
     files = {
         folder / "labconfig" / "default_setting_overrides.json": NEWS_OVERRIDES,
-        folder / "jupyter_server_config.json": {"ContentsManager": {"pre_save_hook": SAVE_HOOK}},
+        folder / "jupyter_server_config.json": server,
     }
     for path, data in files.items():
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -139,10 +147,13 @@ def jupyter_config(folder: Path | None = None) -> Path:
 
 
 def with_config_folder(env: Mapping[str, str], folder: Path) -> dict[str, str]:
-    """``env`` with ``folder`` last in ``JUPYTER_CONFIG_PATH`` (the user's entries, which
-    Jupyter reads as more important, stay first)."""
-    entries = [e for e in env.get(CONFIG_PATH_ENV, "").split(os.pathsep) if e]
-    return {**env, CONFIG_PATH_ENV: os.pathsep.join([*entries, str(folder)])}
+    """``env`` with ``folder`` last in ``JUPYTER_CONFIG_PATH`` and ``JUPYTER_PATH`` (the
+    user's entries, which Jupyter reads as more important, stay first)."""
+    out = dict(env)
+    for name in (CONFIG_PATH_ENV, DATA_PATH_ENV):
+        entries = [e for e in env.get(name, "").split(os.pathsep) if e]
+        out[name] = os.pathsep.join([*entries, str(folder)])
+    return out
 
 
 def trust(path: Path) -> None:

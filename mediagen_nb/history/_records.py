@@ -41,13 +41,16 @@ COLUMNS: tuple[str, ...] = (
     "service",
     "path",
     "request",
+    "sweep_id",
+    "parents",
 )
 """Columns of :func:`history` and :func:`history_records`, in display order."""
 
 RENAMED = {"time": "created", "parameters": "params", "task_id": "key"}
 """Record column -> ledger item column, where they differ."""
 TIME_COLUMNS = ("time", "updated", "url_expires")
-DICT_COLUMNS = ("parameters", "usage", "request")
+DICT_COLUMNS = ("parameters", "usage", "request", "parents")
+"""Columns holding dicts (``parents``: a list of ids), written as JSON text by exports."""
 PANDAS_HINT = (
     "pandas is not installed here (in a browser kernel it cannot be installed offline); "
     "mediagen_nb.history_records() gives the same rows as a list of dicts, or install "
@@ -82,6 +85,7 @@ def _record(row: Mapping[str, Any]) -> dict[str, Any]:
         out[column] = _time(out[column])
     out["elapsed"] = _number(out["elapsed"], float)
     out["polls"] = _number(out["polls"], int)
+    out["parents"] = list(out["parents"] or [])
     return out
 
 
