@@ -326,3 +326,34 @@ async def test_a_create_answered_with_a_page_is_a_proper_error(
         usage = room.usage()[0]
         assert (usage["images"], usage["running"]) == (0, 0)
         assert room.state.ledger.held() == []
+
+
+def test_a_ledger_from_before_reservations_keeps_its_usage(tmp_path: Path) -> None:
+    """A class folder written before the budget columns existed: its tasks still count."""
+    from dataclasses import asdict
+
+    from mediagen_nb.classroom import SqliteClassLedger, TaskRecord
+
+    def task(tid: str, who: str, kind: str, status: str, refused: bool = False) -> str:
+        record = TaskRecord(tid, who, kind, "banana", "m", "p", status, 1.0, 1.0, refused=refused)
+        data = asdict(record)
+        data.pop("upstream_polls")
+        data.pop("student_polls")
+        return json.dumps(data)
+
+    with sqlite3.connect(tmp_path / "classroom.sqlite3") as conn:
+        conn.execute("CREATE TABLE tasks (id TEXT PRIMARY KEY, created REAL NOT NULL, data TEXT)")
+        rows = [
+            ("a", task("a", "Ada", "image", "running")),
+            ("b", task("b", "Ada", "video", "completed")),
+            ("c", task("c", "Ada", "image", "failed", refused=True)),
+            ("d", task("d", "Ben", "image", "completed")),
+        ]
+        conn.executemany("INSERT INTO tasks VALUES (?, 1.0, ?)", rows)
+    ledger = SqliteClassLedger(tmp_path)
+    try:
+        ada, everyone = ledger.usage("ada"), ledger.usage()
+    finally:
+        ledger.close()
+    assert (ada.images, ada.videos, ada.in_flight) == (1, 1, 1)
+    assert (everyone.images, everyone.videos, everyone.in_flight) == (2, 1, 1)

@@ -37,6 +37,7 @@ from mediagen_nb.classroom._budget import (
 )
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._rules import Rules, Usage
+from mediagen_nb.classroom._sqlite_usage import INDEXES, usage_of
 
 DB_NAME: Final = "classroom.sqlite3"
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
@@ -167,10 +168,6 @@ _TASK_COLUMNS: Final = {
     "running": "INTEGER NOT NULL DEFAULT 0",
 }
 """Columns of ``tasks`` the budget checks read (added to a ledger from an older version)."""
-_INDEXES: Final = (
-    "CREATE INDEX IF NOT EXISTS tasks_who ON tasks (who, counted)",
-    "CREATE INDEX IF NOT EXISTS chats_student ON chats (student COLLATE NOCASE)",
-)
 _TASK_FIELDS: Final = frozenset(f.name for f in fields(TaskRecord) if f.compare)
 """Stored fields (the poll counters are per run, not stored)."""
 
@@ -189,29 +186,6 @@ def _task_row(record: TaskRecord) -> tuple[Any, ...]:
     )
 
 
-def _usage_of(conn: sqlite3.Connection, who: str | None) -> Usage:
-    """Used and held, of one student (casefolded name) or of the class (None)."""
-    where, args = ("AND who = ?", (who,)) if who is not None else ("", ())
-    made = {"image": 0, "video": 0, "chat": 0}
-    running = 0
-    for kind, count, live in conn.execute(
-        f"SELECT kind, COUNT(*), SUM(running) FROM tasks WHERE counted = 1 {where} GROUP BY kind",
-        args,
-    ):
-        made[kind] = made.get(kind, 0) + count
-        running += live or 0
-    for kind, count, amount in conn.execute(
-        f"SELECT kind, COUNT(*), SUM(amount) FROM reservations WHERE 1 {where} GROUP BY kind",
-        args,
-    ):
-        made[kind] = made.get(kind, 0) + (amount if kind == "chat" else count)
-        running += count if kind != "chat" else 0
-    chat_where = "WHERE student = ? COLLATE NOCASE" if who is not None else ""
-    sql = f"SELECT COALESCE(SUM(tokens), 0) FROM chats {chat_where}"
-    (tokens,) = conn.execute(sql, args).fetchone()
-    return Usage(made["image"], made["video"], running, made["chat"] + int(tokens))
-
-
 class SqliteClassLedger:
     """``ClassLedger`` in one SQLite file (see the module docstring)."""
 
@@ -228,7 +202,7 @@ class SqliteClassLedger:
             for statement in _SCHEMA:
                 conn.execute(statement)
             self._migrate(conn)
-            for statement in _INDEXES:
+            for statement in INDEXES:
                 conn.execute(statement)
             # One gateway per SQLite ledger: what a previous run held belonged to requests
             # that ended with it.
@@ -313,8 +287,10 @@ class SqliteClassLedger:
     def reserve(self, rules: Rules, claim: Claim) -> Reservation | str:
         """Check and keep ``claim`` in one ``BEGIN IMMEDIATE`` transaction."""
         with self._write() as conn:
-            mine = _usage_of(conn, claim.student.casefold())
-            everyone = _usage_of(conn, None) if needs_class_usage(rules, claim.kind) else None
+            part = "chat" if claim.kind == "chat" else "tasks"
+            mine = usage_of(conn, claim.student.casefold(), part)
+            class_wide = needs_class_usage(rules, claim.kind)
+            everyone = usage_of(conn, None, part) if class_wide else None
             refused = refusal(rules, claim, mine, everyone)
             if refused is not None:
                 return refused
@@ -388,7 +364,7 @@ class SqliteClassLedger:
     def usage(self, student: str | None = None) -> Usage:
         """Used and held (one read)."""
         with self._lock:
-            return _usage_of(self._conn, None if student is None else student.casefold())
+            return usage_of(self._conn, None if student is None else student.casefold())
 
     def log(self, student: str, action: str, key: str, **data: Any) -> None:
         """Append one event."""
