@@ -9,7 +9,6 @@ A student sees only their own tasks: another student's id answers 404.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -41,7 +40,6 @@ UPLOAD_PATH: Final = "/uploads"
 _MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{8,64}\.[a-z0-9]{1,5}$")
 Endpoint = Callable[[Request], Awaitable[Response]]
 Reply = tuple[int, bytes, dict[str, str]]
-log = logging.getLogger("mediagen_nb.classroom")
 
 
 def public_result(task: TaskRecord, media_base: str) -> dict[str, Any]:
