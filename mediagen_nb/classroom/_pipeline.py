@@ -214,7 +214,9 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
     claim = Claim(student.name, "chat", amount, _model(body), path)
     held = gw.state.reserve(claim)  # check and reserve (the prompt counts on the way in)
     if isinstance(held, str):
-        gw.state.ledger.log(student.name, "refused", path, reason=held)
+        gw.state.ledger.log(
+            student.name, "refused", path, model=model_name(claim.model), reason=held
+        )
         gw.count("refused")
         return chat_refusal_response(protocol, held)
     gw.count("chats")
