@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message
 
+from mediagen_nb._serverkit.errors import JSON_KEY
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.classroom import Limits, Roster, Rules, SqliteClassLedger, Student
 from mediagen_nb.classroom._gateway import STUDENT_KEY, Gateway
@@ -43,7 +44,6 @@ from mediagen_nb.classroom._pipeline import chat, create_task
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._config import Secret
-from mediagen_nb.emulator._errors import JSON_KEY
 from tests._support import FUZZ_RANDOM
 
 NAMES = ("ada", "ben", "cy")

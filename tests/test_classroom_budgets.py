@@ -20,11 +20,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from mediagen_nb._serverkit.runner import serve_in_thread
 from mediagen_nb.classroom import ClassroomHandle, Limits, Rules, Upstream, start_classroom
 from mediagen_nb.classroom._forward import UsageMeter
 from mediagen_nb.client._config import Secret
 from mediagen_nb.emulator import EmulatorHandle
-from mediagen_nb.emulator._uvicorn import serve_in_thread
 from tests._classroom_helpers import MARKER_KEY
 
 MESSAGES = [{"role": "user", "content": "Tell me a short story about a fox"}]

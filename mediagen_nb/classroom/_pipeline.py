@@ -18,6 +18,7 @@ import httpx2
 from starlette.requests import Request
 from starlette.responses import Response
 
+from mediagen_nb._serverkit.errors import JSON_KEY, TextProtocol, dumps, error_response
 from mediagen_nb.catalog import Family
 from mediagen_nb.classroom._budget import (
     Claim,
@@ -39,7 +40,6 @@ from mediagen_nb.classroom._gateway import Gateway, student_of
 from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._refusals import chat_refusal_response, refused_task_body
 from mediagen_nb.client._tasks import normalize_status
-from mediagen_nb.emulator._errors import JSON_KEY, TextProtocol, dumps, error_response
 
 PROMPT_EXCERPT: Final = 200
 """Characters of a refused create's prompt the gateway keeps (the teacher sees what was

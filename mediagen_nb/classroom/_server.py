@@ -18,6 +18,8 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from mediagen_nb._home import resolve_home
+from mediagen_nb._serverkit.runner import serve_in_thread
+from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.classroom._app import WALL_PATH, create_gateway_app
 from mediagen_nb.classroom._codes import (
     Roster,
@@ -41,8 +43,6 @@ from mediagen_nb.classroom._upstream import (
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
 from mediagen_nb.client._files import write_atomic
-from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX
-from mediagen_nb.emulator._uvicorn import serve_in_thread
 
 MAX_CONNECTIONS: Final = 2048
 """Open connections the gateway accepts (the emulator's 256 is too few for a class: every

@@ -3,7 +3,7 @@
 Text routes live under ``/gateway`` (``text_base_url = http://host:port/gateway``), everything
 else under ``/api`` (``base_url = http://host:port/api``). ``app.state.emulator`` is the
 :class:`~mediagen_nb.emulator._state.EmulatorState`. Unknown paths answer 404, wrong methods
-405 (with ``Allow``), both in the emulator's error shape (``_errors``).
+405 (with ``Allow``), both in the emulator's error shape (``_serverkit.errors``).
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
 
+from mediagen_nb._serverkit.errors import error_response, http_error_response
+from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._asset_journal import AssetJournal
 from mediagen_nb.emulator._asset_routes import ASSET_POST_PATHS, asset_routes
-from mediagen_nb.emulator._errors import error_response, http_error_response
 from mediagen_nb.emulator._faults import FaultConfig
 from mediagen_nb.emulator._journal import TaskJournal
 from mediagen_nb.emulator._middleware import EmulatorMiddleware
@@ -30,8 +31,6 @@ from mediagen_nb.emulator._task_routes import result_reply, task_routes
 from mediagen_nb.emulator._text_routes import text_routes
 from mediagen_nb.emulator._uploads import upload_routes
 
-API_PREFIX = "/api"
-TEXT_PREFIX = "/gateway"
 TEXT_POST_PATHS = ("/v1/chat/completions", "/v1/messages")
 _log = logging.getLogger("mediagen_nb.emulator")
 

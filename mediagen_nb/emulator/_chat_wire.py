@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from mediagen_nb._serverkit.errors import dumps
 from mediagen_nb.emulator._chat_reply import Reply
-from mediagen_nb.emulator._errors import dumps
 from mediagen_nb.emulator._logprobs import logprobs_for
 from mediagen_nb.emulator._textgen import split_deltas
 

@@ -18,7 +18,8 @@ from starlette.applications import Starlette
 
 from mediagen_nb import _hooks, _platform
 from mediagen_nb._home import resolve_home
-from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX, create_app
+from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
+from mediagen_nb.emulator._app import create_app
 from mediagen_nb.emulator._faults import FaultConfig
 from mediagen_nb.emulator._inprocess import (
     StreamingASGITransport,
@@ -235,7 +236,7 @@ def start_emulator(
 def _serve(
     app: Starlette, host: str, port: int, key: str, service_id: str | None
 ) -> EmulatorHandle:
-    from mediagen_nb.emulator._uvicorn import serve_in_thread
+    from mediagen_nb._serverkit.runner import serve_in_thread
 
     server, thread, bound_port = serve_in_thread(app, host, port, what="the emulator")
     if host not in ("0.0.0.0", "::", ""):  # a wildcard: the address each connection reached

@@ -23,10 +23,10 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+from mediagen_nb._serverkit.errors import dumps
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.emulator._assets import AssetStore
 from mediagen_nb.emulator._conventions import judge
-from mediagen_nb.emulator._errors import dumps
 from mediagen_nb.emulator._journal import Record, TaskJournal
 from mediagen_nb.emulator._render import MediaCache, MediaSpec, media_spec, total_tokens
 from mediagen_nb.emulator._runtime import Runtime

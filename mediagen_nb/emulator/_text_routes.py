@@ -43,12 +43,11 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from mediagen_nb._serverkit.errors import JSON_KEY, TextProtocol, error_response, json_response
 from mediagen_nb.emulator._chat_plan import bad_signature
 from mediagen_nb.emulator._chat_reply import build_reply
 from mediagen_nb.emulator._chat_wire import Item, chat_body, chat_items
-from mediagen_nb.emulator._errors import TextProtocol, error_response, json_response
 from mediagen_nb.emulator._messages_wire import messages_body, messages_items
-from mediagen_nb.emulator._middleware import JSON_KEY
 from mediagen_nb.emulator._schema_limits import SchemaLimitError, body_schema_problems
 from mediagen_nb.emulator._textgen import (
     Conversation,
