@@ -24,9 +24,9 @@ from mediagen_nb.classroom._budget import (
     Claim,
     Reservation,
     chat_claim_amount,
-    estimate_tokens,
     excerpt,
     model_name,
+    prompt_tokens,
 )
 from mediagen_nb.classroom._forward import (
     MeteredStream,
@@ -220,7 +220,7 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
         gw.count("refused")
         return chat_refusal_response(protocol, held)
     gw.count("chats")
-    meter = UsageMeter(prompt=estimate_tokens(len(raw)))
+    meter = UsageMeter(prompt=prompt_tokens(raw))
 
     def settle(outcome: str) -> None:  # record and settle, when the reply has ended
         try:
