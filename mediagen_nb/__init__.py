@@ -50,6 +50,8 @@ _EXPORTS: dict[str, str] = {
     "history": "mediagen_nb.history",
     "history_records": "mediagen_nb.history",
     "import_history": "mediagen_nb.history",
+    "lineage": "mediagen_nb.history",
+    "read_request": "mediagen_nb.client",
     "resume": "mediagen_nb._defaults",
     "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
@@ -91,6 +93,8 @@ __all__ = [
     "history",
     "history_records",
     "import_history",
+    "lineage",
+    "read_request",
     "resume",
     "start_classroom",
     "start_emulator",
@@ -122,9 +126,16 @@ if TYPE_CHECKING:
         TaskError,
         TaskFailedError,
         TaskTimeoutError,
+        read_request,
     )
     from mediagen_nb.emulator import start_emulator
-    from mediagen_nb.history import export_history, history, history_records, import_history
+    from mediagen_nb.history import (
+        export_history,
+        history,
+        history_records,
+        import_history,
+        lineage,
+    )
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

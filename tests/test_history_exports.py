@@ -20,6 +20,8 @@ def test_exported_names() -> None:
         "history_records",
         "import_history",
         "ledger",
+        "lineage",
+        "lineage_records",
         "resume",
         "unfinished",
     ]

@@ -49,6 +49,13 @@ SoraSize = Literal["720x1280", "1280x720"]
 SoraAspect = Literal["16:9", "9:16"]
 SoraDuration = Literal[4, 8, 12]
 SORA_MAX_REFS = 1
+SORA_REFERENCE_PIXELS: dict[str, tuple[int, int]] = {
+    "1280x720": (1280, 720),
+    "720x1280": (720, 1280),
+}
+"""The picture size sora's reference must have for each ``size`` (spec: it must match)."""
+SORA_ASPECT_SIZE: dict[str, str] = {"16:9": "1280x720", "9:16": "720x1280"}
+SORA_DEFAULT_SIZE = "720x1280"
 
 # --- seedance 1.5 -------------------------------------------------------------------------
 SeedanceModel = Literal["seedance_1_5_pro_480p", "seedance_1_5_pro_720p", "seedance_1_5_pro_1080p"]
@@ -72,6 +79,10 @@ SEEDANCE_IMAGE_FORMATS: tuple[str, ...] = (
     "heic",
     "heif",
 )
+SEEDANCE_IMAGE_SIDE = (300, 6000)
+"""Pixels each side of a seedance 1.5 image must have, inclusive."""
+SEEDANCE_IMAGE_RATIO = (0.4, 2.5)
+"""Width / height a seedance 1.5 image must have, inclusive."""
 SEEDANCE_SCENARIO_SLOTS: dict[str, tuple[str, ...]] = {
     "text": (),
     "first_frame": ("first_frame",),
@@ -153,6 +164,9 @@ class Param:
     carry: str = ""
     """What the value means across families ("ratio", "length", "first_frame"...), so a
     form keeps it when the user switches family; "" derives it from the name and type."""
+    picture_option: str | None = None
+    """The option that takes its value from a reference picture (seedance's ``adaptive``
+    ratio): a form given a picture by a card action switches to it."""
 
     def max_items_for(self, model: str | None) -> int | None:
         """The item limit for ``model``: its own when listed, else ``max_items``."""
@@ -273,6 +287,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             "enum",
             "Aspect ratio; adaptive follows the image.",
             options=options(SeedanceRatio),
+            picture_option="adaptive",
         ),
         Param(
             "duration",

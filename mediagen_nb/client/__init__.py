@@ -36,8 +36,11 @@ from ._exceptions import (
     TaskFailedError,
     TaskTimeoutError,
 )
+from ._frames import frame_png, video_size
 from ._media import Images, Tasks, Videos
+from ._media_host import MediaHost
 from ._retry import RetryTransport
+from ._saved import SavedRequest, read_request
 from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
 from ._sync import Client, SyncStream, SyncTask
@@ -66,6 +69,7 @@ __all__ = [
     "ConfigurationError",
     "FunctionTool",
     "Images",
+    "MediaHost",
     "MediagenError",
     "MessageAccumulator",
     "MessageStream",
@@ -76,6 +80,7 @@ __all__ = [
     "RequestValidationError",
     "RetryTransport",
     "SSEDecoder",
+    "SavedRequest",
     "Secret",
     "ServerError",
     "ServerSentEvent",
@@ -94,8 +99,11 @@ __all__ = [
     "ToolRun",
     "Videos",
     "aiter_sse",
+    "frame_png",
     "function_tool",
     "install_log_redaction",
     "normalize_status",
+    "read_request",
     "redact",
+    "video_size",
 ]

@@ -29,7 +29,9 @@ from ._config import Secret, Settings, get_logger, install_log_redaction, resolv
 from ._context import ClientContext
 from ._exceptions import ConfigurationError
 from ._http import HTTPCore
+from ._inputs import host_media
 from ._media import Images, Tasks, Videos
+from ._media_host import MediaHost
 from ._recording import SafeRecorder
 from ._retry import RetryTransport, Sleep
 
@@ -115,6 +117,8 @@ class AsyncClient:
     backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
     ``recorder=None`` records nothing; by default the history ledger records everything.
     ``allow_unknown_models=True`` accepts model names newer than the catalog.
+    ``media_host`` (a bucket URL or :class:`MediaHost`; default ``MEDIAGEN_MEDIA_HOST``) is
+    where local files and expired results go so the service can fetch them (``_inputs``).
     ``max_retries`` bounds the transport's retries of safe requests; ``chat_max_retries``
     (default 2, as the official SDKs) the re-sends of chat POSTs (see ``_chat_retry``).
     """
@@ -134,6 +138,7 @@ class AsyncClient:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        media_host: MediaHost | str | None = None,
     ) -> None:
         install_log_redaction()
         settings = resolve_settings(api_key, base_url, text_base_url)
@@ -194,6 +199,11 @@ class AsyncClient:
         self.videos = Videos(self._ctx)
         self.tasks = Tasks(self._ctx)
         self.assets = Assets(self._ctx)
+        self._ctx.media_host = (
+            MediaHost(media_host) if isinstance(media_host, str) else media_host
+        ) or MediaHost.from_env()
+        self._ctx.host_file = self._host_file  # used only when the service is the emulator
+        self._core.emulated = self.demo_mode
 
     def __repr__(self) -> str:
         return (
@@ -236,8 +246,39 @@ class AsyncClient:
         """Where events go (None: nowhere)."""
         return self._ctx.recorder.recorder
 
+    @property
+    def media_host(self) -> MediaHost | None:
+        """Where local files are uploaded for the service (None: none configured)."""
+        return self._ctx.media_host
+
+    async def media_url(self, data: bytes, *, made_from: str | None = None) -> str:
+        """A URL the service can fetch ``data`` from (the media host, or the emulator's uploads).
+
+        Args:
+            data: The file's bytes (uploaded once per content).
+            made_from: The task the file shows (a frame of it): a request naming the URL
+                records that task as its parent.
+
+        Returns:
+            The URL to put into a request.
+
+        Raises:
+            ConfigurationError: The real service and no media host configured.
+        """
+        return await host_media(self._ctx, data, made_from)
+
+    def note_result_url(self, url: str, task_id: str) -> None:
+        """Remember that ``url`` shows task ``task_id``'s result: a request naming it records
+        that task as its parent (a reopened request's references, for one)."""
+        self._ctx.note_url(url, task_id)
+
+    async def _host_file(self, data: bytes, name: str, content_type: str) -> str:
+        return await self.assets.host_file(data, name=name, content_type=content_type)
+
     async def aclose(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool (and the media host's connections)."""
+        if self._ctx.media_host is not None:
+            await self._ctx.media_host.aclose()
         await self._core.aclose()
 
     async def __aenter__(self) -> Self:

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 ENV_API_KEY = "MEDIAGEN_API_KEY"
 ENV_BASE_URL = "MEDIAGEN_BASE_URL"
 ENV_TEXT_BASE_URL = "MEDIAGEN_TEXT_BASE_URL"
+ENV_MEDIA_HOST = "MEDIAGEN_MEDIA_HOST"
+"""An fsspec bucket URL local files are uploaded to for the service (``_media_host``)."""
+ENV_MEDIA_HOST_PUBLIC = "MEDIAGEN_MEDIA_HOST_PUBLIC"
 
 REDACTED = "[redacted]"
 _MIN_SECRET_LEN = 4

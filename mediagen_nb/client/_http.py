@@ -140,6 +140,8 @@ class HTTPCore:
             follow_redirects=False,
         )
         self.speed = 1.0
+        self.emulated = False
+        """True once a response carried the emulator's speed header (or in demo mode)."""
         """Clock factor of the last service response (emulator only; 1.0 for the real one)."""
         self._origins = {
             _origin(url) for url in (settings.base_url, settings.text_base_url) if url is not None
@@ -176,6 +178,7 @@ class HTTPCore:
         speed = parse_speed(response.headers.get(SPEED_HEADER))
         if speed is not None:
             self.speed = speed
+            self.emulated = True
         return speed if speed is not None else 1.0
 
     def _build(

@@ -29,6 +29,7 @@ from ._exceptions import (
     TaskFailedError,
 )
 from ._http import SPEED_HEADER, parse_speed
+from ._inputs import prepare_inputs
 from ._tasks import Task, normalize_status, result_path
 
 UNCONFIRMED_NOTE = (
@@ -72,11 +73,14 @@ class _TaskResource:
     async def create(self, model: str, *, family: str | None = None, **params: Any) -> Task:
         """Validate and send a create request; return the :class:`Task` handle.
 
-        ``params`` are the family's request fields (``prompt``, ``size``, ``content``, ...).
-        Raises ``RequestValidationError`` (nothing sent) on a body that breaks the spec.
+        ``params`` are the family's request fields (``prompt``, ``size``, ``content``, ...);
+        where one takes a media URL it also takes a completed :class:`Task`, a ``Path`` or
+        ``bytes`` (``_inputs``). Raises ``RequestValidationError`` (nothing sent) on a body
+        that breaks the spec.
         """
         fam = resolve_family(self._kind, model, family)
         body: dict[str, Any] = {"model": model, **params}
+        body, parents = await prepare_inputs(self._ctx, fam, body)
         self._ctx.check(fam.create_path, body)
         try:
             data, response = await self._ctx.core.request("POST", "base", fam.create_path, body)
@@ -116,6 +120,8 @@ class _TaskResource:
             request=body,
             speed=speed,
         )
+        task.parents = parents
+        lineage: dict[str, Any] = {"parents": parents} if parents else {}
         rec = self._ctx.recorder
         rec.event(
             "task",
@@ -126,6 +132,7 @@ class _TaskResource:
             request=body,
             status=status,
             created=created.created,
+            **lineage,
         )
         if status == "failed":
             rec.event("task", "failed", task.id, family=fam.id, model=model, error=created.error)

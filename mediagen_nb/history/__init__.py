@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mediagen_nb.history._backup import export_history, import_history
 from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
+from mediagen_nb.history._lineage import lineage, lineage_records
 from mediagen_nb.history._records import HistoryRecords, history_records
 from mediagen_nb.history._resume import EXPIRED_ERROR, PendingTask, resume, unfinished
 
@@ -38,6 +39,8 @@ __all__ = [
     "history_records",
     "import_history",
     "ledger",
+    "lineage",
+    "lineage_records",
     "resume",
     "unfinished",
 ]

@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import traitlets as t
 
@@ -41,6 +42,9 @@ from mediagen_nb.widgets._form_state import (
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import GalleryMixin, Result
 from mediagen_nb.widgets._session import Session
+
+if TYPE_CHECKING:
+    from mediagen_nb.client import SavedRequest
 
 SubmitCallback = Callable[["GeneratePanel", dict[str, Any]], None]
 _FORMS: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
@@ -86,6 +90,8 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     """Where the last Save went, in the user's terms (shown as a polite status line)."""
     save_path = t.Unicode("").tag(sync=True)
     """The full path of the last saved result's original (the status line's tooltip)."""
+    can_use = t.Bool(False).tag(sync=True)
+    """Cards offer Animate / Use as ... / Continue (set by the Studio, which carries them out)."""
     suggestions = t.Dict().tag(sync=True)
     """Model names typed for families whose names the catalog does not list, by family."""
 
@@ -103,6 +109,8 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.last_requests = _LAST.setdefault(self.session, {})
         """The last request sent from each family (by family id), for the session."""
         self._submit_callbacks: list[SubmitCallback] = []
+        self.use_handler: Callable[..., Any] | None = None
+        """Set by the Studio: carries out a card action (``use``)."""
         self._problems: list[FormProblem] = []
         self._syncing = False
         self._media_dirty = False
@@ -123,6 +131,10 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
             "cancel": lambda m: self.cancel(str(m.get("id", ""))),
             "full": lambda m: self.send_full(str(m.get("id", "")), str(m.get("purpose", "view"))),
             "saved": lambda m: self.saved(str(m.get("id", ""))),
+            "open_file": lambda m: self.load_saved(bytes((m.get("buffers") or [b""])[0])),
+            "use": lambda m: self.use(
+                str(m.get("id", "")), str(m.get("use", "")), m.get("family") or None
+            ),
         }.items():
             self.on_action(action, handler)
 
@@ -200,6 +212,37 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.attempted = False
         self.touched = []
         self._set_values(from_body(fam.id, body))
+
+    def use(self, result_id: str, action: str, family_id: str | None = None) -> Any:
+        """A card action (Animate, Use as reference, Continue from last frame, ...): the
+        Studio puts the result into the right form (``_card_use``); a lone panel cannot."""
+        if self.use_handler is None:
+            raise RuntimeError("card actions open other panels: use them in the Studio")
+        return self.use_handler(self, result_id, action, family_id)
+
+    def load_saved(self, source: str | Path | bytes) -> SavedRequest:
+        """Fill the form from a file Save wrote (its request is inside, or in a sidecar).
+
+        Args:
+            source: The file's path or bytes (a file dropped on the panel arrives as bytes).
+
+        Returns:
+            The request read back; the notice says which parameters the catalog no longer
+            knows (they are left out of the form).
+
+        Raises:
+            ValueError: The file carries no request, or one for the other panel.
+        """
+        from mediagen_nb.client import read_request
+
+        saved = read_request(source)
+        if saved.family is None or saved.kind != self.kind:
+            where = f"a {saved.kind} request" if saved.kind else "a request no family takes"
+            raise ValueError(f"this file holds {where}; open it in the {saved.kind} panel")
+        self.load(saved.body, saved.family)
+        made = f" of task {saved.task_id}" if saved.task_id else ""
+        self.show_info("; ".join([f"Filled from the saved request{made}", *saved.notes]))
+        return saved
 
     def _values_observed(self, change: dict[str, Any]) -> None:
         if self._syncing:
