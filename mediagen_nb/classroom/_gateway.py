@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -31,6 +32,13 @@ class Gateway:
     counters: dict[str, int] = field(default_factory=dict)
     guard: Guard = field(default_factory=Guard)
     """Per-address limits on wrong codes and enrolments (the front applies them)."""
+    teacher_token: str = ""
+
+    def is_teacher(self, token: str) -> bool:
+        """Whether ``token`` is the teacher's (never true while no token is set)."""
+        return bool(self.teacher_token) and hmac.compare_digest(
+            token.encode(), self.teacher_token.encode()
+        )
 
     def client(self) -> httpx2.AsyncClient:
         """The shared upstream client (RuntimeError outside the server's lifespan)."""

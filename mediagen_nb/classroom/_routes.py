@@ -93,11 +93,29 @@ def _media(gw: Gateway) -> Endpoint:
     async def media(request: Request) -> Response:
         name = request.path_params["name"]
         task = gw.state.task_by_media(name) if _MEDIA_NAME.match(name) else None
-        if task is None or task.hidden:
+        if task is None or not _may_see(gw, request, task):
             return error_response(404, "no such media on this gateway")
         return media_response(gw.media_dir / name, name)
 
     return media
+
+
+def _may_see(gw: Gateway, request: Request, task: TaskRecord) -> bool:
+    """Whether this request may fetch a task's result: anyone when it is public (on the
+    wall); while it waits for approval, only its student (their code, as our client sends
+    it to its own origin) and the teacher; a hidden item nobody but the teacher."""
+    if gw.state.moderation.public(task):
+        return True
+    scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+    token = bearer.strip() if scheme.lower() == "bearer" else request.headers.get("x-api-key", "")
+    if not token:
+        return False
+    if gw.is_teacher(token):
+        return True
+    if task.hidden or gw.state.roster.joining(token) is not None:
+        return False
+    owner, _ = gw.state.roster.resolve(token)
+    return owner is not None and owner.name.casefold() == task.student.casefold()
 
 
 def _asset(gw: Gateway, path: str) -> Endpoint:

@@ -30,7 +30,9 @@ from mediagen_nb.classroom._codes import (
 )
 from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._gateway import Gateway
+from mediagen_nb.classroom._handle_moderation import ModerationControls
 from mediagen_nb.classroom._ledger import SqliteClassLedger
+from mediagen_nb.classroom._moderation import Moderation
 from mediagen_nb.classroom._rules import Limits, Rules
 from mediagen_nb.classroom._state import ClassState, rules_from_json
 from mediagen_nb.classroom._throttle import ENROL_LIMIT, Guard
@@ -77,7 +79,7 @@ def share_addresses(port: int) -> list[str]:
     return [f"http://{a}:{port}" for a in sorted(found)]
 
 
-class ClassroomHandle:
+class ClassroomHandle(ModerationControls):
     """A running classroom gateway (use ``stop()`` or a ``with`` block)."""
 
     def __init__(
@@ -290,6 +292,14 @@ def _rules(
     return rules
 
 
+def _moderation(saved: Any, blocked: Iterable[str] | None, approve: bool | None) -> Moderation:
+    kept = Moderation.from_json(saved)
+    return Moderation(
+        kept.blocked if blocked is None else tuple(blocked),
+        kept.approve if approve is None else bool(approve),
+    )
+
+
 def start_classroom(
     students: int | Sequence[str] = 0,
     *,
@@ -305,6 +315,8 @@ def start_classroom(
     cors_origins: Sequence[str] = (),
     folder: Path | None = None,
     enrol_limit: int = ENROL_LIMIT,
+    blocked: Iterable[str] | None = None,
+    approve: bool | None = None,
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
@@ -316,6 +328,9 @@ def start_classroom(
     ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
     ``folder`` holds the ledger and media (default ``$MEDIAGEN_HOME/classroom``).
     ``enrol_limit``: new class-code names one client address may enrol per 10 minutes.
+    ``blocked``: prompt rules (words, phrases, ``re:`` patterns; see ``_moderation``) that
+    refuse a prompt before it is sent; ``approve``: the wall shows only approved items.
+    Both None: as the class folder kept them.
     """
     install_log_redaction()
     for name in LOGGERS:
@@ -326,6 +341,7 @@ def start_classroom(
     try:
         people = _roster(snap.students, students, roster)
         rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
+        moderation = _moderation(snap.settings.get("moderation"), blocked, approve)
         up = resolve_upstream(upstream, folder, speed=speed)
     except Exception:
         ledger.close()
@@ -343,7 +359,13 @@ def start_classroom(
     ledger.save_setting("class_code", code)
     ledger.save_setting("teacher_token", token)
     state.set_rules(rules)
-    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit))
+    state.set_moderation(moderation)
+    moderation.refusals.extend(
+        {k: e.get(k) for k in ("ts", "student", "prompt", "rule")} | {"where": e["key"]}
+        for e in ledger.events(5000)
+        if e["action"] == "blocked"
+    )
+    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit), teacher_token=str(token))
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)
