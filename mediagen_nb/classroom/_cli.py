@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 
 from mediagen_nb._foreground import run_until_stopped
+from mediagen_nb.classroom._moderation import read_rules
 from mediagen_nb.classroom._rules import Limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
 from mediagen_nb.classroom._throttle import ENROL_LIMIT
@@ -43,6 +44,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--cors-origin", action="append", default=[], help="browser origin to allow")
     p.add_argument("--folder", type=Path, default=None, help="ledger and media folder")
     p.add_argument(
+        "--block",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="prompt rules, one a line: a word or phrase (whole words, any case) or re:PATTERN",
+    )
+    p.add_argument(
+        "--approve", action="store_true", help="the wall shows only items the teacher approved"
+    )
+    p.add_argument(
         "--enrol-limit",
         type=int,
         default=ENROL_LIMIT,
@@ -65,6 +76,9 @@ def describe(handle: ClassroomHandle) -> str:
         lines += [f"  {name}: {code}" for name, code in handle.codes.items()]
     if handle.class_code:
         lines.append(f"Class code: {handle.class_code}  (key = {handle.class_code}:your-name)")
+    if handle.blocked or handle.approval:
+        rules = f"{len(handle.blocked)} blocked prompt rules"
+        lines.append(rules + ("; the wall shows approved items only" if handle.approval else ""))
     lines += [f"Wall:    {handle.wall_url}", f"Teacher: {handle.teacher_url}"]
     return "\n".join(lines)
 
@@ -75,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
     try:
+        blocked = read_rules(args.block.read_text(encoding="utf-8")) if args.block else None
         limits = Limits(args.images, args.videos, args.concurrent, args.chat_tokens)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the warning is printed below, with addresses
@@ -91,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
                 cors_origins=args.cors_origin,
                 folder=args.folder,
                 enrol_limit=args.enrol_limit,
+                blocked=blocked,
+                approve=True if args.approve else None,
             )
     except (ValueError, RuntimeError, OSError) as error:
         print(f"mediagen-nb classroom: {error}", file=sys.stderr)
