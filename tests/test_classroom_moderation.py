@@ -55,12 +55,15 @@ def counted(marker_emulator: EmulatorHandle) -> Iterator[tuple[Counting, Upstrea
     server, thread, port = serve_in_thread(counting, "127.0.0.1", 0, what="the counting upstream")
     root = f"http://127.0.0.1:{port}"
     try:
-        yield counting, Upstream(
-            root + "/api",
-            root + "/gateway",
-            Secret(marker_emulator.api_key),
-            kind="emulator",
-            speed=marker_emulator.speed,
+        yield (
+            counting,
+            Upstream(
+                root + "/api",
+                root + "/gateway",
+                Secret(marker_emulator.api_key),
+                kind="emulator",
+                speed=marker_emulator.speed,
+            ),
         )
     finally:
         server.should_exit = True

@@ -239,7 +239,6 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
     def settle(outcome: str) -> None:  # record and settle, when the reply has ended
         try:
             used = 0 if outcome == "error" else meter.tokens(complete=outcome == "ok")
-            gw.state.settle_chat(held, used, outcome)
             turn = ChatTurn(
                 ts=time.time(),
                 student=student.name,
@@ -250,7 +249,8 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
                 tokens=used,
                 outcome=outcome,
             )
-            gw.state.ledger.save_chat_turn(turn)
+            gw.state.ledger.save_chat_turn(turn)  # kept before the change the views follow
+            gw.state.settle_chat(held, used, outcome)
         finally:
             gw.state.release(held)
 

@@ -37,7 +37,13 @@ KIT: Final = Path(__file__).parent.parent / "widgets" / "static"
 STATIC_FILES: Final = {
     "wall.js": (
         "text/javascript",
-        (KIT / "kit.js", KIT / "kit_table.js", KIT / "classroom_parts.js", STATIC / "wall.js"),
+        (
+            KIT / "kit.js",
+            KIT / "kit_table.js",
+            KIT / "classroom_parts.js",
+            KIT / "classroom_queue.js",
+            STATIC / "wall.js",
+        ),
     ),
     "wall.css": ("text/css", (KIT / "kit.css", KIT / "classroom.css", STATIC / "wall.css")),
 }
