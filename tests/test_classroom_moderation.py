@@ -118,11 +118,11 @@ async def test_a_refused_prompt_never_reaches_the_upstream_and_costs_nothing(
     assert task.status == "completed"
     assert counting.sent() == 1
     seen = ruled.refusals()
-    assert [(r["student"], r["where"], r["rule"]) for r in seen] == [
-        ("student-01", "/v1/messages", "dragon"),
-        ("student-01", "/v1/chat/completions", BLOCKED[2]),
-        ("student-01", "sora", "spooky ghost"),
-        ("student-01", "banana", "dragon"),
+    assert [(r["student"], r["where"], r["asked"], r["rule"]) for r in seen] == [
+        ("student-01", "/v1/messages", "chat · claude-haiku-4-5", "dragon"),
+        ("student-01", "/v1/chat/completions", "chat · gpt-5.4", BLOCKED[2]),
+        ("student-01", "sora", "video · neutralSora2Plus", "spooky ghost"),
+        ("student-01", "banana", "image · nano-banana", "dragon"),
     ]
     assert [r["prompt"] for r in seen] == [
         "dragon?",
@@ -216,7 +216,7 @@ def test_moderation_survives_a_restart(tmp_path: Path, marker_emulator: Emulator
     folder = tmp_path / "class"
     upstream = upstream_of(marker_emulator)
     with start_classroom(1, upstream=upstream, folder=folder, blocked=["owl"], approve=True) as h:
-        h.state.note_blocked("student-01", "image2", "an owl", "owl")
+        h.state.note_blocked("student-01", "image2", "image · gpt-image-2", "an owl", "owl")
     with start_classroom(upstream=upstream, folder=folder) as again:
         kept: list[Any] = [again.blocked, again.approval, [r["prompt"] for r in again.refusals()]]
         again.set_blocked([])

@@ -90,7 +90,8 @@ async def create_task(gw: Gateway, request: Request, fam: Family) -> Response:
     rule = gw.state.moderation.match(create_texts(body))  # the teacher's prompt rules
     if rule is not None:
         prompt = excerpt(prompt_of(body), PROMPT_EXCERPT)
-        gw.state.note_blocked(student.name, fam.id, prompt, rule)
+        asked = f"{fam.kind} · {model_name(claim.model)}"
+        gw.state.note_blocked(student.name, fam.id, asked, prompt, rule)
         return refuse_task(gw, claim, body, NEUTRAL_REFUSAL)
     held = gw.state.reserve(claim)  # check and reserve
     if isinstance(held, str):
@@ -223,7 +224,7 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
     rule = gw.state.moderation.match(asked)  # the teacher's prompt rules
     if rule is not None:
         shown = excerpt(asked[-1] if asked else "", PROMPT_EXCERPT)
-        gw.state.note_blocked(student.name, path, shown, rule)
+        gw.state.note_blocked(student.name, path, f"chat · {model_name(claim.model)}", shown, rule)
         gw.count("refused")
         return chat_refusal_response(protocol, NEUTRAL_REFUSAL)
     held = gw.state.reserve(claim)  # check and reserve (the prompt counts on the way in)

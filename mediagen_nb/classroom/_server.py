@@ -361,7 +361,7 @@ def start_classroom(
     state.set_rules(rules)
     state.set_moderation(moderation)
     moderation.refusals.extend(
-        {k: e.get(k) for k in ("ts", "student", "prompt", "rule")} | {"where": e["key"]}
+        {k: e.get(k) for k in ("ts", "student", "asked", "prompt", "rule")} | {"where": e["key"]}
         for e in ledger.events(5000)
         if e["action"] == "blocked"
     )

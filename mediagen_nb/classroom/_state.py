@@ -118,12 +118,13 @@ class ClassState:
             moderation.refusals.extend(self.moderation.refusals)
             self.moderation = moderation
 
-    def note_blocked(self, student: str, where: str, prompt: str, rule: str) -> None:
-        """A prompt a rule refused: an event in the ledger, a line in the teacher's views."""
-        entry = {"ts": time.time(), "student": student, "where": where, "prompt": prompt}
-        self.ledger.log(student, "blocked", where, prompt=prompt, rule=rule)
+    def note_blocked(self, student: str, where: str, asked: str, prompt: str, rule: str) -> None:
+        """A prompt a rule refused (``where``: family or chat path; ``asked``: what was asked
+        for, "image · nano-banana"): an event in the ledger, a line in the teacher's views."""
+        self.ledger.log(student, "blocked", where, asked=asked, prompt=prompt, rule=rule)
+        entry = {"ts": time.time(), "student": student, "where": where, "asked": asked}
         with self._changing():
-            self.moderation.refusals.appendleft({**entry, "rule": rule})
+            self.moderation.refusals.appendleft({**entry, "prompt": prompt, "rule": rule})
 
     def set_paused(self, paused: bool) -> None:
         """Pause or resume the class."""

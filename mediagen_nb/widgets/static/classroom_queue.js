@@ -134,7 +134,7 @@ function mgClassRefusals() {
     columns: [
       { label: "Time", cell: (row) => mgClassTime(row.ts) },
       { label: "Student", cell: (row) => row.student },
-      { label: "Where", cell: (row) => row.where },
+      { label: "Asked for", cell: (row) => row.asked || row.where },
       { label: "Prompt", cell: (row) => row.prompt },
       { label: "Rule", cell: (row) => row.rule },
     ],
