@@ -138,3 +138,17 @@ async def test_the_teacher_reads_each_students_chat_turns(classroom: ClassroomHa
     async with httpx2.AsyncClient() as http:
         state = (await http.get(classroom.wall_url + "/api/state", headers=auth)).json()
     assert state["chats"] == turns
+
+
+async def test_turning_approval_on_keeps_what_the_wall_already_shows(
+    classroom: ClassroomHandle,
+) -> None:
+    shown = await make_image(classroom, "student-01", "a kite")
+    hidden = await make_image(classroom, "student-02", "a drum")
+    classroom.hide(hidden)
+    classroom.set_approval(True)
+    later = await make_image(classroom, "student-01", "a boat")
+    assert [item["id"] for item in classroom.items()] == [shown]
+    assert [item["id"] for item in classroom.queue()] == [later]
+    classroom.hide(hidden, hidden=False)  # shown again, but never approved: it waits
+    assert [item["id"] for item in classroom.queue()] == [hidden, later]

@@ -292,8 +292,9 @@ def _rules(
     return rules
 
 
-def _moderation(saved: Any, blocked: Iterable[str] | None, approve: bool | None) -> Moderation:
-    kept = Moderation.from_json(saved)
+def _moderation(
+    kept: Moderation, blocked: Iterable[str] | None, approve: bool | None
+) -> Moderation:
     return Moderation(
         kept.blocked if blocked is None else tuple(blocked),
         kept.approve if approve is None else bool(approve),
@@ -341,7 +342,8 @@ def start_classroom(
     try:
         people = _roster(snap.students, students, roster)
         rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
-        moderation = _moderation(snap.settings.get("moderation"), blocked, approve)
+        kept = Moderation.from_json(snap.settings.get("moderation"))
+        moderation = _moderation(kept, blocked, approve)
         up = resolve_upstream(upstream, folder, speed=speed)
     except Exception:
         ledger.close()
@@ -359,6 +361,7 @@ def start_classroom(
     ledger.save_setting("class_code", code)
     ledger.save_setting("teacher_token", token)
     state.set_rules(rules)
+    state.moderation = kept  # as the class left it; a switch to approval keeps what was shown
     state.set_moderation(moderation)
     moderation.refusals.extend(
         {k: e.get(k) for k in ("ts", "student", "asked", "prompt", "rule")} | {"where": e["key"]}

@@ -112,7 +112,12 @@ class ClassState:
             self._rules = rules
 
     def set_moderation(self, moderation: Moderation) -> None:
-        """Replace the prompt rules and the approval switch (written to the ledger first)."""
+        """Replace the prompt rules and the approval switch (written to the ledger first).
+        Turning approval on keeps what the wall shows now: those items count as approved."""
+        seen = self.wall_items() if moderation.approve and not self.moderation.approve else []
+        for task in seen:
+            task.approved = True
+            self.put_task(task)
         with self._changing():
             self.ledger.save_setting("moderation", moderation.to_json())
             moderation.refusals.extend(self.moderation.refusals)
@@ -281,12 +286,12 @@ class ClassState:
         return sorted(items, key=lambda t: (t.updated, t.id), reverse=True)
 
     def waiting(self) -> list[TaskRecord]:
-        """Items waiting for the teacher's approval, oldest first (none unless the class
-        needs approval)."""
+        """Items waiting for the teacher's approval, oldest created first (none unless the
+        class needs approval)."""
         if not self.moderation.approve:
             return []
         items = [t for t in self.wall_items(include_hidden=True) if not t.hidden and not t.approved]
-        return items[::-1]
+        return sorted(items, key=lambda t: (t.created, t.id))
 
     def usage_table(self) -> list[dict[str, Any]]:
         """One row per student: name, status, images, videos, running, chat tokens."""
