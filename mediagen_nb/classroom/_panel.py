@@ -155,6 +155,7 @@ class ClassroomPanel(WidgetPanel):
             KeyError: no item with this id in the class.
         """
         if task_id is None:
+            self.refresh()  # the queue as it is now, not as the last tick saw it
             task_id = self.queue[0]["id"] if self.queue else None
             if task_id is None:
                 return None
