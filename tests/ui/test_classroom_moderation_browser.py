@@ -141,10 +141,10 @@ def test_the_queue_buttons_work_with_tab_and_enter(browser: Browser, room: Class
         root = open_teacher(page, room)
         root.locator(".mg-class-queue__card").focus()
         page.keyboard.press("Tab")
-        expect(root.locator("[data-mg-action='approve']")).to_be_focused()
+        expect(root.locator("[data-mg-action='queue-approve']")).to_be_focused()
         page.keyboard.press("Enter")
         expect(root.locator(".mg-class-queue__count")).to_have_text("2 waiting; showing 1 of 2.")
-        expect(root.locator("[data-mg-action='approve']")).to_be_focused()
+        expect(root.locator("[data-mg-action='queue-approve']")).to_be_focused()
         expect(root.locator(".mg-wall-status")).to_have_text("1 on the wall", timeout=5_000)
         assert [i["prompt"] for i in room.items()] == [PROMPTS[0]]
     finally:

@@ -36,7 +36,7 @@ function mgClassQueue({ onApprove, onHide, level = "h3" }) {
   const card = mgEl("div", { class: "mg-class-queue__card", tabindex: "0", role: "group",
     "aria-describedby": help.id }, figure);
   const button = (label, kind, action, keys) => {
-    const b = mgButton({ label, kind, action, onClick: () => act(action) });
+    const b = mgButton({ label, kind, action: `queue-${action}`, onClick: () => act(action) });
     b.setAttribute("aria-keyshortcuts", keys);
     return b;
   };
