@@ -4,7 +4,8 @@ Requests run through the gateway's own pipeline (``_pipeline.create_task`` and `
 one event loop, against a fake upstream that holds each request until the machine answers
 it: a task, a rejection, a page that is not JSON, an error, a lost connection, a bug, a
 student who leaves, a stream read whole or cut. Tasks complete, fail or are cancelled; the
-teacher pauses and resumes; the gateway restarts (as after kill -9: its ledger closed under the running requests).
+teacher pauses and resumes; the gateway restarts (as after kill -9: its ledger closed under
+the running requests).
 
 Invariants after every step: no student and not the class uses more images, videos or
 tasks at once than allowed; chat tokens end at most one reply over the limit; the ledger
