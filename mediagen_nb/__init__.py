@@ -1,9 +1,8 @@
 """mediagen_nb: a multi-modal generation service, usable from Jupyter.
 
-Public names are resolved lazily so that ``import mediagen_nb.client`` loads neither pandas,
-PIL nor ipywidgets. Importing the package registers two hooks (see ``_hooks``): the history
-ledger as the default recorder, and the built-in emulator as the service used when no
-``MEDIAGEN_API_KEY`` is set. Both start only when first needed.
+Public names are resolved lazily (``import mediagen_nb.client`` loads neither pandas, PIL nor
+ipywidgets). Importing registers the history as the default recorder and the built-in
+emulator as the service used without ``MEDIAGEN_API_KEY`` (``_hooks``); both start lazily.
 """
 
 from __future__ import annotations
@@ -55,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "resume": "mediagen_nb._defaults",
     "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
+    "sweep": "mediagen_nb.sweeps",
     "validate_request": "mediagen_nb.types",
 }
 
@@ -98,6 +98,7 @@ __all__ = [
     "resume",
     "start_classroom",
     "start_emulator",
+    "sweep",
     "validate_request",
 ]
 
@@ -136,6 +137,7 @@ if TYPE_CHECKING:
         import_history,
         lineage,
     )
+    from mediagen_nb.sweeps import sweep
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

@@ -52,6 +52,7 @@ def test_top_level_names_are_pinned_and_sorted() -> None:
             "resume",
             "start_classroom",
             "start_emulator",
+            "sweep",
             "validate_request",
         ]
     )

@@ -134,7 +134,14 @@ CHAT_TEMPERATURE = (0.0, 2.0)
 
 
 def options(alias: Any) -> tuple[Any, ...]:
-    """The values of a ``Literal`` alias, for dropdowns."""
+    """The values of a ``Literal`` alias, for dropdowns.
+
+    Args:
+        alias: A ``Literal[...]`` alias.
+
+    Returns:
+        Its values, in order.
+    """
     return tuple(get_args(alias))
 
 
@@ -143,7 +150,23 @@ ParamType = Literal["enum", "int", "bool", "text", "str", "url", "url_list", "si
 
 @dataclass(frozen=True)
 class Param:
-    """One request parameter of a family, as a form shows it."""
+    """One request parameter of a family, as a form shows it (and the docs list it).
+
+    Attributes:
+        name: The field's name in the request body.
+        type: ``enum``, ``int``, ``bool``, ``text``, ``str``, ``url``, ``url_list``, ``size``
+            or ``content``.
+        help: One line saying what it does.
+        required: The request needs it.
+        options: The allowed values of an ``enum``.
+        default: The service's default (None: omitted from the body unless set).
+        minimum: The smallest number allowed.
+        maximum: The largest number allowed.
+        max_items: The most items of a list.
+        exclusive_with: A parameter that must not be sent together with this one.
+        max_items_by_model: Per-model ``max_items`` where the models of a family differ.
+        carry: What the value means across families, so a form keeps it on a switch.
+    """
 
     name: str
     type: ParamType
@@ -332,7 +355,14 @@ PARAMS: dict[str, tuple[Param, ...]] = {
 
 
 def generic_params(duration_range: tuple[int, int] | None) -> tuple[Param, ...]:
-    """Parameters shown for a partly documented family: prompt, duration, references."""
+    """Parameters shown for a partly documented family: prompt, duration, references.
+
+    Args:
+        duration_range: The family's seconds (low, high), or None for no duration.
+
+    Returns:
+        The parameters, in form order.
+    """
     params: list[Param] = [Param("prompt", "text", "What to generate.")]
     if duration_range is not None:
         low, high = duration_range

@@ -1,10 +1,8 @@
 """Claims and reservations: a budget check and what it holds, one step of the ledger.
 
-Before a student request is forwarded it claims what it may use (a task: one image or video
-and one of the tasks at a time; a chat: its prompt, estimated, plus its ``max_tokens`` or the
-class's ``chat_reserve``). ``ClassLedger.reserve`` checks the claim against the rules, the
-usage and what other requests hold, and keeps it, in one transaction; the request then
-settles it (the task recorded, the reply's real tokens counted) or releases it.
+A request claims what it may use before it is forwarded (a task: one image or video and one
+of the tasks at a time; a chat: its prompt plus its ``max_tokens``); ``ClassLedger.reserve``
+checks and keeps it in one transaction, and the request ends by settling or releasing it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Self
 
 import httpx2
 
-from mediagen_nb import _hooks
+from mediagen_nb import _env, _hooks
 from mediagen_nb._platform import is_browser
 
 from ._assets import Assets
@@ -50,7 +50,7 @@ _notice_shown = False
 
 
 REAL_SERVICE_HINT = (
-    "set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL for the real service"
+    f"set {_env.API_KEY}, {_env.BASE_URL} and {_env.TEXT_BASE_URL} for the real service"
 )
 
 
@@ -113,14 +113,40 @@ class AsyncClient:
     """Async client for every endpoint of the service (or the built-in emulator).
 
     Namespaces: ``chat.completions``, ``messages``, ``images``, ``videos``, ``tasks``,
-    ``assets``. ``sleep`` and ``clock`` replace ``asyncio.sleep`` / ``time.monotonic`` for
-    backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
-    ``recorder=None`` records nothing; by default the history ledger records everything.
-    ``allow_unknown_models=True`` accepts model names newer than the catalog.
-    ``media_host`` (a bucket URL or :class:`MediaHost`; default ``MEDIAGEN_MEDIA_HOST``) is
-    where local files and expired results go so the service can fetch them (``_inputs``).
-    ``max_retries`` bounds the transport's retries of safe requests; ``chat_max_retries``
-    (default 2, as the official SDKs) the re-sends of chat POSTs (see ``_chat_retry``).
+    ``assets``. Requests are validated before they are sent, safe requests retried, tasks
+    polled at their family's pace.
+
+    Example:
+        ```python
+        client = mg.AsyncClient()  # no key: demo mode
+        task = await client.images.create("gpt-image-2", prompt="a red fox in snow")
+        await task.wait()
+        ```
+
+    Args:
+        api_key: The service's key; None reads ``MEDIAGEN_API_KEY``, and with neither the
+            client uses the built-in emulator (demo mode). Never printed, logged or stored.
+        base_url: The address of images, videos, results and assets; None reads
+            ``MEDIAGEN_BASE_URL``.
+        text_base_url: The address of chat completions and messages; None reads
+            ``MEDIAGEN_TEXT_BASE_URL``.
+        transport: An ``httpx2`` transport to send through (tests pass an ASGI transport).
+        timeout: Seconds (or an ``httpx2.Timeout``) for one request; None: the default.
+        max_retries: How often the transport retries a safe request (never a create POST).
+        chat_max_retries: How often a chat POST is re-sent after a retryable failure
+            (2, as the official SDKs).
+        sleep: Replaces ``asyncio.sleep`` for backoff and polling (tests: zero delay).
+        clock: Replaces ``time.monotonic`` for deadlines.
+        rng: Drives the backoff jitter.
+        recorder: Where requests, tasks and turns are recorded: by default the history
+            ledger; None records nothing.
+        allow_unknown_models: Accept model names newer than the catalog.
+        media_host: Where local files and expired results are uploaded so the service can
+            fetch them: a bucket URL (``s3://bucket/prefix``) or a ``MediaHost``; None reads
+            ``MEDIAGEN_MEDIA_HOST``.
+
+    Raises:
+        ConfigurationError: A base URL is set without a key, or a key without a base URL.
     """
 
     def __init__(
@@ -148,12 +174,12 @@ class AsyncClient:
         if settings.api_key is None:
             if settings.base_url or settings.text_base_url:
                 raise ConfigurationError(
-                    "a base URL is set but no API key: pass api_key= or set MEDIAGEN_API_KEY"
+                    f"a base URL is set but no API key: pass api_key= or set {_env.API_KEY}"
                 )
             endpoint = _hooks.fallback_service()
             if endpoint is None:
                 raise ConfigurationError(
-                    "no API key: pass api_key= or set MEDIAGEN_API_KEY "
+                    f"no API key: pass api_key= or set {_env.API_KEY} "
                     "(or `import mediagen_nb` to use the built-in emulator)"
                 )
             settings = Settings(
@@ -166,8 +192,8 @@ class AsyncClient:
             _announce_demo(endpoint)
         elif settings.base_url is None and settings.text_base_url is None:
             raise ConfigurationError(
-                "no base URL: pass base_url=/text_base_url= or set MEDIAGEN_BASE_URL and "
-                "MEDIAGEN_TEXT_BASE_URL"
+                "no base URL: pass base_url=/text_base_url= or set "
+                f"{_env.BASE_URL} and {_env.TEXT_BASE_URL}"
             )
         self._settings = settings
         self.service_id: str | None = service_id or settings.base_url

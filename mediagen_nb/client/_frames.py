@@ -53,6 +53,13 @@ def _decode(data: bytes, which: Which, seek: bool) -> Any:
 def frame_png(data: bytes, which: Which) -> bytes:
     """The first or last frame of an MP4/WebM as PNG bytes (CPU work: call off the loop).
 
+    Args:
+        data: The video file's bytes.
+        which: ``"first"`` or ``"last"``.
+
+    Returns:
+        The frame as PNG bytes.
+
     Raises:
         ImportError: PyAV is missing (a browser kernel).
         ValueError: The file has no decodable video frame.
@@ -72,7 +79,14 @@ def frame_png(data: bytes, which: Which) -> bytes:
 
 
 def video_size(data: bytes) -> tuple[int, int] | None:
-    """A video's frame size from its stream header (None without PyAV or for a bad file)."""
+    """A video's frame size from its stream header.
+
+    Args:
+        data: The video file's bytes.
+
+    Returns:
+        ``(width, height)`` in pixels, or None without PyAV or for a file with no video.
+    """
     try:
         import av
     except ImportError:

@@ -29,7 +29,17 @@ def request_record(task: Task) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class SavedRequest:
-    """A request read back from a saved file."""
+    """A request read back from a saved file (what :func:`read_request` returns).
+
+    Args:
+        family: The family id, or None when neither the file nor the catalog names one.
+        model: The model name the request was made with.
+        body: The request body to refill a form with (unknown parameters left out).
+        task_id: The id of the task that made the file.
+        parents: The ids of the tasks and assets that task was made from.
+        unknown: Parameters of the saved request the catalog does not know (any more).
+        notes: Plain sentences about what could not be restored.
+    """
 
     family: str | None
     """The family id, or None when neither the file nor the catalog names one."""

@@ -101,6 +101,19 @@ class Task:
     :class:`TaskResult`), ``error``, ``url``, ``polls`` (result requests made), ``elapsed``
     (seconds since this handle was made, frozen at a terminal state), ``created_at`` (Unix
     seconds, from the service), ``request`` (the create body), ``local_path`` (cached media).
+
+    The client makes tasks (``images.create``, ``videos.create``, ``tasks.attach``); code
+    seldom builds one itself.
+
+    Args:
+        context: The client's shared state (transport, clock, recorder).
+        id: The task's id on the service.
+        family: Its model family in the catalog.
+        model: The model name.
+        status: Its status as last known.
+        result: The last result answer, when one is known.
+        request: The create body.
+        speed: The emulator's speed-up (1 for the real service), scaling the polling.
     """
 
     def __init__(
@@ -247,7 +260,7 @@ class Task:
         on_update: OnUpdate | None = None,
         on_status: OnUpdate | None = None,
     ) -> Task:
-        """Poll until the task ends; return this handle when completed.
+        """Poll until the task ends, at its family's pace; return this handle when completed.
 
         Args:
             timeout: Seconds to wait at most (default :meth:`default_timeout`).

@@ -21,12 +21,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mediagen_nb._imagesize import image_size
 from mediagen_nb._platform import off_loop
 from mediagen_nb._provenance import embed, make_record
-from mediagen_nb.catalog import FAMILIES, model_title
+from mediagen_nb.catalog import FAMILIES, controls_for, from_body, model_title
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._card_actions import card_actions
 from mediagen_nb.widgets._codegen import code_for
-from mediagen_nb.widgets._form_body import from_body
-from mediagen_nb.widgets._form_spec import controls_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 from mediagen_nb.widgets._where import save_note, where
 

@@ -1,6 +1,6 @@
 """``ImagePanel`` and ``VideoPanel``: one anywidget each, a form drawn from data and a gallery.
 
-The form is data (``_form_spec.form_spec``) sent once in ``spec``; the user's input lives in
+The form is data (``catalog.form_spec``) sent once in ``spec``; the user's input lives in
 ``values`` (a dict trait: the front end sets it, Python owns it). On every change Python
 validates (``_form_state.check``), narrows option lists (``offered``), and publishes
 ``problems``, a neutral ``hint`` and ``can_generate``. Errors are shown only for fields the
@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import traitlets as t
 
-from mediagen_nb.catalog import Family, Kind, families, family, family_for_model
+from mediagen_nb.catalog import Family, Kind, families, family, family_for_model, form_spec
 from mediagen_nb.widgets._base import Throttle, WidgetPanel
 from mediagen_nb.widgets._codegen import code_for
-from mediagen_nb.widgets._form_spec import form_spec
 from mediagen_nb.widgets._form_state import (
     FormProblem,
     carry,
@@ -54,7 +53,13 @@ _LAST: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.W
 
 
 class GeneratePanel(GalleryMixin, WidgetPanel):
-    """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``."""
+    """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     _esm = esm("generate.js")
     _css = css("generate.css")
@@ -62,7 +67,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     kind: Kind = "image"
     panel_name = t.Unicode("images").tag(sync=True)
     spec = t.Dict().tag(sync=True)
-    """The form as data: families, models with titles, controls (see ``_form_spec``)."""
+    """The form as data: families, models with titles, controls (see ``catalog.form_spec``)."""
     values = t.Dict().tag(sync=True)
     """The form's values: ``family``, ``model``, one entry per control, ``extra``."""
     offered = t.Dict().tag(sync=True)
@@ -368,12 +373,24 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
 
 
 class ImagePanel(GeneratePanel):
-    """Image generation: the catalog's image families."""
+    """Image generation: a form per image family of the catalog, and a gallery of results.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     kind: Kind = "image"
 
 
 class VideoPanel(GeneratePanel):
-    """Video generation: every video family of the catalog."""
+    """Video generation: a form per video family of the catalog, and a gallery of results.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     kind: Kind = "video"

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets as t
 
+from mediagen_nb import _env
 from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.widgets._asset_panel import AssetPanel
@@ -77,6 +78,12 @@ class Studio(WidgetPanel):
     first selected, when lazy), ``tab`` (the
     selected tab's title), ``resume_text`` (the line about re-attached tasks), ``resumed``
     (the gallery ``Result`` of each re-attached task).
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        resume: Re-attach the tasks a previous kernel left running, as cards.
+        lazy: Build the Videos, Assets and History panels only when first used; None: yes,
+            except under marimo (which can open a widget only while a cell runs).
     """
 
     _esm = esm("studio.js")
@@ -108,8 +115,8 @@ class Studio(WidgetPanel):
     ) -> None:
         super().__init__(
             session=session,
-            base_url_hint=os.environ.get("MEDIAGEN_BASE_URL", ""),
-            text_url_hint=os.environ.get("MEDIAGEN_TEXT_BASE_URL", ""),
+            base_url_hint=os.environ.get(_env.BASE_URL, ""),
+            text_url_hint=os.environ.get(_env.TEXT_BASE_URL, ""),
         )
         self.title = "mediagen Studio"
         self.chat = ChatPanel(session=self.session, show_mode=False)  # the bar says the mode
