@@ -25,10 +25,18 @@ from mediagen_nb._platform import is_browser
 from ._assets import Assets
 from ._chat import Chat, Messages
 from ._chat_retry import DEFAULT_CHAT_RETRIES, ChatRetryPolicy
-from ._config import Secret, Settings, get_logger, install_log_redaction, resolve_settings
+from ._config import (
+    Secret,
+    Settings,
+    get_logger,
+    install_log_redaction,
+    key_problem,
+    resolve_settings,
+)
 from ._context import ClientContext
 from ._exceptions import ConfigurationError
 from ._http import HTTPCore
+from ._limits import MaxDownload
 from ._media import Images, Tasks, Videos
 from ._recording import SafeRecorder
 from ._retry import RetryTransport, Sleep
@@ -117,6 +125,9 @@ class AsyncClient:
     ``allow_unknown_models=True`` accepts model names newer than the catalog.
     ``max_retries`` bounds the transport's retries of safe requests; ``chat_max_retries``
     (default 2, as the official SDKs) the re-sends of chat POSTs (see ``_chat_retry``).
+    ``max_download_bytes`` caps a result download: one number of bytes, or one per kind
+    (``{"image": ..., "video": ...}``); default ``MEDIAGEN_MAX_DOWNLOAD_MB`` (MiB), else 64 MiB
+    for images and 512 MiB for videos. A larger result raises ``ResponseTooLargeError``.
     """
 
     def __init__(
@@ -134,9 +145,13 @@ class AsyncClient:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        max_download_bytes: MaxDownload = None,
     ) -> None:
         install_log_redaction()
         settings = resolve_settings(api_key, base_url, text_base_url)
+        problem = key_problem(settings.api_key.get_secret_value()) if settings.api_key else None
+        if problem is not None:
+            raise ConfigurationError(problem)
         self.demo_mode = False
         """True when no key was configured and the built-in emulator is used."""
         service_id: str | None = None
@@ -178,7 +193,9 @@ class AsyncClient:
             max_retries=max_retries,
             sleep=sleep,
             rng=rng,
+            max_download_bytes=max_download_bytes,
         )
+        self._core.demo = self.demo_mode
         self._ctx = ClientContext(
             core=self._core,
             recorder=SafeRecorder(_resolve_recorder(recorder), self.service_id),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 ENV_API_KEY = "MEDIAGEN_API_KEY"
 ENV_BASE_URL = "MEDIAGEN_BASE_URL"
 ENV_TEXT_BASE_URL = "MEDIAGEN_TEXT_BASE_URL"
+ENV_MAX_DOWNLOAD_MB = "MEDIAGEN_MAX_DOWNLOAD_MB"
 
 REDACTED = "[redacted]"
 _MIN_SECRET_LEN = 4
@@ -71,6 +72,32 @@ def redact(text: str) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return _BEARER_RE.sub(rf"\g<1>{REDACTED}", text)
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be sent in an ``Authorization`` header (None when it can).
+
+    A key may hold only visible ASCII characters (``!`` to ``~``): a space, a line break, a
+    control or a non-ASCII character (a zero-width space pasted with it) would make the
+    header illegal, and the HTTP library's error would quote the header, key and all. The
+    answer names the kind of character and its position, never the key.
+    """
+    for index, char in enumerate(key, start=1):
+        if "!" <= char <= "~":
+            continue
+        if char in "\r\n":
+            kind = "a line break"
+        elif char.isspace():
+            kind = "a space or other white space"
+        elif char.isascii():
+            kind = "a control character"
+        else:
+            kind = f"a non-ASCII character (U+{ord(char):04X})"
+        return (
+            f"the API key has {kind} at position {index} of {len(key)}; a key may hold only "
+            "visible ASCII characters (check for a pasted line break or invisible character)"
+        )
+    return None
 
 
 class RedactingFilter(logging.Filter):

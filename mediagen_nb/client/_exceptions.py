@@ -9,7 +9,9 @@ Exception
 │   │   ├── AuthenticationError      401, 403
 │   │   ├── NotFoundError            404, 410 (unknown id, expired record or result URL)
 │   │   ├── RateLimitError           429 (``retry_after`` seconds, or None)
-│   │   └── ServerError              5xx
+│   │   ├── ServerError              5xx
+│   │   └── MalformedResponseError   an answer that is not the JSON the spec describes
+│   ├── ResponseTooLargeError        an answer or result larger than its cap (``limit``)
 │   ├── APIConnectionError           no HTTP answer at all (refused, reset, DNS)
 │   │   └── APITimeoutError          the request timed out
 │   ├── TaskError                    an image/video task did not give a result
@@ -27,7 +29,8 @@ Exception
 
 Messages never contain the API key: every message passes through
 :func:`mediagen_nb.client._config.redact`, and :class:`APIError` keeps only the request method
-and path (no headers, no query string) and a short excerpt of the response body.
+and path (no headers, no query string) and a short excerpt of the response body. Errors of
+other libraries chained to ours are redacted too (:func:`redact_chain`).
 """
 
 from __future__ import annotations
@@ -96,11 +99,12 @@ class APIError(MediagenError):
         return self.headers.get("x-request-id") or self.headers.get("request-id")
 
     @classmethod
-    def from_response(cls, response: httpx2.Response) -> APIError:
-        """Build the right subclass from an error response (its body must be read)."""
+    def from_response(cls, response: httpx2.Response, body: str | None = None) -> APIError:
+        """Build the right subclass from an error response: its ``body`` as read, or (None)
+        the response's own (it must be read)."""
         status = response.status_code
         error_cls = _class_for_status(status)
-        text = _safe_text(response)
+        text = _safe_text(response) if body is None else body
         message, error_type, param = _parse_error_body(text)
         if not message:
             message = response.reason_phrase or "error"
@@ -144,6 +148,23 @@ class RateLimitError(APIError):
 
 class ServerError(APIError):
     """The service failed (5xx)."""
+
+
+class MalformedResponseError(APIError):
+    """A success answer the client cannot read: not JSON, nested too deeply, or fields of the
+    wrong type (a ``status`` that is an object). ``status_code`` is the answer's own status."""
+
+
+class ResponseTooLargeError(MediagenError):
+    """An answer (``what``: a JSON answer, an image or video result) larger than ``limit``
+    bytes; nothing beyond the limit was read. ``declared`` is its Content-Length, if any."""
+
+    def __init__(self, what: str, *, limit: int, declared: int | None, hint: str) -> None:
+        self.what = what
+        self.limit = limit
+        self.declared = declared
+        size = f"declares {declared:,} bytes" if declared is not None else "is longer"
+        super().__init__(f"{what} {size}, over the limit of {limit:,} bytes ({hint})")
 
 
 class APIConnectionError(MediagenError):
@@ -279,6 +300,41 @@ class StreamInterruptedError(MediagenError):
             f"stream interrupted after {len(partial_text)} characters: {reason} "
             "(the partial text is in .partial_text)"
         )
+
+
+def redact_chain(exc: BaseException) -> None:
+    """Scrub the API key from the messages of every exception chained to ``exc``.
+
+    Another library's error (an illegal header value, an encoding error) may quote the
+    request's ``Authorization`` header; Jupyter saves the whole chain into the notebook.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if not isinstance(current, MediagenError):
+            _redact_one(current)
+        current = current.__cause__ or current.__context__
+
+
+def _redact_one(exc: BaseException) -> None:
+    """Replace what ``str(exc)`` shows when it holds the key (a UnicodeError shows its
+    ``object``, not its ``args``)."""
+    obj = getattr(exc, "object", None)
+    if isinstance(exc, UnicodeError) and isinstance(obj, str) and redact(obj) != obj:
+        clean = redact(obj)
+        exc.object = clean  # type: ignore[attr-defined]
+        exc.start, exc.end = 0, len(clean)  # type: ignore[attr-defined]
+    text = _exception_text(exc)
+    if redact(text) != text:
+        exc.args = (redact(text),)
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a broken __str__: judge by the arguments
+        return repr(exc.args)
 
 
 def _class_for_status(status: int) -> type[APIError]:

@@ -19,6 +19,7 @@ from mediagen_nb import _hooks
 
 from ._chat_retry import DEFAULT_CHAT_RETRIES
 from ._client import DEFAULT_RECORDER, AsyncClient, _Default
+from ._limits import MaxDownload
 from ._retry import Sleep
 from ._sync_loop import LoopRunner, SyncStream, SyncTask
 from ._sync_resources import SyncAssets, SyncChat, SyncMedia, SyncMessages, SyncTasks
@@ -44,6 +45,7 @@ class Client:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        max_download_bytes: MaxDownload = None,
     ) -> None:
         self._runner = LoopRunner()
 
@@ -61,6 +63,7 @@ class Client:
                 rng=rng,
                 recorder=recorder,
                 allow_unknown_models=allow_unknown_models,
+                max_download_bytes=max_download_bytes,
             )
 
         try:
