@@ -46,7 +46,7 @@ from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import EventKind, LedgerEvent
 from mediagen_nb._platform import is_browser
 from mediagen_nb.history._fallback import BROWSER_NOTICE, close_quietly, describe, open_memory
-from mediagen_nb.history._media import find_media, media_path, write_atomic
+from mediagen_nb.history._media import find_media, media_file, media_path, write_atomic
 from mediagen_nb.history._rows import Prepared, decode, prepare, write
 from mediagen_nb.history._schema import migrate
 
@@ -329,11 +329,12 @@ class Ledger:
         return str(path)
 
     def cached_media(self, key: str) -> str | None:
-        """Path of a cached file for ``key`` that still exists, or None."""
+        """Path of a cached file for ``key`` that still exists inside the media folder (a
+        path elsewhere, say from an imported history, is never returned), or None."""
         for item in self._read(
             "SELECT * FROM items WHERE key = ? AND local_file IS NOT NULL", (key,)
         ):
-            if Path(item["local_file"]).is_file():
+            if media_file(self.media_dir, item["local_file"]) is not None:
                 return str(item["local_file"])
         found = find_media(self.media_dir, key)
         return str(found) if found is not None else None
