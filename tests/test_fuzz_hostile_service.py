@@ -242,10 +242,11 @@ def test_a_key_never_appears_in_any_traceback(
     if all("!" <= c <= "~" for c in key):
         assert error is None  # a header-safe key works
         return
-    assert isinstance(error, ConfigurationError)
+    assert error is not None
     shown = "".join(traceback.format_exception(error))
     for piece in (head, tail, repr(key)[1:-1], key):
         assert piece not in shown
+    assert isinstance(error, ConfigurationError)  # refused when given, before any request
 
 
 # -- the media paths of an imported history ----------------------------------------------------

@@ -100,6 +100,40 @@ def key_problem(key: str) -> str | None:
     return None
 
 
+def redact_chain(exc: BaseException) -> None:
+    """Scrub the API key from the messages of every exception chained to ``exc``.
+
+    Another library's error (an illegal header value, an encoding error) may quote the
+    request's ``Authorization`` header; Jupyter saves the whole chain into the notebook.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        _redact_one(current)  # ours are redacted already: a no-op for them
+        current = current.__cause__ or current.__context__
+
+
+def _redact_one(exc: BaseException) -> None:
+    """Replace what ``str(exc)`` shows when it holds the key (a UnicodeError shows its
+    ``object``, not its ``args``)."""
+    obj = getattr(exc, "object", None)
+    if isinstance(exc, UnicodeError) and isinstance(obj, str) and redact(obj) != obj:
+        clean = redact(obj)
+        exc.object = clean  # type: ignore[attr-defined]
+        exc.start, exc.end = 0, len(clean)  # type: ignore[attr-defined]
+    text = _exception_text(exc)
+    if redact(text) != text:
+        exc.args = (redact(text),)
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a broken __str__: judge by the arguments
+        return repr(exc.args)
+
+
 class RedactingFilter(logging.Filter):
     """Logging filter that scrubs API keys from a record's formatted message and exception."""
 

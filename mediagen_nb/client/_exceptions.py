@@ -30,7 +30,7 @@ Exception
 Messages never contain the API key: every message passes through
 :func:`mediagen_nb.client._config.redact`, and :class:`APIError` keeps only the request method
 and path (no headers, no query string) and a short excerpt of the response body. Errors of
-other libraries chained to ours are redacted too (:func:`redact_chain`).
+other libraries chained to ours are redacted too (``_config.redact_chain``).
 """
 
 from __future__ import annotations
@@ -300,41 +300,6 @@ class StreamInterruptedError(MediagenError):
             f"stream interrupted after {len(partial_text)} characters: {reason} "
             "(the partial text is in .partial_text)"
         )
-
-
-def redact_chain(exc: BaseException) -> None:
-    """Scrub the API key from the messages of every exception chained to ``exc``.
-
-    Another library's error (an illegal header value, an encoding error) may quote the
-    request's ``Authorization`` header; Jupyter saves the whole chain into the notebook.
-    """
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if not isinstance(current, MediagenError):
-            _redact_one(current)
-        current = current.__cause__ or current.__context__
-
-
-def _redact_one(exc: BaseException) -> None:
-    """Replace what ``str(exc)`` shows when it holds the key (a UnicodeError shows its
-    ``object``, not its ``args``)."""
-    obj = getattr(exc, "object", None)
-    if isinstance(exc, UnicodeError) and isinstance(obj, str) and redact(obj) != obj:
-        clean = redact(obj)
-        exc.object = clean  # type: ignore[attr-defined]
-        exc.start, exc.end = 0, len(clean)  # type: ignore[attr-defined]
-    text = _exception_text(exc)
-    if redact(text) != text:
-        exc.args = (redact(text),)
-
-
-def _exception_text(exc: BaseException) -> str:
-    try:
-        return str(exc)
-    except Exception:  # a broken __str__: judge by the arguments
-        return repr(exc.args)
 
 
 def _class_for_status(status: int) -> type[APIError]:

@@ -37,14 +37,13 @@ import httpx2
 from mediagen_nb._platform import is_browser
 from mediagen_nb.types import Problem, RequestValidationError, json_value_problems
 
-from ._config import Settings, get_logger
+from ._config import Settings, get_logger, redact_chain
 from ._exceptions import (
     APIError,
     APITimeoutError,
     ConfigurationError,
     MalformedResponseError,
     connection_error,
-    redact_chain,
 )
 from ._limits import (
     DOWNLOAD_HINT,
