@@ -287,6 +287,7 @@ class Task:
             await self.refresh()
         except RateLimitError as exc:
             wanted = exc.retry_after if exc.retry_after is not None else self.poll_interval
+            wanted = max(wanted, MIN_POLL_INTERVAL_S)  # "Retry-After: 0" is no busy loop
             await self._pause(min(wanted, max(0.0, deadline - self._ctx.clock())))
             return False
         except (ServerError, APIConnectionError) as exc:
