@@ -32,7 +32,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[sqlite3.Connection]
     real = sqlite3.connect
 
     def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
-        conn = real(*args, **kwargs)
+        conn: sqlite3.Connection = real(*args, **kwargs)
         made.append(conn)
         return conn
 
