@@ -40,8 +40,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mediagen_nb._serverkit.runner import KEEP_ALIVE_S, DroppingH11Protocol
 from mediagen_nb.emulator import create_app
-from mediagen_nb.emulator._uvicorn import KEEP_ALIVE_S, DroppingH11Protocol
 
 API_KEY = "bench-key-not-secret"
 

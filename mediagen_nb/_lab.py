@@ -1,36 +1,8 @@
 """What ``mediagen-nb lab`` prepares before JupyterLab starts, and the save hook it installs.
 
-Arrival: JupyterLab opens on its own workspace (``WORKSPACE``) holding one tab, the playground
-rendered by Voila's JupyterLab preview, so the Studio is running when the page loads (no
-Run All), beside the file browser open at ``notebooks/`` (the notebook itself is one
-double-click away). The workspace file is written before every launch, so each launch
-arrives the same way whatever the previous session left open; it goes to the user's own
-workspaces folder when one is given (``--LabApp.workspaces_dir``,
-``JUPYTERLAB_WORKSPACES_DIR``), else to ``$MEDIAGEN_HOME/lab-workspaces``. Voila's preview
-asks before it runs an untrusted notebook, so the playground is signed in Jupyter's own
-signature store first (what its "Render anyway" button or ``jupyter trust`` does); the
-notebook file is not touched. The preview is Voila in an iframe: it is given JupyterLab's
-saved theme (light or dark) at launch.
-
-No "Jupyter news?" question: JupyterLab 4 asks it (a toast over the first screen) whenever
-its ``fetchNews`` setting is ``"none"``, the setting's default (``LabApp.news_url=None`` does
-not stop the question). ``mediagen-nb lab`` gives the server a Jupyter config folder of its
-own, ``$MEDIAGEN_HOME/jupyter-config`` (``jupyter_config``), added after the user's own
-entries of ``JUPYTER_CONFIG_PATH``: its ``labconfig/default_setting_overrides.json`` makes
-"Never" the default. A choice the user made in Settings (or an override in their own
-``~/.jupyter``) still wins; no file of the user's or of the venv is touched.
-
-Binder: ``binder/start`` runs ``python -m mediagen_nb._lab`` (``main``) in the repository
-before Jupyter starts; it writes the workspace, trusts the playground and writes the config
-folder (which there also names the save hook, ``jupyter_server_config.json``), and prints
-the folder for ``JUPYTER_CONFIG_PATH``. The Binder link opens ``lab/workspaces/<WORKSPACE>``.
-
-Autosave: JupyterLab saves an open notebook every two minutes with its outputs, and a saved
-widget output shows "model not found" at the next launch (and dirties the checkout).
-``keep_playground_clean``, a ``ContentsManager.pre_save_hook`` that ``mediagen-nb lab``
-passes, saves the playground (``$MEDIAGEN_PLAYGROUND``, its path under the server root)
-without outputs, execution counts or widget state; when nothing else differs from the file
-on disk, it saves the file's own content, byte for byte. Edits to the cells are saved.
+The arrival workspace, the trusted playground, the Jupyter config folder (no "news?" toast)
+and the autosave hook that keeps outputs out of the playground; Binder's ``start`` runs
+``main``. How and why: the site's Design page, "How mediagen-nb lab arrives".
 """
 
 from __future__ import annotations
@@ -43,12 +15,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mediagen_nb import _env
 from mediagen_nb._home import resolve_home
+from mediagen_nb._lab_offline import VOILA_TEMPLATE, write_voila_template
 
 WORKSPACE = "mediagen-playground"
 """The JupyterLab workspace ``mediagen-nb lab`` opens (``/lab/workspaces/<name>``)."""
 WORKSPACES_OPTION = "--LabApp.workspaces_dir"
-PLAYGROUND_ENV = "MEDIAGEN_PLAYGROUND"
+PLAYGROUND_ENV = _env.PLAYGROUND
 SAVE_HOOK = "mediagen_nb._lab.keep_playground_clean"
 VOILA_THEME_OPTION = "--VoilaConfiguration.theme"
 PREVIEW_FACTORY = "Voila Preview"
@@ -56,6 +30,7 @@ PREVIEW_FACTORY = "Voila Preview"
 PLAYGROUND_NOTEBOOK = "notebooks/00-playground.ipynb"
 """The playground's path under the server root (``/``-separated)."""
 CONFIG_PATH_ENV = "JUPYTER_CONFIG_PATH"
+DATA_PATH_ENV = "JUPYTER_PATH"
 NEWS_OVERRIDES = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}
 }
@@ -126,12 +101,18 @@ def voila_theme(extra: Sequence[str]) -> list[str]:
 
 def jupyter_config(folder: Path | None = None) -> Path:
     """Write the Jupyter config folder of ``mediagen-nb lab`` (default
-    ``$MEDIAGEN_HOME/jupyter-config``): the news setting's default and the save hook."""
+    ``$MEDIAGEN_HOME/jupyter-config``): the news setting's default, the save hook and the
+    offline Voila template (the folder is a ``JUPYTER_PATH`` entry too)."""
     folder = resolve_home() / "jupyter-config" if folder is None else folder
     (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    write_voila_template(folder)
+    server = {
+        "ContentsManager": {"pre_save_hook": SAVE_HOOK},
+        "VoilaConfiguration": {"template": VOILA_TEMPLATE},
+    }
     files = {
         folder / "labconfig" / "default_setting_overrides.json": NEWS_OVERRIDES,
-        folder / "jupyter_server_config.json": {"ContentsManager": {"pre_save_hook": SAVE_HOOK}},
+        folder / "jupyter_server_config.json": server,
     }
     for path, data in files.items():
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -139,10 +120,13 @@ def jupyter_config(folder: Path | None = None) -> Path:
 
 
 def with_config_folder(env: Mapping[str, str], folder: Path) -> dict[str, str]:
-    """``env`` with ``folder`` last in ``JUPYTER_CONFIG_PATH`` (the user's entries, which
-    Jupyter reads as more important, stay first)."""
-    entries = [e for e in env.get(CONFIG_PATH_ENV, "").split(os.pathsep) if e]
-    return {**env, CONFIG_PATH_ENV: os.pathsep.join([*entries, str(folder)])}
+    """``env`` with ``folder`` last in ``JUPYTER_CONFIG_PATH`` and ``JUPYTER_PATH`` (the
+    user's entries, which Jupyter reads as more important, stay first)."""
+    out = dict(env)
+    for name in (CONFIG_PATH_ENV, DATA_PATH_ENV):
+        entries = [e for e in env.get(name, "").split(os.pathsep) if e]
+        out[name] = os.pathsep.join([*entries, str(folder)])
+    return out
 
 
 def trust(path: Path) -> None:
@@ -154,22 +138,54 @@ def trust(path: Path) -> None:
     NotebookNotary().sign(notebook)  # type: ignore[no-untyped-call]
 
 
-def _stripped(content: dict[str, Any]) -> dict[str, Any]:
-    """``content`` (a notebook as JSON) without outputs, execution counts and widget state."""
+def _text(source: Any) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _blank(cell: dict[str, Any]) -> bool:
+    """An empty code cell (JupyterLab adds one below the last cell it runs)."""
+    return cell.get("cell_type") == "code" and not _text(cell.get("source", "")).strip()
+
+
+def _stripped(content: dict[str, Any], on_disk: dict[str, Any] | None) -> dict[str, Any]:
+    """``content`` (a notebook as JSON) without outputs, execution counts, widget state and
+    trailing empty cells; the kernel's ``language_info`` is the file's own (or none)."""
     code: dict[str, Any] = {"outputs": [], "execution_count": None}
     cells = [
         {**cell, **code} if cell.get("cell_type") == "code" else cell
         for cell in content.get("cells", [])
     ]
-    metadata = {k: v for k, v in content.get("metadata", {}).items() if k != "widgets"}
+    while cells and _blank(cells[-1]):
+        cells.pop()
+    metadata = {
+        k: v
+        for k, v in content.get("metadata", {}).items()
+        if k not in ("widgets", "language_info")
+    }
+    kept = (on_disk or {}).get("metadata", {}).get("language_info")
+    if kept is not None:
+        metadata["language_info"] = kept
     return {**content, "cells": cells, "metadata": metadata}
 
 
 def _sources(content: dict[str, Any]) -> list[tuple[str, str]]:
-    def text(source: Any) -> str:
-        return "".join(source) if isinstance(source, list) else str(source)
+    """Each cell's type and text, empty code cells left out."""
+    return [
+        (c.get("cell_type", ""), _text(c.get("source", "")))
+        for c in content.get("cells", [])
+        if not _blank(c)
+    ]
 
-    return [(c.get("cell_type", ""), text(c.get("source", ""))) for c in content.get("cells", [])]
+
+def _read_playground(contents_manager: Any, playground: str) -> dict[str, Any] | None:
+    root = getattr(contents_manager, "root_dir", None)
+    if root is None:
+        return None
+    try:
+        found = json.loads((Path(root) / playground).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def keep_playground_clean(
@@ -182,15 +198,10 @@ def keep_playground_clean(
     content = model.get("content")
     if not isinstance(content, dict):
         return
-    model["content"] = _stripped(content)
-    root = getattr(contents_manager, "root_dir", None)
-    if root is None:
-        return
-    try:
-        on_disk = json.loads((Path(root) / playground).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if _sources(on_disk) == _sources(content):  # only outputs and kernel metadata changed
+    on_disk = _read_playground(contents_manager, playground)
+    model["content"] = _stripped(content, on_disk)
+    # only outputs, kernel metadata or an empty cell changed: the file as it is
+    if on_disk is not None and _sources(on_disk) == _sources(content):
         model["content"] = on_disk
 
 

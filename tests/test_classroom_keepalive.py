@@ -20,10 +20,10 @@ import time
 import httpx2
 import pytest
 
+from mediagen_nb._serverkit.runner import CLIENT_IDLE_S, KEEP_ALIVE_S
 from mediagen_nb.classroom import ClassroomHandle
 from mediagen_nb.client._http import POOL_LIMITS
 from mediagen_nb.emulator import EmulatorHandle
-from mediagen_nb.emulator._uvicorn import CLIENT_IDLE_S, KEEP_ALIVE_S
 
 LATE_READ_S = 1.2
 """How much later than the server's send the lagging client reads and sends (the bench's

@@ -74,7 +74,7 @@ async def test_wall_page_and_its_front_end_are_served(classroom: ClassroomHandle
         "function mgEl(",
         "function mgTable(",
         "function mgClassGallery(",
-        "setup(document",
+        "setup(wall);",
     ):
         assert name in script.text
     assert ".mg-panel {" in style.text

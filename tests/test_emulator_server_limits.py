@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from mediagen_nb._serverkit.runner import DroppingH11Protocol
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
-from mediagen_nb.emulator._uvicorn import DroppingH11Protocol
 from tests._support import KEY
 
 PARTIAL = b"GET /api/v1/result/x HTTP/1.1\r\nHost: emu\r\n"

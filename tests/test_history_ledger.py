@@ -387,3 +387,55 @@ def test_version_1_file_is_migrated_in_place(tmp_path: Path) -> None:
     check = sqlite3.connect(tmp_path / "history.sqlite3")
     assert check.execute("SELECT version FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     check.close()
+
+
+def test_sweep_id_and_parents_columns(led: Ledger, tmp_path: Path) -> None:
+    """A create event's ``sweep_id`` and ``parents`` become columns; later events keep them."""
+    led.record(task("created", request={"model": "gpt-image-2", "prompt": "a"}, sweep_id="sw-1"))
+    led.record(
+        task(
+            "created",
+            key="task_2",
+            request={"model": "gpt-image-2", "prompt": "b"},
+            parents=["task_1", "asset://a1", 7, ""],
+        )
+    )
+    led.record(task("status", key="task_2", status="processing"))
+    rows = {row["key"]: row for row in led.items()}
+    assert rows["task_1"]["sweep_id"] == "sw-1"
+    assert rows["task_1"]["parents"] is None
+    assert rows["task_2"]["sweep_id"] is None
+    assert rows["task_2"]["parents"] == ["task_1", "asset://a1"]
+    from mediagen_nb.history import history_records
+
+    records = {r["task_id"]: r for r in history_records(home=led.home, warn=False)}
+    assert records["task_1"]["parents"] == []
+    assert records["task_2"]["parents"] == ["task_1", "asset://a1"]
+    assert records["task_1"]["sweep_id"] == "sw-1"
+
+
+def test_version_2_file_gains_sweep_and_parents(tmp_path: Path) -> None:
+    """A history written before the sweep/lineage columns is migrated in place, rows kept."""
+    from mediagen_nb.history import _schema
+
+    home = tmp_path / "old"
+    home.mkdir()
+    conn = sqlite3.connect(home / "history.sqlite3")
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.execute("INSERT INTO schema_version (version) VALUES (2)")
+    _schema.MIGRATIONS[0](conn)
+    _schema.MIGRATIONS[1](conn)
+    conn.execute(
+        "INSERT INTO items (kind, key, created, updated, status) "
+        "VALUES ('task', 'old_1', 1.0, 1.0, 'completed')"
+    )
+    conn.commit()
+    conn.close()
+    store = Ledger(home)
+    try:
+        row = next(r for r in store.items() if r["key"] == "old_1")
+        assert row["status"] == "completed"
+        assert row["sweep_id"] is None
+        assert row["parents"] is None
+    finally:
+        store.close()

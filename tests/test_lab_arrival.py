@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -161,14 +166,26 @@ def test_jupyterlab_does_not_ask_about_news_on_arrival(
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", env["JUPYTER_CONFIG_PATH"])
     assert notification_defaults(tmp_path / "settings") == ("false", False)  # no toast
     server = json.loads((folder / "jupyter_server_config.json").read_text())
-    assert server == {"ContentsManager": {"pre_save_hook": _lab.SAVE_HOOK}}
+    assert server == {
+        "ContentsManager": {"pre_save_hook": _lab.SAVE_HOOK},
+        "VoilaConfiguration": {"template": "mediagen"},
+    }
 
 
 def test_the_config_folder_comes_after_the_users_own(tmp_path: Path) -> None:
     mine = os.pathsep.join(["/etc/mine", "/opt/theirs"])
-    env = _lab.with_config_folder({"JUPYTER_CONFIG_PATH": mine, "HOME": "/h"}, tmp_path)
-    assert env == {"JUPYTER_CONFIG_PATH": os.pathsep.join([mine, str(tmp_path)]), "HOME": "/h"}
-    assert _lab.with_config_folder({}, tmp_path) == {"JUPYTER_CONFIG_PATH": str(tmp_path)}
+    env = _lab.with_config_folder(
+        {"JUPYTER_CONFIG_PATH": mine, "JUPYTER_PATH": "/data/mine", "HOME": "/h"}, tmp_path
+    )
+    assert env == {
+        "JUPYTER_CONFIG_PATH": os.pathsep.join([mine, str(tmp_path)]),
+        "JUPYTER_PATH": os.pathsep.join(["/data/mine", str(tmp_path)]),
+        "HOME": "/h",
+    }
+    assert _lab.with_config_folder({}, tmp_path) == {
+        "JUPYTER_CONFIG_PATH": str(tmp_path),
+        "JUPYTER_PATH": str(tmp_path),
+    }
 
 
 BINDER_PROBE = """
@@ -179,6 +196,9 @@ app.load_config_file()  # the files Jupyter finds through JUPYTER_CONFIG_PATH
 names = ("MEDIAGEN_HOME", "MEDIAGEN_PLAYGROUND", "JUPYTERLAB_WORKSPACES_DIR", "JUPYTER_CONFIG_PATH")
 seen = {name: os.environ.get(name) for name in names}
 seen["pre_save_hook"] = app.config.ContentsManager.pre_save_hook
+seen["template"] = app.config.VoilaConfiguration.template
+from voila.paths import collect_template_paths
+seen["template_paths"] = collect_template_paths(["voila", "nbconvert"], seen["template"])
 print(json.dumps(seen))
 """
 
@@ -204,9 +224,81 @@ def test_binder_start_prepares_what_mediagen_nb_lab_opens(tmp_path: Path) -> Non
     assert seen["MEDIAGEN_PLAYGROUND"] == _lab.PLAYGROUND_NOTEBOOK == PLAYGROUND
     assert seen["JUPYTER_CONFIG_PATH"] == str(home / "jupyter-config")
     assert seen["pre_save_hook"] == _lab.SAVE_HOOK
+    assert seen["template"] == "mediagen"  # Voila finds it: the offline template
+    assert seen["template_paths"][0] == str(home / "jupyter-config/voila/templates/mediagen")
     news = home / "jupyter-config" / "labconfig" / "default_setting_overrides.json"
     assert json.loads(news.read_text()) == _lab.NEWS_OVERRIDES
     assert seen["JUPYTERLAB_WORKSPACES_DIR"] == str(home / "lab-workspaces")
     (saved,) = (home / "lab-workspaces").iterdir()
     assert json.loads(saved.read_text()) == _lab.workspace(PLAYGROUND)
     assert list((tmp_path / "data").glob("nbsignatures.db"))  # the playground is trusted
+
+
+OFFLINE_NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "# Offline $x^2$"},
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": "print('hello')",
+        },
+    ],
+    "metadata": {},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def test_voila_page_names_no_outside_address(tmp_path: Path) -> None:
+    """The Voila page of ``mediagen-nb lab`` and Binder links nothing outside the server
+    (Voila's own ``lab`` template links Font Awesome from a CDN: an offline classroom's page
+    would wait on it). The browser tier checks the requests the running Studio makes."""
+    folder = _lab.jupyter_config(tmp_path / "config")
+    notebook = tmp_path / "offline.ipynb"
+    notebook.write_text(json.dumps(OFFLINE_NOTEBOOK))
+    env = _lab.with_config_folder(
+        {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}, folder
+    )
+    env.update(JUPYTER_CONFIG_DIR=str(tmp_path / "user"), JUPYTER_DATA_DIR=str(tmp_path / "d"))
+    pages = {}
+    for template in ("lab", "mediagen"):
+        port = free_port()
+        cmd = [
+            sys.executable, "-m", "voila", str(notebook), "--no-browser",
+            f"--port={port}", "--Voila.ip=127.0.0.1", f"--template={template}",
+        ]  # fmt: skip
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            pages[template] = fetch_page(f"http://127.0.0.1:{port}/", proc)
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=30)
+    outside = re.compile(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//(?!127\.0\.0\.1)""")
+    assert outside.search(pages["lab"])  # Voila's own template does link a CDN
+    assert "hello" in pages["mediagen"]
+    assert not outside.search(pages["mediagen"])
+    # both "null": the page typesets with the MathJax bundled in Voila, not a CDN's
+    assert '"fullMathjaxUrl": "null"' in pages["mediagen"]
+    assert '"mathjaxConfig": "null"' in pages["mediagen"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def fetch_page(url: str, proc: subprocess.Popen[bytes]) -> str:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                text: str = response.read().decode()
+                return text
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.25)
+    raise AssertionError(f"{url} did not answer in 90 s")

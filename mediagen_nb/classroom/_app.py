@@ -24,12 +24,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
+from mediagen_nb._serverkit.errors import error_response, http_error_response, protocol_of
+from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.classroom._front import GatewayFront
 from mediagen_nb.classroom._routes import Gateway, result_reply, student_routes
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._wall import Wall
-from mediagen_nb.emulator._app import API_PREFIX, TEXT_PREFIX
-from mediagen_nb.emulator._errors import error_response, http_error_response, protocol_of
 
 WALL_PATH: Final = "/wall"
 UPSTREAM_TIMEOUT: Final = httpx2.Timeout(60.0, connect=10.0, read=300.0)

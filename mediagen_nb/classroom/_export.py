@@ -1,9 +1,8 @@
 """The gallery as one zip: every shown image and video, and a CSV of who made what.
 
-Layout: ``gallery.csv`` (one row per item: id, student, kind, model, prompt, created and
-finished as UTC ISO times, file) and ``media/<student>-<n>.<ext>`` (names safe on every file
-system, numbered per student in the order they were made). Hidden items are left out unless
-asked for.
+``gallery.csv`` has one row per item (id, student, kind, model, prompt, created, finished in
+UTC, file; a text cell a spreadsheet would run as a formula starts with a quote); media go to
+``media/<student>-<n>.<ext>``, numbered per student. Hidden items only when asked for.
 """
 
 from __future__ import annotations
@@ -18,7 +17,14 @@ from pathlib import Path
 from mediagen_nb.classroom._state import ClassState
 
 CSV_COLUMNS = ("id", "student", "kind", "model", "prompt", "created", "finished", "file")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def cell(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula (``= + - @``, tab,
+    carriage return) gets a leading single quote, as OWASP's CSV injection advice says."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def _iso(ts: float) -> str:
@@ -42,17 +48,7 @@ def export_zip(state: ClassState, media_dir: Path, *, include_hidden: bool = Fal
             counts[who] = counts.get(who, 0) + 1
             name = f"media/{who}-{counts[who]}{source.suffix}"
             archive.write(source, name, compress_type=zipfile.ZIP_STORED)
-            writer.writerow(
-                [
-                    item.id,
-                    item.student,
-                    item.kind,
-                    item.model,
-                    item.prompt,
-                    _iso(item.created),
-                    _iso(item.updated),
-                    name,
-                ]
-            )
+            row = [item.id, item.student, item.kind, item.model, item.prompt]
+            writer.writerow([*map(cell, row), _iso(item.created), _iso(item.updated), name])
         archive.writestr("gallery.csv", table.getvalue())
     return buffer.getvalue()

@@ -25,9 +25,9 @@ import httpx2
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from mediagen_nb._serverkit.errors import TextProtocol, error_response
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._config import redact
-from mediagen_nb.emulator._errors import TextProtocol, error_response
 
 REQUEST_HEADERS: Final = ("content-type", "accept", "anthropic-version", "anthropic-beta")
 RESPONSE_HEADERS: Final = (

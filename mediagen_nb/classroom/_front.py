@@ -9,26 +9,38 @@
    enrolled here.
 3. ``GET /api/v1/result/{id}``, the path students poll, is answered right here from the
    gateway's copy (``fast_result``), skipping the router, as the emulator does.
-4. POST bodies: at most ``MAX_BODY_BYTES`` (1 MiB, as the emulator; ``MAX_UPLOAD_BYTES`` on
-   ``/api/uploads``), else 413; JSON endpoints need a JSON content type (415) and a valid
-   JSON body (400), parsed once and put in the scope under ``JSON_KEY``; the bytes are
-   replayed to the route.
+4. POST bodies: whole within the kit's deadline (408), at most ``MAX_BODY_BYTES`` (413), a
+   JSON content type (415) and a valid JSON body (400), parsed once (``JSON_KEY``). Uploads
+   (``/api/uploads``, at most ``MAX_UPLOAD_BYTES``) go ``UPLOADS_IN_FLIGHT`` at a time through
+   a temporary file (``UPLOAD_KEY``) that the route streams upstream.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Final
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mediagen_nb._serverkit import body as bodies
+from mediagen_nb._serverkit.body import (
+    Fail,
+    header_problem,
+    read_json_body,
+    replaying,
+    send_json,
+    spool_body,
+)
+from mediagen_nb._serverkit.errors import protocol_of, send_error
+from mediagen_nb._serverkit.urls import API_PREFIX
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_PATH, Reply
+from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_KEY, UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
-from mediagen_nb.emulator._errors import JSON_KEY, protocol_of, send_error
-from mediagen_nb.emulator._middleware import MAX_BODY_BYTES, parse_json, read_capped, replaying
 
 MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
+UPLOADS_IN_FLIGHT: Final = 2
+"""Uploads read and forwarded at once; more wait their turn unread (memory stays bounded)."""
 OPEN_PREFIXES: Final = ("/api/media/", "/wall")
 STUDENT_PREFIXES: Final = ("/api/", "/gateway/")
 RESULT_PREFIX: Final = "/api/v1/result/"
@@ -47,21 +59,6 @@ def credential(scope: Scope) -> str | None:
     return None
 
 
-def header_problem(
-    headers: dict[bytes, bytes], limit: int, *, json_body: bool
-) -> tuple[int, str] | None:
-    """(status, message) when a POST's headers already rule its body out, else None."""
-    length = headers.get(b"content-length", b"0").strip()
-    if not length.isdigit():
-        return 400, "invalid Content-Length header"
-    if int(length) > limit:
-        return 413, f"request body is larger than {limit} bytes"
-    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-    if json_body and ctype != b"application/json" and not ctype.endswith(b"+json"):
-        return 415, "Content-Type must be application/json"
-    return None
-
-
 class GatewayFront:
     """See the module docstring."""
 
@@ -71,6 +68,7 @@ class GatewayFront:
         self.app = app
         self.state = state
         self.fast_result = fast_result
+        self._upload_slots = asyncio.Semaphore(UPLOADS_IN_FLIGHT)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
@@ -98,15 +96,33 @@ class GatewayFront:
         task_id = path[len(RESULT_PREFIX) :]
         fast = scope["method"] == "GET" and path.startswith(RESULT_PREFIX) and "/" not in task_id
         if fast and self.fast_result is not None:
-            await _send(send, *self.fast_result(scope, student, task_id))
+            await send_json(send, *self.fast_result(scope, student, task_id))
+            return
+        if scope["method"] == "POST" and path == API_PREFIX + UPLOAD_PATH:
+            await self._upload(scope, receive, send, fail)
             return
         if scope["method"] == "POST":
-            is_upload = path == "/api" + UPLOAD_PATH
-            replay = await self._read_body(scope, receive, fail, json_body=not is_upload)
+            replay = await read_json_body(scope, receive, fail)
             if replay is None:
                 return
             receive = replay
         await self.app(scope, receive, send)
+
+    async def _upload(self, scope: Scope, receive: Receive, send: Send, fail: Fail) -> None:
+        """An upload: one of ``UPLOADS_IN_FLIGHT`` at a time, spooled to a temporary file
+        that the route streams upstream (``UPLOAD_KEY``), at most ``MAX_UPLOAD_BYTES``."""
+        problem = header_problem(dict(scope["headers"]), MAX_UPLOAD_BYTES, json_body=False)
+        if problem is not None:
+            await fail(*problem)
+            return
+        async with self._upload_slots:
+            deadline = bodies.UPLOAD_DEADLINE_S
+            spooled = await spool_body(receive, fail, MAX_UPLOAD_BYTES, deadline)
+            if spooled is None:
+                return
+            with spooled:
+                scope[UPLOAD_KEY] = spooled
+                await self.app(scope, replaying(b"", receive), send)
 
     def _student(self, scope: Scope) -> Student | None:
         token = credential(scope)
@@ -116,32 +132,3 @@ class GatewayFront:
         if student is not None and new:
             self.state.enrolled(student)
         return student
-
-    async def _read_body(
-        self, scope: Scope, receive: Receive, fail: Any, *, json_body: bool
-    ) -> Receive | None:
-        limit = MAX_BODY_BYTES if json_body else MAX_UPLOAD_BYTES
-        problem = header_problem(dict(scope["headers"]), limit, json_body=json_body)
-        if problem is not None:
-            await fail(*problem)
-            return None
-        raw = await read_capped(receive, fail, limit, timeout_s=None)
-        if raw is None:
-            return None
-        if json_body:
-            value, invalid = parse_json(raw)
-            if invalid is not None:
-                await fail(400, invalid)
-                return None
-            scope[JSON_KEY] = value
-        return replaying(raw, receive)
-
-
-async def _send(send: Send, status: int, body: bytes, headers: dict[str, str]) -> None:
-    raw = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})

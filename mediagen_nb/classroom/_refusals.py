@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from starlette.responses import Response
 
-from mediagen_nb.emulator._errors import JSON_TYPE, TextProtocol, dumps, error_response
+from mediagen_nb._serverkit.errors import JSON_TYPE, TextProtocol, dumps, error_response
 
 REFUSED_PREFIX: Final = "refused-"
 NO_RETRY: Final = {"x-should-retry": "false"}

@@ -10,23 +10,34 @@ A student sees only their own tasks: another student's id answers 404.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 import httpx2
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
+from mediagen_nb._serverkit.body import file_chunks
+from mediagen_nb._serverkit.errors import (
+    JSON_KEY,
+    TextProtocol,
+    dumps,
+    error_body,
+    error_response,
+)
+from mediagen_nb._serverkit.urls import media_root
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import describe, forward_chat, relay, request_headers
 from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._media import media_response
 from mediagen_nb.classroom._refusals import (
     asset_refusal_response,
     chat_refusal_response,
@@ -36,14 +47,6 @@ from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._upstream import SPEED_HEADER, Upstream
 from mediagen_nb.client._tasks import normalize_status
-from mediagen_nb.emulator._errors import (
-    JSON_KEY,
-    TextProtocol,
-    dumps,
-    error_body,
-    error_response,
-)
-from mediagen_nb.emulator._task_routes import media_root
 
 STUDENT_KEY: Final = "mediagen.student"
 """Scope key under which the front middleware puts the authenticated :class:`Student`."""
@@ -54,6 +57,8 @@ ASSET_PATHS: Final = (
     ("/asset/sd2Manxue/assetStatus", ("POST",)),
 )
 UPLOAD_PATH: Final = "/uploads"
+UPLOAD_KEY: Final = "mediagen.upload"
+"""Scope key under which the front middleware puts an upload's spooled file."""
 _MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{8,64}\.[a-z0-9]{1,5}$")
 Endpoint = Callable[[Request], Awaitable[Response]]
 Reply = tuple[int, bytes, dict[str, str]]
@@ -251,10 +256,10 @@ def _result(gw: Gateway) -> Endpoint:
 def _media(gw: Gateway) -> Endpoint:
     async def media(request: Request) -> Response:
         name = request.path_params["name"]
-        path = gw.media_dir / name
-        if not _MEDIA_NAME.match(name) or not path.is_file():
+        task = gw.state.task_by_media(name) if _MEDIA_NAME.match(name) else None
+        if task is None or task.hidden:
             return error_response(404, "no such media on this gateway")
-        return FileResponse(path, headers={"cache-control": "private, max-age=86400"})
+        return media_response(gw.media_dir / name, name)
 
     return media
 
@@ -266,12 +271,14 @@ def _asset(gw: Gateway, path: str) -> Endpoint:
         if refusal is not None:
             gw.state.ledger.log(student.name, "refused", path, reason=refusal)
             return asset_refusal_response(refusal)
+        headers = request_headers(request, gw.upstream)
+        content = await _outgoing(request, headers)
         try:
             response = await gw.client().request(
                 request.method,
                 gw.upstream.base_url + request.url.path.removeprefix("/api"),
-                content=await request.body(),
-                headers=request_headers(request, gw.upstream),
+                content=content,
+                headers=headers,
             )
         except httpx2.HTTPError as error:
             return upstream_failure(error, f"{student.name}'s {request.method} {path}")
@@ -282,6 +289,17 @@ def _asset(gw: Gateway, path: str) -> Endpoint:
         return relay(response)
 
     return asset
+
+
+async def _outgoing(request: Request, headers: dict[str, str]) -> bytes | AsyncIterator[bytes]:
+    """The body to send upstream: an upload streams from its spooled file (its length set
+    in ``headers``), any other body is the bytes the front read."""
+    spooled: IO[bytes] | None = request.scope.get(UPLOAD_KEY)
+    if spooled is None:
+        return await request.body()
+    headers["content-length"] = str(spooled.seek(0, os.SEEK_END))
+    spooled.seek(0)
+    return file_chunks(spooled)
 
 
 def _chat(gw: Gateway, path: str, protocol: TextProtocol) -> Endpoint:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import astuple, replace
 from typing import Any
 
 from mediagen_nb.classroom._codes import Roster, Student
@@ -72,6 +73,7 @@ class ClassState:
         self._rules = rules
         self._lock = threading.RLock()
         self.tasks: dict[str, TaskRecord] = {}
+        self._by_media: dict[str, TaskRecord] = {}
         self._tokens: dict[str, int] = {}
         self._reserved: dict[str, int] = {}
         self._listeners: list[Listener] = []
@@ -96,6 +98,7 @@ class ClassState:
         """Take tasks and usage read from the ledger at start."""
         with self._lock:
             self.tasks = {t.id: t for t in tasks}
+            self._by_media = {t.media: t for t in tasks if t.media}
             self._tokens = dict(tokens)
 
     # --- rules -----------------------------------------------------------------------------------
@@ -129,20 +132,27 @@ class ClassState:
 
     def usage(self, student: str | None = None) -> Usage:
         """Usage of one student (None: the whole class)."""
-        folded = None if student is None else student.casefold()
-        images = videos = in_flight = 0
+        every = self.usage_by_student()
+        if student is not None:
+            return every.get(student.casefold(), Usage())
+        fields = (astuple(used) for used in every.values())
+        return Usage(*(sum(column) for column in zip(*fields, strict=True)))
+
+    def usage_by_student(self) -> dict[str, Usage]:
+        """Every student's usage by folded name, in one pass over the tasks."""
+        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         with self._lock:
             for task in self.tasks.values():
-                if task.refused or (folded is not None and task.student.casefold() != folded):
-                    continue
-                images += task.kind == "image"
-                videos += task.kind == "video"
-                in_flight += not task.done
-            reserved = sum(n for s, n in self._reserved.items() if folded is None or s == folded)
-            tokens = sum(
-                n for s, n in self._tokens.items() if folded is None or s.casefold() == folded
-            )
-        return Usage(images, videos, in_flight + reserved, tokens)
+                if not task.refused:
+                    counts = tally[task.student.casefold()]
+                    counts[0] += task.kind == "image"
+                    counts[1] += task.kind == "video"
+                    counts[2] += not task.done
+            for folded, reserved in self._reserved.items():
+                tally[folded][2] += reserved
+            for name, tokens in self._tokens.items():
+                tally[name.casefold()][3] += tokens
+        return {folded: Usage(*counts) for folded, counts in tally.items()}
 
     def check_task(self, student: str, kind: Kind, model: object) -> str | None:
         """Refusal sentence for a new task, or None after reserving a slot for it."""
@@ -192,6 +202,8 @@ class ClassState:
         self.ledger.save_task(record)
         with self._changing():
             self.tasks[record.id] = record
+            if record.media:
+                self._by_media[record.media] = record
 
     def task_for(self, task_id: str, student: str) -> TaskRecord | None:
         """The task if it belongs to ``student``."""
@@ -200,6 +212,11 @@ class ClassState:
         if task is None or task.student.casefold() != student.casefold():
             return None
         return task
+
+    def task_by_media(self, name: str) -> TaskRecord | None:
+        """The task whose stored result is the file ``name``."""
+        with self._lock:
+            return self._by_media.get(name)
 
     def in_flight(self) -> list[TaskRecord]:
         """Tasks the gateway still has to follow."""
@@ -230,8 +247,9 @@ class ClassState:
     def usage_table(self) -> list[dict[str, Any]]:
         """One row per student: name, status, images, videos, running, chat tokens."""
         rows = []
+        usage = self.usage_by_student()
         for student in self.roster.students():
-            used = self.usage(student.name)
+            used = usage.get(student.name.casefold(), Usage())
             rows.append(
                 {
                     "student": student.name,

@@ -7,7 +7,8 @@ upstream announces in ``x-mediagen-emulator-speed``, 1 on the real service), as 
 client would. A ``429``/``503`` waits its ``Retry-After`` (or one interval). When the upstream
 says ``completed``, the follower downloads the result once into the class's media folder and
 only then shows the task as completed, with a URL on the gateway: expiring upstream URLs
-never reach a student or the wall. The key is sent only to the upstream's own origins.
+never reach a student or the wall (``_media``: streamed to disk, typed from its bytes).
+The key is sent only to the upstream's own origins.
 
 Every wait has a deadline (``max(600 s, 3 x the family's upper ETA) / speed``), after which
 the task is marked failed with a sentence saying so.
@@ -17,29 +18,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import mimetypes
-import secrets
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 import httpx2
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._media import MediaRefusedError, check_address, download
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._exceptions import parse_retry_after
 from mediagen_nb.client._tasks import normalize_status
-from mediagen_nb.history._media import write_atomic
 
 log = logging.getLogger("mediagen_nb.classroom")
 
 MIN_DEADLINE_S: Final = 600.0
 MEDIA_TRIES: Final = 4
-MAX_MEDIA_BYTES: Final = 512 * 1024 * 1024
 URL_FIELDS: Final = ("image_url", "video_url")
-_EXTENSIONS: Final = {"image/png": ".png", "image/jpeg": ".jpg", "video/mp4": ".mp4"}
 
 
 class Tracker:
@@ -143,7 +139,7 @@ class Tracker:
                 return
             media = await self._fetch(record, url)
             if media is None:
-                return  # try again at the next poll
+                return  # failed (refused), or try again at the next poll
             record.media = media
             record.result = result
             self._finish(record, "completed", None)
@@ -163,38 +159,17 @@ class Tracker:
         self.state.ledger.log(record.student, status, record.id, error=error)
 
     async def _fetch(self, record: TaskRecord, url: str) -> str | None:
-        """Download the result once; the stored file's name, or None after a failed try."""
+        """Download the result once; the stored file's name, or None after a failed try
+        (a refused result fails the task: see ``_media``)."""
         headers = self.upstream.auth_headers() if self.upstream.origin_of(url) else {}
         for attempt in range(MEDIA_TRIES):
             try:
-                async with self.http.stream("GET", url, headers=headers) as response:
-                    if response.status_code != 200:
-                        raise httpx2.HTTPStatusError(
-                            "media", request=response.request, response=response
-                        )
-                    chunks = []
-                    size = 0
-                    async for chunk in response.aiter_bytes():
-                        size += len(chunk)
-                        if size > MAX_MEDIA_BYTES:
-                            raise ValueError("result larger than the gateway keeps")
-                        chunks.append(chunk)
-                    ctype = response.headers.get("content-type", "").split(";")[0].strip()
-            except (httpx2.HTTPError, ValueError) as error:
+                await check_address(url, self.upstream)
+                return await download(self.http, url, headers, self.media_dir)
+            except MediaRefusedError as refused:
+                self._finish(record, "failed", str(refused))
+                return None
+            except (httpx2.HTTPError, OSError) as error:
                 log.info("media of %s: try %d failed (%s)", record.id, attempt + 1, error)
                 await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
-                continue
-            name = secrets.token_urlsafe(16) + _extension(ctype, url, record.kind)
-            await asyncio.to_thread(write_atomic, self.media_dir / name, b"".join(chunks))
-            return name
         return None
-
-
-def _extension(content_type: str, url: str, kind: str) -> str:
-    known = _EXTENSIONS.get(content_type) or mimetypes.guess_extension(content_type or "")
-    if known:
-        return known
-    suffix = Path(urlsplit(url).path).suffix
-    if suffix and len(suffix) <= 5:
-        return suffix
-    return ".png" if kind == "image" else ".mp4"

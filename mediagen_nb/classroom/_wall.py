@@ -25,10 +25,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from mediagen_nb._serverkit.errors import dumps, error_response
 from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._state import ClassState
-from mediagen_nb.emulator._errors import dumps, error_response
 
 STATIC: Final = Path(__file__).parent / "static"
 KIT: Final = Path(__file__).parent.parent / "widgets" / "static"

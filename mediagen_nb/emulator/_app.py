@@ -3,7 +3,7 @@
 Text routes live under ``/gateway`` (``text_base_url = http://host:port/gateway``), everything
 else under ``/api`` (``base_url = http://host:port/api``). ``app.state.emulator`` is the
 :class:`~mediagen_nb.emulator._state.EmulatorState`. Unknown paths answer 404, wrong methods
-405 (with ``Allow``), both in the emulator's error shape (``_errors``).
+405 (with ``Allow``), both in the emulator's error shape (``_serverkit.errors``).
 """
 
 from __future__ import annotations
@@ -18,20 +18,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
 
+from mediagen_nb._serverkit.errors import error_response, http_error_response
+from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.emulator._asset_journal import AssetJournal
 from mediagen_nb.emulator._asset_routes import ASSET_POST_PATHS, asset_routes
-from mediagen_nb.emulator._errors import error_response, http_error_response
 from mediagen_nb.emulator._faults import FaultConfig
 from mediagen_nb.emulator._journal import TaskJournal
 from mediagen_nb.emulator._middleware import EmulatorMiddleware
 from mediagen_nb.emulator._state import Clock, EmulatorState
 from mediagen_nb.emulator._task_routes import result_reply, task_routes
 from mediagen_nb.emulator._text_routes import text_routes
-from mediagen_nb.emulator._uploads import upload_routes
+from mediagen_nb.emulator._uploads import upload_routes, upload_store
 
-API_PREFIX = "/api"
-TEXT_PREFIX = "/gateway"
 TEXT_POST_PATHS = ("/v1/chat/completions", "/v1/messages")
 _log = logging.getLogger("mediagen_nb.emulator")
 
@@ -67,6 +66,8 @@ def create_app(
     if state_dir is not None:
         state.tasks.use_journal(TaskJournal(state_dir))
         state.assets.use_journal(AssetJournal(state_dir))
+    uploads = upload_store(state_dir)
+    state.uploaded = uploads.get
     post_paths = [API_PREFIX + fam.create_path for fam in FAMILIES.values()]
     post_paths += [API_PREFIX + path for path in ASSET_POST_PATHS]
     post_paths += [TEXT_PREFIX + path for path in TEXT_POST_PATHS]
@@ -74,7 +75,7 @@ def create_app(
         routes=[
             Mount(
                 API_PREFIX,
-                routes=[*task_routes(state), *asset_routes(state), *upload_routes(state_dir)],
+                routes=[*task_routes(state), *asset_routes(state), *upload_routes(store=uploads)],
             ),
             Mount(TEXT_PREFIX, routes=text_routes()),
         ],

@@ -29,10 +29,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from mediagen_nb._serverkit.errors import JSON_KEY, JSON_TYPE, dumps
+from mediagen_nb._serverkit.urls import server_origin
 from mediagen_nb.emulator._assets import AssetStore
-from mediagen_nb.emulator._errors import JSON_KEY, JSON_TYPE, dumps
 from mediagen_nb.emulator._state import EmulatorState
-from mediagen_nb.emulator._task_routes import server_origin
 from mediagen_nb.types import validate_request
 
 SEEDANCE2_UPLOAD: Final = "/svcVideo2/asset/upload"

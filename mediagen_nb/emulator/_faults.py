@@ -39,10 +39,10 @@ from typing import Final, Literal
 import httpx2
 from starlette.types import Receive, Scope, Send
 
+from mediagen_nb._serverkit.errors import TRANSPORT_KEY
+
 FaultCategory = Literal["result", "create", "asset", "media", "text"]
 CATEGORIES: Final[tuple[FaultCategory, ...]] = ("result", "create", "asset", "media", "text")
-TRANSPORT_KEY: Final = "mediagen.transport"
-"""Scope key under which the emulator's uvicorn protocol puts the connection's transport."""
 
 COUNT_KEYS: Final[tuple[str, ...]] = (
     "drop",

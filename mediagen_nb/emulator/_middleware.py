@@ -2,7 +2,7 @@
 
 Every response carries ``x-mediagen-emulator-speed`` and a fresh request id as
 ``x-request-id`` and ``request-id`` (the header the Anthropic SDK reads). Errors on the text
-gateway use the protocol's own envelope (``_errors.protocol_of``); on ``/v1/messages`` the
+gateway use the protocol's own envelope (``_serverkit.errors.protocol_of``); on ``/v1/messages`` the
 body also carries the id as top-level ``request_id``, as Anthropic's does (the error body
 is held back until its start is known, then sent with the id and its new length). Then, in
 this order,
@@ -17,7 +17,7 @@ each a small named step (``EmulatorMiddleware.steps``; a step that answers ends 
    clients poll, so it skips the router and Request/Response objects.
 5. **Bodies**, for POSTs to known endpoints only (other methods and paths go on to the
    router, which answers 404/405): larger than ``MAX_BODY_BYTES`` (by ``Content-Length`` or
-   as streamed) 413; a body whose next part takes longer than ``BODY_TIMEOUT_S``: 408; a
+   as streamed) 413; a body not whole within ``BODY_DEADLINE_S`` (in all): 408; a
    content type other than ``application/json`` (``+json`` and parameters allowed) 415;
    empty, not UTF-8, not JSON (``NaN``/``Infinity`` included), nested deeper than Python
    can parse, or carrying lone surrogate escapes: 400. The parsed value is put in the scope
@@ -35,33 +35,25 @@ from typing import Any, Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mediagen_nb.emulator._errors import (
-    JSON_KEY,
-    JSON_TYPE,
+from mediagen_nb._serverkit.body import read_json_body, send_json
+from mediagen_nb._serverkit.errors import (
     TextProtocol,
     format_seconds,
     protocol_of,
     send_error,
 )
+from mediagen_nb._serverkit.urls import MEDIA_PREFIX
 from mediagen_nb.emulator._faults import FaultCategory, drop_connection
 from mediagen_nb.emulator._state import EmulatorState
 
-MAX_BODY_BYTES: Final = 1024 * 1024
-"""Largest accepted request body (1 MiB)."""
-BODY_TIMEOUT_S: Final = 30.0
-"""Longest wait for the next part of a request body before answering 408."""
 SPEED_HEADER: Final = b"x-mediagen-emulator-speed"
-MEDIA_PREFIX: Final = "/api/media/"
 RESULT_PREFIX: Final = "/api/v1/result/"
-__all__ = ["JSON_KEY", "MAX_BODY_BYTES", "EmulatorMiddleware", "category", "parse_json"]
+__all__ = ["EmulatorMiddleware", "category"]
 
-Fail = Callable[..., Awaitable[None]]
-"""Sends an error response: ``fail(status, message, headers=...)``."""
 FastResult = Callable[[Scope, str], tuple[int, bytes, Mapping[str, str]]]
 """Answers ``GET /api/v1/result/{id}`` from the scope and the id (no router, no Request)."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _STATE_CHANGING: Final = frozenset({"POST", "DELETE", "PUT", "PATCH"})
 
 
@@ -78,41 +70,6 @@ def category(method: str, path: str) -> FaultCategory | None:
     if method == "POST" and path.startswith("/api/v1/"):
         return "create"
     return None
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
-    return False
-
-
-def parse_json(raw: bytes) -> tuple[Any, str | None]:
-    """(value, None) for a good JSON body, (None, why) otherwise."""
-    if not raw.strip():
-        return None, "request body is empty; send a JSON object"
-    try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except UnicodeDecodeError:
-        return None, "request body is not valid UTF-8"
-    except RecursionError:
-        return None, "request body is nested too deeply"
-    except ValueError as error:
-        return None, f"request body is not valid JSON: {error}"
-    if _SURROGATE_ESCAPE.search(raw) and _has_lone_surrogate(value):
-        return None, "request body contains a lone UTF-16 surrogate escape"
-    return value, None
 
 
 def _with_request_id(body: bytes, request_id: bytes) -> bytes:
@@ -257,20 +214,13 @@ class EmulatorMiddleware:
             or "/" in task_id
         ):
             return False
-        status, body, extra = self.fast_result(call.scope, task_id)
-        headers = [
-            (b"content-type", JSON_TYPE.encode()),
-            (b"content-length", str(len(body)).encode()),
-            *((k.encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()),
-        ]
-        await call.send({"type": "http.response.start", "status": status, "headers": headers})
-        await call.send({"type": "http.response.body", "body": body})
+        await send_json(call.send, *self.fast_result(call.scope, task_id))
         return True
 
     async def _check_body(self, call: _Call) -> bool:
         if call.method != "POST" or call.path not in self.post_paths:
             return False
-        replay = await self._read_body(call.scope, call.receive, call.fail)
+        replay = await read_json_body(call.scope, call.receive, call.fail)
         if replay is None:
             return True
         call.receive = replay
@@ -320,77 +270,3 @@ class EmulatorMiddleware:
                 "internal server error (injected fault)",
                 protocol=protocol,
             )
-
-    async def _read_body(self, scope: Scope, receive: Receive, fail: Fail) -> Receive | None:
-        """Read and check a POST body; send the error and return None when it is bad."""
-        problem = _header_problem(dict(scope["headers"]))
-        if problem is not None:
-            await fail(*problem)
-            return None
-        raw = await read_capped(receive, fail)
-        if raw is None:
-            return None
-        value, why = parse_json(raw)
-        if why is not None:
-            await fail(400, why)
-            return None
-        scope[JSON_KEY] = value
-        return replaying(raw, receive)
-
-
-def _header_problem(headers: dict[bytes, bytes]) -> tuple[int, str] | None:
-    """Status and message for a body refused by its headers (length, content type)."""
-    length = headers.get(b"content-length")
-    if length is not None and not length.strip().isdigit():
-        return 400, "invalid Content-Length header"
-    if length is not None and int(length) > MAX_BODY_BYTES:
-        return 413, f"request body is larger than {MAX_BODY_BYTES} bytes"
-    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-    if ctype != b"application/json" and not ctype.endswith(b"+json"):
-        shown = ctype.decode("latin-1")[:80] or "none"
-        return 415, f"Content-Type must be application/json (got {shown})"
-    return None
-
-
-def replaying(raw: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the app the body already read, then the rest of the stream."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": raw, "more_body": False}
-        return await receive()
-
-    return replay
-
-
-async def read_capped(
-    receive: Receive,
-    fail: Fail,
-    limit: int = MAX_BODY_BYTES,
-    timeout_s: float | None = BODY_TIMEOUT_S,
-) -> bytes | None:
-    """The whole body; None (after answering 408 or 413) when a part takes longer than
-    ``timeout_s`` (None: no limit) or the body grows past ``limit`` bytes, or when the
-    client went away. The emulator's reader and the classroom gateway's."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        try:
-            async with asyncio.timeout(timeout_s):
-                message = await receive()
-        except TimeoutError:
-            await fail(408, f"the request body did not arrive within {timeout_s:g} s")
-            return None
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            await fail(413, f"request body is larger than {limit} bytes")
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)

@@ -20,8 +20,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
-from mediagen_nb.catalog import FAMILIES, Family
-from mediagen_nb.emulator._errors import (
+from mediagen_nb._serverkit.errors import (
     JSON_KEY,
     JSON_TYPE,
     dumps,
@@ -29,7 +28,10 @@ from mediagen_nb.emulator._errors import (
     error_response,
     format_seconds,
 )
-from mediagen_nb.emulator._media_types import media_headers, served_type
+from mediagen_nb._serverkit.media_types import media_headers, served_type
+from mediagen_nb._serverkit.urls import media_root
+from mediagen_nb.catalog import FAMILIES, Family
+from mediagen_nb.emulator._anchors import frame_anchors
 from mediagen_nb.emulator._state import EmulatorState
 
 _ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -38,29 +40,6 @@ _log = logging.getLogger("mediagen_nb.emulator")
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 MEDIA_CACHE_CONTROL: Final = "private, max-age=3600"
-
-
-def server_origin(scope: Scope, configured: str | None = None) -> str:
-    """The emulator's origin for a request: the configured one, else the address the
-    connection reached (``scope["server"]``). The ``Host`` header is never used: it is the
-    client's to write, so it could point result URLs or the own-URL rule anywhere."""
-    if configured:
-        return configured.rstrip("/")
-    scheme = str(scope.get("scheme", "http"))
-    name, port = scope.get("server") or ("127.0.0.1", None)
-    host = f"[{name}]" if ":" in str(name) else str(name)
-    if port is None or (scheme, port) in (("http", 80), ("https", 443)):
-        return f"{scheme}://{host}"
-    return f"{scheme}://{host}:{port}"
-
-
-def media_root(scope: Scope, configured: str | None = None) -> str:
-    """``origin/api/media/`` for a request scope (see ``server_origin``).
-
-    Works both inside the ``/api`` mount and in the middleware's fast path (before it).
-    """
-    root = scope.get("app_root_path", scope.get("root_path", ""))
-    return f"{server_origin(scope, configured)}{root}/api/media/"
 
 
 Reply = tuple[int, bytes, dict[str, str]]
@@ -89,7 +68,9 @@ def result_reply(state: EmulatorState, scope: Scope, task_id: str) -> Reply:
 
 def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
     async def create(request: Request) -> Response:
-        task = state.tasks.create(fam, request.scope.get(JSON_KEY))
+        body = request.scope.get(JSON_KEY)
+        anchors = await frame_anchors(state, fam, body)
+        task = state.tasks.create(fam, body, anchors)
         return Response(dumps(task.create_payload()), media_type=JSON_TYPE)
 
     create.__name__ = f"create_{fam.id}"

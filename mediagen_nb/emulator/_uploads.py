@@ -11,11 +11,12 @@ the emulator serves, which the emulator's asset libraries accept for review.
   error shape (this is not a spec endpoint, so it follows the HTTP error convention).
 * ``GET {base_url}/media/uploads/{token}/{name}``: the bytes, no auth (the unguessable token is
   the credential, as for result URLs); 404 once forgotten. The content type served is the one
-  the bytes are (``_media_types.sniff``: PNG, JPEG, GIF, WebP, MP4, WebM, MP3, WAV, ...),
+  the bytes are (``_serverkit.media_types.sniff``: PNG, JPEG, GIF, WebP, MP4, WebM, MP3, WAV, ...),
   never the uploader's header; anything else is ``application/octet-stream`` as an
-  attachment, with ``nosniff`` and a sandboxing CSP (``_media_types.media_headers``).
+  attachment, with ``nosniff`` and a sandboxing CSP (``media_types.media_headers``).
 
-Decisions: at most ``MAX_UPLOAD_BYTES`` per file; at most ``MAX_STORED_BYTES`` and
+Decisions: at most ``MAX_UPLOAD_BYTES`` per file, whole within the kit's ``UPLOAD_DEADLINE_S``
+(else 408); at most ``MAX_STORED_BYTES`` and
 ``MAX_STORED_FILES`` in all, the oldest uploads forgotten first (the total is kept as a
 running sum, so an upload costs the same however many are stored). With a ``state_dir``
 the files are kept on disk under ``state_dir/uploads`` (so a restarted emulator still serves
@@ -24,6 +25,7 @@ the URLs its journaled assets point at); without one, in memory.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 from collections import OrderedDict
@@ -35,9 +37,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from mediagen_nb.emulator._errors import JSON_TYPE, dumps, error_response
-from mediagen_nb.emulator._media_types import media_headers, served_type
-from mediagen_nb.emulator._task_routes import MEDIA_CACHE_CONTROL, media_root
+from mediagen_nb._serverkit import body as bodies
+from mediagen_nb._serverkit.errors import JSON_TYPE, dumps, error_response
+from mediagen_nb._serverkit.media_types import media_headers, served_type
+from mediagen_nb._serverkit.urls import media_root
+from mediagen_nb.emulator._task_routes import MEDIA_CACHE_CONTROL
 
 UPLOAD_PATH: Final = "/uploads"
 SERVE_PATH: Final = "/media/uploads/{token}/{name}"
@@ -165,9 +169,16 @@ async def _read_capped(request: Request, cap: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def upload_routes(state_dir: Path | None = None) -> list[BaseRoute]:
+def upload_store(state_dir: Path | None = None) -> UploadStore:
+    """The store of an emulator (on disk under ``state_dir/uploads`` when given)."""
+    return UploadStore(state_dir / "uploads" if state_dir is not None else None)
+
+
+def upload_routes(
+    state_dir: Path | None = None, store: UploadStore | None = None
+) -> list[BaseRoute]:
     """Routes (relative to the ``/api`` mount) that take a file and serve it back."""
-    store = UploadStore(state_dir / "uploads" if state_dir is not None else None)
+    store = store if store is not None else upload_store(state_dir)
     too_big = f"the file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB"
 
     async def upload(request: Request) -> Response:
@@ -180,7 +191,12 @@ def upload_routes(state_dir: Path | None = None) -> list[BaseRoute]:
         length = request.headers.get("content-length", "")
         if length.isdigit() and int(length) > MAX_UPLOAD_BYTES:
             return error_response(413, too_big)
-        data = await _read_capped(request, MAX_UPLOAD_BYTES)
+        wait = bodies.UPLOAD_DEADLINE_S
+        try:
+            async with asyncio.timeout(wait):
+                data = await _read_capped(request, MAX_UPLOAD_BYTES)
+        except TimeoutError:
+            return error_response(408, f"the file did not arrive within {wait:g} s")
         if data is None:
             return error_response(413, too_big)
         if not data:

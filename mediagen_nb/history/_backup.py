@@ -34,7 +34,7 @@ log = logging.getLogger("mediagen_nb.history")
 
 FORMAT: Final = "mediagen_nb-history"
 VERSION: Final = 1
-_KINDS: Final = ("task", "chat", "asset")
+_KINDS: Final = ("task", "chat", "asset", "sweep")
 _OPTIONAL_TEXT: Final = ("family", "model", "service", "origin")
 
 
@@ -43,7 +43,15 @@ def _source(home: Path | str | None) -> Ledger:
 
 
 def export_history(path: Path | str, *, home: Path | str | None = None) -> Path:
-    """Write every event of the history to ``path`` (JSON, see the module docstring)."""
+    """Write every event of the history to a JSON file, to move or keep it.
+
+    Args:
+        path: The file to write (its folder is made when missing).
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+
+    Returns:
+        The path written.
+    """
     source = _source(home)
     try:
         events = source.events()
@@ -144,8 +152,9 @@ def _keep_media_inside(
 def import_history(path: Path | str, *, home: Path | str | None = None) -> ImportCount:
     """Add the events of an export file that the history does not hold yet.
 
-    The whole file is checked before anything is written. Media paths outside the history's
-    own media folder are dropped (see the module docstring) and a warning says how many.
+    The whole file is checked before anything is written; importing twice changes nothing.
+    Media paths outside the history's own media folder are dropped (see the module
+    docstring) and a warning says how many.
 
     Args:
         path: The export file (see the module docstring for its format).

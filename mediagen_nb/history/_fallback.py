@@ -16,6 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from mediagen_nb import _env
 from mediagen_nb.history._schema import migrate
 
 
@@ -37,7 +38,7 @@ def describe(db_path: Path, exc: BaseException | str) -> str:
     return (
         f"History cannot use its file {db_path} ({why}). This session's history is kept in "
         "memory only and is lost when the kernel stops; repair or move the file, or set "
-        "MEDIAGEN_HOME to a writable folder."
+        f"{_env.HOME} to a writable folder."
     )
 
 

@@ -294,6 +294,16 @@ def _answer(fold: _Fold) -> None:
         fold.new["usage"] = dict(usage)
 
 
+def _lineage(fold: _Fold) -> None:
+    """The sweep a cell belongs to, and the task and asset ids an item was made from."""
+    sweep_id = fold.data.get("sweep_id")
+    if isinstance(sweep_id, str) and sweep_id:
+        fold.new["sweep_id"] = sweep_id
+    parents = fold.data.get("parents")
+    if isinstance(parents, list | tuple):
+        fold.new["parents"] = [p for p in parents if isinstance(p, str) and p]
+
+
 _STEPS: tuple[Callable[[_Fold], None], ...] = (
     _names,
     _request,
@@ -305,6 +315,7 @@ _STEPS: tuple[Callable[[_Fold], None], ...] = (
     _polls,
     _elapsed,
     _answer,
+    _lineage,
 )
 """The steps of ``apply_event``, in order (status before error: a completion clears it)."""
 

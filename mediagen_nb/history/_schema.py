@@ -36,10 +36,12 @@ ITEM_COLUMNS: tuple[str, ...] = (
     "response",
     "service",
     "origin",
+    "sweep_id",
+    "parents",
 )
 """Columns of ``items`` that the materialiser writes (``id`` is the row's insertion order)."""
 
-JSON_COLUMNS = frozenset({"params", "request", "usage", "response"})
+JSON_COLUMNS = frozenset({"params", "request", "usage", "response", "parents"})
 """Item columns stored as JSON text."""
 
 
@@ -100,7 +102,14 @@ def _v2(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE items ADD COLUMN origin TEXT")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+def _v3(conn: sqlite3.Connection) -> None:
+    """A sweep's cells share a ``sweep_id``; ``parents`` lists the ids an item was made from."""
+    conn.execute("ALTER TABLE items ADD COLUMN sweep_id TEXT")
+    conn.execute("ALTER TABLE items ADD COLUMN parents TEXT")
+    conn.execute("CREATE INDEX items_by_sweep ON items (sweep_id)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)
 """``MIGRATIONS[n - 1]`` upgrades a file from version ``n - 1`` to ``n``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from playwright.sync_api import Browser, Locator, expect
+from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from tests.ui.frontends import PANELS, Front, JupyterServer, new_page
+from tests.ui.journey import generate_image
 
 pytestmark = pytest.mark.ui
 
@@ -50,14 +51,35 @@ def test_printed_address_arrives_in_a_running_studio(
 def test_printed_voila_address_renders_the_playground_as_an_app(
     browser: Browser, jupyter: JupyterServer
 ) -> None:
+    """...and loads nothing from outside the server (an offline classroom network): every
+    request to another host is aborted and counted, through a generated picture."""
     page = new_page(browser, "light")
+    outside = count_outside_requests(page, jupyter.base)
     try:
         page.goto(jupyter.voila_url)
         expect(page.locator("p", has_text=INTRO)).to_be_visible()
         expect(page.locator(".mg-panel[data-mg-ready='1']").first).to_be_visible(timeout=90_000)
         expect(page.locator(".jp-InputArea-editor, .cm-editor")).to_have_count(0)  # no code
+        generate_image(Front(page, "voila"))
+        assert outside == []
     finally:
         page.context.close()
+
+
+def count_outside_requests(page: Page, base: str) -> list[str]:
+    """Abort every request of ``page`` that leaves ``base`` and list it."""
+    outside: list[str] = []
+
+    def local_only(route: Route) -> None:
+        url = route.request.url
+        if url.startswith((base, "data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.context.route("**/*", local_only)
+    return outside
 
 
 def enabled_buttons(panel: Locator) -> list[str]:

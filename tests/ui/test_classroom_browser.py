@@ -111,3 +111,42 @@ def test_classroom_panel_accessible_in_both_themes(
         assert not front.errors, front.errors
     finally:
         page.context.close()
+
+
+def test_wall_letterboxes_wide_pictures_and_follows_the_teacher_link(
+    browser: Browser, room: ClassroomHandle
+) -> None:
+    """A 16:9 picture sits whole inside its square tile (letterboxed, not cropped), and pasting
+    the teacher's link into the tab that shows the plain wall turns it into the teacher's
+    page without a reload (only the fragment changed)."""
+    with Client(room.codes["student-02"], room.base_url, room.text_base_url) as student:
+        student.images.create("gpt-image-2", prompt="a wide harbour at dawn", ratio="16:9").wait()
+    page = new_page(browser, "light")
+    try:
+        wall = open_wall(page, room.wall_url)
+        wide = wall.locator(".mg-class-item", has_text="a wide harbour at dawn").locator("img")
+        expect(wide).to_be_visible()
+        wide.evaluate(
+            "img => img.complete && img.naturalWidth > 0 ? 1 :"
+            " new Promise((ok, no) => { img.onload = ok; img.onerror = no; })"
+        )
+        shape = wide.evaluate(
+            "img => ({fit: getComputedStyle(img).objectFit, w: img.naturalWidth,"
+            " h: img.naturalHeight, boxW: img.clientWidth, boxH: img.clientHeight})"
+        )
+        assert abs(shape["w"] / shape["h"] - 16 / 9) < 0.02, shape  # the picture is wide
+        assert abs(shape["boxW"] / shape["boxH"] - 1) < 0.02, shape  # in a square tile
+        assert shape["fit"] == "contain", shape  # scaled to fit whole: bars, no crop
+        expect(wall.locator(".mg-wall-teacher")).to_be_hidden()
+        page.evaluate("window.mgSamePage = true")
+        fragment = room.teacher_url.split("#", 1)[1]
+        page.evaluate(f"location.hash = {json.dumps(fragment)}")
+        expect(wall.locator(".mg-wall-teacher")).to_be_visible()
+        expect(wall.locator(".mg-class-usage tbody tr")).to_have_count(2)
+        expect(wall.locator("[data-mg-action='hide']").first).to_be_visible()
+        assert page.evaluate("window.mgSamePage") is True  # no reload
+        page.evaluate("location.hash = ''")
+        expect(wall.locator(".mg-wall-teacher")).to_be_hidden()
+        expect(wall.locator("[data-mg-action='hide']")).to_have_count(0)
+    finally:
+        page.context.close()

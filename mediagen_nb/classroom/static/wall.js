@@ -1,11 +1,12 @@
 // The class wall (served by the gateway after kit.js, kit_table.js and classroom_parts.js).
 // It polls /wall/feed.json every second (204 when nothing changed). With the teacher token in
 // the address's fragment (#teacher=...), which browsers never send to a server, it shows the
-// teacher's controls and reads /wall/api/state instead.
+// teacher's controls and reads /wall/api/state instead. Pasting the teacher's link into a tab
+// that shows the plain wall changes only the fragment: the page then starts over as that view.
 
 const POLL_MS = 1000;
-const token = new URLSearchParams(location.hash.slice(1)).get("teacher") || "";
-const auth = token ? { authorization: `Bearer ${token}` } : {};
+let token = "";
+let auth = {};
 
 async function call(path, init = {}) {
   const response = await fetch(path, { ...init, headers: { ...auth, ...(init.headers || {}) } });
@@ -21,6 +22,10 @@ async function post(path, body) {
 }
 
 function setup(root) {
+  token = new URLSearchParams(location.hash.slice(1)).get("teacher") || "";
+  auth = token ? { authorization: `Bearer ${token}` } : {};
+  root.mgGeneration = (root.mgGeneration || 0) + 1;
+  const generation = root.mgGeneration;
   const status = root.querySelector(".mg-wall-status");
   const gallery = mgClassGallery({ label: "Work from the class, newest first", teacher: Boolean(token),
     onHide: (id, hidden) => post("/wall/api/hide", { id, hidden }).then(show, fail) });
@@ -32,9 +37,10 @@ function setup(root) {
     }, fail),
   });
   const teacher = root.querySelector(".mg-wall-teacher");
-  teacher.append(controls.el, usage.el);
+  teacher.replaceChildren(controls.el, usage.el);
   teacher.hidden = !token;
-  root.querySelector(".mg-wall-items").append(gallery.el);
+  const items = root.querySelector(".mg-wall-items");
+  items.replaceChildren(items.querySelector("h2"), gallery.el);
   let version = "";
 
   function show(data) {
@@ -50,12 +56,13 @@ function setup(root) {
   }
 
   async function tick() {
+    if (generation !== root.mgGeneration) return; // a newer view of the page took over
     try {
       const path = token ? "/wall/api/state" : `/wall/feed.json?since=${encodeURIComponent(version)}`;
       const response = await call(path);
       if (response.status !== 204) show(await response.json());
     } catch (error) {
-      fail(error);
+      if (generation === root.mgGeneration) fail(error);
     }
     setTimeout(tick, POLL_MS);
   }
@@ -64,4 +71,6 @@ function setup(root) {
   root.dataset.mgReady = "1";
 }
 
-setup(document.querySelector(".mg-wall"));
+const wall = document.querySelector(".mg-wall");
+setup(wall);
+window.addEventListener("hashchange", () => setup(wall));

@@ -11,8 +11,10 @@ function mgClassItem(item, { teacher, onHide }) {
   if (!item.src) {
     media = mgEl("div", { class: "mg-class-item__placeholder", role: "img", "aria-label": label, text: what });
   } else if (item.kind === "video") {
-    media = mgEl("video", { src: item.src, controls: true, muted: true, loop: true, preload: "metadata",
-      "aria-label": label });
+    // a projector's wall plays each clip silently on repeat; controls still pause it
+    media = mgEl("video", { src: item.src, controls: true, muted: true, loop: true, autoplay: true,
+      playsinline: true, preload: "auto", "aria-label": label });
+    media.muted = true; // the attribute alone does not mute an element made by script
   } else {
     media = mgEl("img", { src: item.src, alt: label, loading: "lazy" });
   }

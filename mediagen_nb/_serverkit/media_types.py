@@ -1,16 +1,6 @@
-"""What the emulator's media responses say about their bytes: a browser-safe media server.
-
-Uploads and results are served without auth on the emulator's own origin, so a file that a
-browser would run (HTML, SVG with ``<script>``) must never be served as such. The content
-type is therefore derived from the bytes (``sniff``: magic numbers of an allow-list of
-passive media types), never from what the uploader declared; bytes that match none are
-``application/octet-stream``. Every media response carries (``media_headers``):
-
-* ``X-Content-Type-Options: nosniff`` (the browser keeps our type),
-* ``Content-Security-Policy: default-src 'none'; sandbox`` (even a file opened directly
-  runs nothing and loads nothing),
-* ``Content-Disposition``: ``inline`` with the file name for images, video and audio,
-  ``attachment`` for everything else (PDF included: viewers may run its scripts).
+"""Browser-safe media: a type read from the bytes (magic numbers of passive media, else
+``application/octet-stream``), never the uploader's word; ``media_headers`` adds ``nosniff``,
+a sandbox CSP and ``inline`` for passive media, ``attachment`` for everything else.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""uvicorn for the emulator and the classroom gateway (imported only where a socket server
-starts): the h11 protocol the emulator needs, and ``serve_in_thread``.
+"""uvicorn for both servers: ``serve_in_thread`` and an h11 protocol dropping slow clients.
 
-Slow or idle clients are dropped (teachers run the emulator as a shared server):
-
-* a request whose headers are not complete ``header_timeout_s`` after its first byte (or,
-  on a fresh connection, after it opened) is answered 408 and the connection closed;
-  uvicorn's ``timeout_keep_alive`` closes connections idle between requests after
-  ``KEEP_ALIVE_S``, longer than clients keep them (``CLIENT_IDLE_S``), so that a client
-  never sends on a connection the server is closing;
-* at most ``max_connections`` connections are open at once; one more is answered 503 and
-  closed at once (``MAX_CONNECTIONS``);
-* h11 refuses request headers larger than ``MAX_HEADER_BYTES``.
+Headers must arrive within ``HEADER_TIMEOUT_S`` (408). Past ``max_connections`` a newcomer
+replaces the request body arriving longest (408), else gets 503. Idle connections close after
+``KEEP_ALIVE_S`` (> clients' ``CLIENT_IDLE_S``); headers over ``MAX_HEADER_BYTES`` are refused.
 """
 
 from __future__ import annotations
@@ -25,10 +17,11 @@ import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from mediagen_nb.emulator._errors import error_body
-from mediagen_nb.emulator._faults import TRANSPORT_KEY
+from mediagen_nb._serverkit.errors import TRANSPORT_KEY, error_body
 
 STARTUP_TIMEOUT_S: Final = 15.0
+BODY_GRACE_S: Final = 1.0
+"""A request body that began arriving less than this ago is never shed for a newcomer."""
 HEADER_TIMEOUT_S: Final = 10.0
 MAX_CONNECTIONS: Final = 256
 MAX_HEADER_BYTES: Final = 64 * 1024
@@ -46,19 +39,19 @@ first; the server only reaps ones a client forgot."""
 
 
 class DroppingH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, handing the connection's transport to the app, and dropping
-    slow clients (see the module docstring).
-
-    The emulator needs the transport to close a socket without any response (the drop fault).
-    """
+    """uvicorn's h11 protocol, handing the connection's transport to the app (under
+    ``TRANSPORT_KEY``: the emulator's drop fault closes it) and dropping slow clients."""
 
     header_timeout_s: ClassVar[float] = HEADER_TIMEOUT_S
     max_connections: ClassVar[int] = MAX_CONNECTIONS
+    body_grace_s: ClassVar[float] = BODY_GRACE_S
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         inner = self.app
         self._header_timer: asyncio.TimerHandle | None = None
+        self.body_since: float | None = None
+        """When the request body now arriving began (None: no body on its way)."""
 
         async def app(scope: Scope, receive: Receive, send: Send) -> None:
             scope[TRANSPORT_KEY] = self.transport
@@ -68,7 +61,7 @@ class DroppingH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if len(self.connections) > self.max_connections:
+        if len(self.connections) > self.max_connections and not self._evict_slowest_body():
             busy = "too many open connections; try again shortly"
             self._refuse(503, busy, b"Service Unavailable")
             return
@@ -80,6 +73,30 @@ class DroppingH11Protocol(H11Protocol):
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self._disarm_header_timer()
+        if self.conn.their_state is not h11.SEND_BODY:
+            self.body_since = None
+        elif self.body_since is None:
+            self.body_since = self.loop.time()
+
+    def _evict_slowest_body(self) -> bool:
+        """Close the connection whose body has been arriving longest (older than the grace):
+        a full server sheds a slow upload, never a new request. False when there is none."""
+        now = self.loop.time()
+        slow = [
+            other
+            for other in self.connections
+            if isinstance(other, DroppingH11Protocol)
+            and other.body_since is not None
+            and now - other.body_since >= self.body_grace_s
+            and not other.transport.is_closing()
+        ]
+        if not slow:
+            return False
+        victim = min(slow, key=lambda other: other.body_since or now)
+        victim.body_since = None
+        message = "the request body was too slow while the server was full"
+        victim._refuse(408, message, b"Request Timeout")
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_timer()
@@ -101,7 +118,7 @@ class DroppingH11Protocol(H11Protocol):
             self._refuse(408, f"request headers did not arrive within {wait} s", b"Request Timeout")
 
     def _refuse(self, status: int, message: str, reason: bytes) -> None:
-        """Answer ``status`` with the emulator's JSON error and close the connection."""
+        """Answer ``status`` with the JSON error body and close the connection."""
         body = error_body(status, message)
         head = (
             f"HTTP/1.1 {status} ".encode()
@@ -113,7 +130,7 @@ class DroppingH11Protocol(H11Protocol):
         self.transport.close()
 
     def send_400_response(self, msg: str) -> None:
-        """Answer bytes that are not valid HTTP with the emulator's JSON error shape.
+        """Answer bytes that are not valid HTTP with the JSON error shape.
 
         uvicorn's own answer is ``text/plain``; clients parsing errors expect the same body
         as every other error, so the spec's shape is written here and the connection closed.
@@ -145,7 +162,7 @@ def serve_in_thread(
     """Serve ``app`` with uvicorn in a daemon thread; return once it accepts connections.
 
     Returns the server (set ``should_exit`` to stop it), its thread and the bound port.
-    Shared by the emulator and the classroom gateway. Raises RuntimeError naming ``what``
+    Raises RuntimeError naming ``what``
     when the server cannot start (e.g. the port is taken). ``lifespan="on"`` runs the app's
     startup and shutdown (the gateway opens its upstream client there). ``max_connections``
     replaces ``MAX_CONNECTIONS`` (a class of 300 kernels keeps more connections open).

@@ -1,19 +1,8 @@
-"""JSON bodies and HTTP-level error responses shared by every emulator route.
+"""HTTP-level error bodies and JSON bytes, in the emulator's shape or a chat protocol's.
 
-The spec leaves HTTP status codes and error bodies open ("not shown"). Decision: every
-HTTP-level error (auth, malformed JSON, unknown path, wrong method, oversize body, wrong content
-type, polling too fast, injected faults, expired media) answers with
-``{"error": {"type": <type>, "message": <text>}}`` and a fitting status. Task failures are not
-HTTP errors: they travel inside task objects (``status: "failed"``), and asset-library failures
-inside the envelope (``code`` other than ``"0"``), as the spec says.
-
-The text gateway speaks each protocol's own envelope instead (``protocol_of``): on
-``/v1/messages`` Anthropic's ``{"type": "error", "error": {"type", "message"}}``, on
-``/v1/chat/completions`` OpenAI's ``{"error": {"message", "type", "param", "code"}}``.
-Overload is 529 ``overloaded_error`` on messages (Anthropic's signal) and 503 elsewhere.
-
-JSON is encoded with ``ensure_ascii=True`` so that any string a client sent (lone surrogates,
-control characters) can be echoed back without an encoding error.
+Every HTTP error answers ``{"error": {"type", "message"}}``; on the text gateway's paths the
+protocol's own envelope (``protocol_of``): Anthropic's on messages, OpenAI's on chat
+completions. JSON is ASCII-safe, so any string a client sent can be echoed back.
 """
 
 from __future__ import annotations
@@ -27,9 +16,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Send
 
+from mediagen_nb._serverkit.urls import TEXT_PREFIX
+
 JSON_TYPE: Final = "application/json"
 JSON_KEY: Final = "mediagen.json"
 """Scope key under which the middleware puts the parsed JSON body of a POST."""
+TRANSPORT_KEY: Final = "mediagen.transport"
+"""Scope key under which the runner's protocol puts the connection's transport."""
 
 ERROR_TYPES: Final[Mapping[int, str]] = {
     400: "invalid_request_error",
@@ -61,8 +54,8 @@ def json_response(
 
 TextProtocol = Literal["chat", "messages"]
 TEXT_PATHS: Final[Mapping[str, TextProtocol]] = {
-    "/gateway/v1/chat/completions": "chat",
-    "/gateway/v1/messages": "messages",
+    TEXT_PREFIX + "/v1/chat/completions": "chat",
+    TEXT_PREFIX + "/v1/messages": "messages",
 }
 
 
@@ -110,7 +103,7 @@ def http_error_response(
     request: Request, exc: Exception, *, protocol: TextProtocol | None = None
 ) -> Response:
     """Starlette's ``HTTPException`` (an unknown path, a wrong method, ...) in the error body:
-    a 404 and a 405 name the path and method. The emulator's and the gateway's handler."""
+    a 404 and a 405 name the path and method."""
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
         message = f"no endpoint at {request.url.path}"
