@@ -13,12 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from mediagen_nb._imagesize import image_size
 from mediagen_nb._platform import off_loop
-from mediagen_nb.catalog import ASSET_LIBRARIES, FAMILIES, asset_uri, params_for
+from mediagen_nb.catalog import (
+    ASSET_LIBRARIES,
+    FAMILIES,
+    asset_uri,
+    carry,
+    controls_for,
+    params_for,
+    to_body,
+)
 from mediagen_nb.widgets._asset_form import bodies
 from mediagen_nb.widgets._card_actions import CardAction, Target, card_actions
-from mediagen_nb.widgets._form_body import to_body
-from mediagen_nb.widgets._form_spec import controls_for
-from mediagen_nb.widgets._form_state import carry
 from mediagen_nb.widgets._session import ActiveAsset
 
 if TYPE_CHECKING:
