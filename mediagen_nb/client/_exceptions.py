@@ -150,8 +150,14 @@ class MalformedResponseError(APIError):
 
 
 class ResponseTooLargeError(MediagenError):
-    """An answer (``what``: a JSON answer, an image or video result) larger than ``limit``
-    bytes; nothing beyond the limit was read. ``declared`` is its Content-Length, if any."""
+    """An answer larger than its cap; nothing beyond the cap was read.
+
+    Args:
+        what: What was refused: the JSON answer, the image result, the video result.
+        limit: The cap in bytes.
+        declared: The answer's ``Content-Length``, or None when it did not say.
+        hint: How to raise the cap (named in the message).
+    """
 
     def __init__(self, what: str, *, limit: int, declared: int | None, hint: str) -> None:
         self.what = what

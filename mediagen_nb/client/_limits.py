@@ -1,9 +1,8 @@
 """How much of an answer the client reads: result downloads (a cap per kind) and JSON answers.
 
-Bodies are read in chunks and refused with :class:`ResponseTooLargeError` as soon as they
-pass their cap; a declared ``Content-Length`` over the cap is refused before any byte of the
-body is read. The caps for results can be raised with ``AsyncClient(max_download_bytes=...)``
-or ``MEDIAGEN_MAX_DOWNLOAD_MB``; the JSON cap is fixed (no answer of the spec comes near it).
+Bodies are read in chunks and refused (``ResponseTooLargeError``) once past their cap, or at
+once when ``Content-Length`` says so. Result caps are raised with ``max_download_bytes`` or
+``MEDIAGEN_MAX_DOWNLOAD_MB``; the JSON cap is fixed (no answer of the spec comes near it).
 """
 
 from __future__ import annotations
