@@ -224,3 +224,30 @@ def test_moderation_survives_a_restart(tmp_path: Path, marker_emulator: Emulator
     assert kept == [("owl",), True, ["an owl"]]
     with start_classroom(upstream=upstream, folder=folder) as third:
         assert (third.blocked, third.approval) == ((), False)
+
+
+def test_cli_block_file_and_approve_are_kept_by_the_class(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    rules = tmp_path / "blocked.txt"
+    rules.write_text("# words for year 7\ndragon\nre:b[a4]d\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(root), "MEDIAGEN_HOME": str(tmp_path / "home")}
+    command = [sys.executable, "-m", "mediagen_nb.cli", "classroom", "--port", "0"]
+    command += ["--folder", str(tmp_path / "class"), "--upstream", "emulator"]
+    command += ["--block", str(rules), "--approve"]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            lines = [proc.stdout.readline() for _ in range(8)]
+        finally:
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=30) == 0
+    assert "2 blocked prompt rules; the wall shows approved items only\n" in lines
+    with start_classroom(upstream="emulator", folder=tmp_path / "class") as again:
+        assert (again.blocked, again.approval) == (("dragon", "re:b[a4]d"), True)
