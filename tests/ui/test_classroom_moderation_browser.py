@@ -5,11 +5,13 @@ refused, one chat turn was read. The teacher page shows the queue, the refused p
 the chat turn (axe 0 critical/serious, contrast >= 4.5 in light and dark); then, from the
 keyboard alone, the teacher looks through the queue (J, ArrowLeft), approves (A) and hides
 (H); the projector's wall shows exactly what was approved, and focus never leaves the queue
-until it is empty (then it rests on the queue's heading).
+until it is empty (then it rests on the queue's heading). In JupyterLab, ClassroomPanel's
+queue takes the same keys without JupyterLab acting on them (A would insert a cell).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from mediagen_nb.classroom import ClassroomHandle, start_classroom
 from mediagen_nb.client import Client
 from tests.ui.checks import axe_violations, background_luminance, contrast
-from tests.ui.frontends import THEMES, Theme, new_page
+from tests.ui.frontends import THEMES, Front, JupyterServer, Theme, new_page
 from tests.ui.screenshots import save_screenshot
 
 pytestmark = pytest.mark.ui
@@ -147,5 +149,56 @@ def test_the_queue_buttons_work_with_tab_and_enter(browser: Browser, room: Class
         expect(root.locator("[data-mg-action='queue-approve']")).to_be_focused()
         expect(root.locator(".mg-wall-status")).to_have_text("1 on the wall", timeout=5_000)
         assert [i["prompt"] for i in room.items()] == [PROMPTS[0]]
+    finally:
+        page.context.close()
+
+
+PANEL_NOTEBOOK = "notebooks/_classroom_queue.ipynb"
+PANEL_CELLS = [
+    "import tempfile\nfrom pathlib import Path\nimport mediagen_nb as mg\n"
+    "room = mg.start_classroom(1, upstream='emulator', speed=200, approve=True,"
+    " folder=Path(tempfile.mkdtemp()))",
+    "with mg.Client(room.codes['student-01'], room.base_url, room.text_base_url) as student:\n"
+    "    for prompt in ['a red kite', 'a blue boat']:\n"
+    "        student.images.create('nano-banana', prompt=prompt).wait()",
+    "panel = mg.ClassroomPanel(room, export_dir=tempfile.mkdtemp())\npanel",
+]
+
+
+def write_notebook(root: Path) -> None:
+    cells: list[dict[str, object]] = [
+        {"cell_type": "code", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
+        for src in PANEL_CELLS
+    ]
+    kernel = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    notebook = {"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4}
+    notebook["nbformat_minor"] = 5
+    (root / PANEL_NOTEBOOK).write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def test_panel_queue_keys_in_jupyterlab(browser: Browser, jupyter: JupyterServer) -> None:
+    write_notebook(jupyter.root)
+    page = new_page(browser, "light")
+    try:
+        front = Front.open(page, "lab", jupyter, "light", notebook=PANEL_NOTEBOOK)
+        root = page.locator(".mg-panel.mg-panel--classroom[data-mg-ready='1']")
+        card = root.locator(".mg-class-queue__card")
+        expect(card.locator("img")).to_be_visible(timeout=60_000)
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        expect(cells).to_have_count(len(PANEL_CELLS))
+        card.focus()
+        page.keyboard.press("j")
+        expect(card).to_contain_text("a blue boat")
+        page.keyboard.press("a")
+        expect(root.locator(".mg-class-queue__count")).to_have_text(
+            "1 waiting; showing 1 of 1.", timeout=10_000
+        )
+        expect(card).to_contain_text("a red kite")
+        page.keyboard.press("h")
+        expect(root.locator(".mg-class-queue__title")).to_be_focused()
+        expect(root.locator(".mg-class-item[data-hidden='1']")).to_have_count(1, timeout=10_000)
+        expect(root.locator(".mg-class-item__tag")).to_have_count(0)
+        expect(cells).to_have_count(len(PANEL_CELLS))  # JupyterLab inserted no cell
+        assert not front.errors, front.errors
     finally:
         page.context.close()

@@ -44,7 +44,11 @@ function mgClassQueue({ onApprove, onHide, level = "h3" }) {
     button("Approve", "primary", "approve", "A"), button("Hide", "secondary", "hide", "H"),
     button("Next", "ghost", "next", "J ArrowRight"));
   const body = mgEl("div", { class: "mg-class-queue__body" }, card, buttons, help);
-  const el = mgEl("section", { class: "mg-class-queue", "aria-label": "Approval queue" }, heading, count, body);
+  // the queue's keys are JupyterLab's command-mode keys too (A inserts a cell, J moves down):
+  // Lumino skips shortcuts for events from inside this attribute (JupyterLab 4.5 already
+  // leaves widget outputs alone; this keeps it so where a front end would not)
+  const el = mgEl("section", { class: "mg-class-queue", "aria-label": "Approval queue",
+    "data-lm-suppress-shortcuts": "true" }, heading, count, body);
 
   const waiting = () => items.filter((item) => !decided.has(item.id));
 
