@@ -1,72 +1,95 @@
 """Moderation a teacher controls: prompt rules checked before forwarding, and approval.
 
-Rule syntax (``blocked=[...]``, or ``--block FILE`` with one rule a line, blank lines and
-lines starting with ``#`` skipped): a plain rule is a word or phrase matched as whole words,
-case-insensitively (``fight`` refuses "Fight!" but not "fighter"; spaces in a phrase match
-any run of spaces); ``re:PATTERN`` is a regular expression searched anywhere in the text,
-case-insensitively. Bounds: ``MAX_RULES`` rules of ``MAX_RULE_CHARS`` characters; only the
-first ``MAX_CHECKED_CHARS`` characters of a prompt are read, and a pattern still searching
-after ``MATCH_TIMEOUT_S`` refuses the prompt (a rule that cannot finish never lets one by).
+Rules (``blocked=[...]``, or ``--block FILE``: one a line, ``#`` lines skipped): a word or
+phrase matches whole words in any case ("fight" refuses "Fight!", not "fighter"); ``re:PATTERN``
+is a regular expression searched anywhere, in any case. At most ``MAX_RULES`` rules of
+``MAX_RULE_CHARS``; patterns share a ``MATCH_BUDGET_S`` time budget, past it the prompt is refused.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 NEUTRAL_REFUSAL: Final = "Your class's teacher has not allowed this prompt."
 """What a student reads when a rule refuses their prompt (it never names the rule)."""
 PATTERN_PREFIX: Final = "re:"
 MAX_RULES: Final = 500
 MAX_RULE_CHARS: Final = 200
-MAX_CHECKED_CHARS: Final = 20_000
-MATCH_TIMEOUT_S: Final = 0.05
+MATCH_BUDGET_S: Final = 0.1
+"""Time all ``re:`` patterns together may take on one request (bodies are at most 1 MiB)."""
 RECENT_REFUSALS: Final = 200
 """Refused prompts the teacher's views list (the ledger keeps every one as an event)."""
+_WORD = re.compile(r"\w+")
 log = logging.getLogger("mediagen_nb.classroom")
 
 
-class _Matcher(Protocol):
-    def search(self, text: str) -> bool: ...
+def _words(text: str) -> str:
+    """``text`` as its words, folded, each between single spaces (" a red apple ")."""
+    return " " + " ".join(_WORD.findall(text.casefold())) + " "
+
+
+def _compile_pattern(rule: str) -> Any:
+    """A ``regex`` pattern (its search takes a timeout, which ``re`` lacks)."""
+    try:
+        import regex
+    except ImportError as error:  # pragma: no cover - a dependency on CPython
+        raise ValueError("blocked patterns (re:...) need the regex package") from error
+    try:
+        return regex.compile(rule[len(PATTERN_PREFIX) :], regex.IGNORECASE)
+    except regex.error as error:
+        message = f"blocked rule {rule!r} is not a regular expression: {error}"
+        raise ValueError(message) from None
 
 
 @dataclass(frozen=True)
-class _Word:
-    compiled: re.Pattern[str]
+class _Rules:
+    """Compiled rules: words and phrases as folded word strings (one pass over the text),
+    a rule with other characters as a regular expression, and the ``re:`` patterns."""
 
-    def search(self, text: str) -> bool:
-        return self.compiled.search(text) is not None
+    phrases: tuple[tuple[str, str], ...]
+    literals: tuple[tuple[str, re.Pattern[str]], ...]
+    patterns: tuple[tuple[str, Any], ...]
 
+    @classmethod
+    def of(cls, rules: Iterable[str]) -> _Rules:
+        phrases, literals, patterns = [], [], []
+        for rule in rules:
+            if rule.startswith(PATTERN_PREFIX):
+                patterns.append((rule, _compile_pattern(rule)))
+            elif _words(rule).strip() == " ".join(rule.casefold().split()):
+                phrases.append((rule, _words(rule)))
+            else:  # punctuation in the rule ("f*ck", "c++"): whole words around it
+                words = r"\s+".join(re.escape(part) for part in rule.split())
+                literals.append((rule, re.compile(rf"(?<!\w){words}(?!\w)", re.IGNORECASE)))
+        return cls(tuple(phrases), tuple(literals), tuple(patterns))
 
-@dataclass(frozen=True)
-class _Pattern:
-    compiled: Any  # a ``regex`` pattern: its search takes a timeout
-
-    def search(self, text: str) -> bool:
-        try:
-            return self.compiled.search(text, timeout=MATCH_TIMEOUT_S) is not None
-        except TimeoutError:
-            log.warning("the rule %r took too long; the prompt is refused", self.compiled.pattern)
-            return True
-
-
-def _compile(rule: str) -> _Matcher:
-    if rule.startswith(PATTERN_PREFIX):
-        try:
-            import regex
-        except ImportError as error:  # pragma: no cover - a dependency on CPython
-            raise ValueError("blocked patterns (re:...) need the regex package") from error
-        try:
-            return _Pattern(regex.compile(rule[len(PATTERN_PREFIX) :], regex.IGNORECASE))
-        except regex.error as error:
-            message = f"blocked rule {rule!r} is not a regular expression: {error}"
-            raise ValueError(message) from None
-    words = r"\s+".join(re.escape(part) for part in rule.split())
-    return _Word(re.compile(rf"(?<!\w){words}(?!\w)", re.IGNORECASE))
+    def match(self, text: str) -> str | None:
+        folded = _words(text)
+        single = set(folded.split())
+        for rule, words in self.phrases:
+            if words.count(" ") == 2:  # one word: a set lookup
+                if words.strip() in single:
+                    return rule
+            elif words in folded:
+                return rule
+        for rule, literal in self.literals:
+            if literal.search(text):
+                return rule
+        deadline = time.monotonic() + MATCH_BUDGET_S
+        for rule, pattern in self.patterns:
+            try:
+                if pattern.search(text, timeout=max(0.001, deadline - time.monotonic())):
+                    return rule
+            except TimeoutError:
+                log.warning("the rule %r took too long; the prompt is refused", rule)
+                return rule
+        return None
 
 
 def check_rules(rules: Iterable[str]) -> tuple[str, ...]:
@@ -89,7 +112,7 @@ def check_rules(rules: Iterable[str]) -> tuple[str, ...]:
             raise ValueError(f"blocked rule {rule[:40]!r}... is longer than {MAX_RULE_CHARS}")
         if rule == PATTERN_PREFIX:
             raise ValueError("blocked rule 're:' has no pattern after it")
-        _compile(rule)
+    _Rules.of(kept)  # every pattern compiles
     return kept
 
 
@@ -106,21 +129,16 @@ class Moderation:
     approve: bool = False
     """True: the wall shows only items the teacher approved."""
     refusals: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_REFUSALS))
-    _matchers: list[tuple[str, _Matcher]] = field(default_factory=list, repr=False)
+    _rules: _Rules = field(default_factory=lambda: _Rules((), (), ()), repr=False)
 
     def __post_init__(self) -> None:
         self.blocked = check_rules(self.blocked)
-        self._matchers = [(rule, _compile(rule)) for rule in self.blocked]
+        self._rules = _Rules.of(self.blocked)
 
     def match(self, texts: Iterable[str]) -> str | None:
         """The first rule any of ``texts`` breaks, or None."""
-        read = "\n".join(texts)[:MAX_CHECKED_CHARS]
-        if not read:
-            return None
-        for rule, matcher in self._matchers:
-            if matcher.search(read):
-                return rule
-        return None
+        read = "\n".join(texts)
+        return self._rules.match(read) if read and self.blocked else None
 
     def public(self, task: Any) -> bool:
         """Whether a task's result may be shown to everyone (wall, feed, export, media)."""
@@ -149,19 +167,36 @@ def create_texts(body: Any) -> list[str]:
     return texts
 
 
-def chat_user_texts(body: Any) -> list[str]:
-    """The text of every user message of a chat completion or a messages request."""
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+def _has_text(part: Any) -> bool:
+    return isinstance(part, dict) and isinstance(part.get("text"), str)
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [p["text"] for p in content if _has_text(p)]
+    return []
+
+
+def chat_texts(body: Any) -> list[str]:
+    """Every text a chat request carries, any role, and Anthropic's ``system``: the student
+    writes all of it (an earlier "assistant" turn too), so all of it is checked."""
+    if not isinstance(body, dict):
         return []
-    texts: list[str] = []
-    for message in body["messages"]:
-        if not isinstance(message, dict) or message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            texts += [
-                p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-            ]
+    texts = _texts(body.get("system"))
+    for message in body.get("messages") or ():
+        if isinstance(message, dict):
+            texts += _texts(message.get("content"))
     return texts
+
+
+def last_user_text(body: Any) -> str:
+    """The text of the last user message ('' when none): what the teacher reads."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in reversed(messages if isinstance(messages, list) else []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            texts = _texts(message.get("content"))
+            if texts:
+                return "\n".join(texts)
+    return ""

@@ -36,7 +36,12 @@ from mediagen_nb.classroom._forward import (
 )
 from mediagen_nb.classroom._gateway import Gateway, student_of
 from mediagen_nb.classroom._ledger import TaskRecord
-from mediagen_nb.classroom._moderation import NEUTRAL_REFUSAL, chat_user_texts, create_texts
+from mediagen_nb.classroom._moderation import (
+    NEUTRAL_REFUSAL,
+    chat_texts,
+    create_texts,
+    last_user_text,
+)
 from mediagen_nb.classroom._refusals import chat_refusal_response, refused_task_body
 from mediagen_nb.client._tasks import normalize_status
 
@@ -217,10 +222,10 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
     raw = await request.body()
     amount = chat_claim_amount(body, raw, gw.state.rules.chat_reserve)
     claim = Claim(student.name, "chat", amount, _model(body), path)
-    asked = chat_user_texts(body)
-    rule = gw.state.moderation.match(asked)  # the teacher's prompt rules
+    asked = last_user_text(body)
+    rule = gw.state.moderation.match(chat_texts(body))  # the teacher's prompt rules
     if rule is not None:
-        shown = excerpt(asked[-1] if asked else "", PROMPT_EXCERPT)
+        shown = excerpt(asked, PROMPT_EXCERPT)
         gw.state.note_blocked(student.name, path, f"chat · {model_name(claim.model)}", shown, rule)
         gw.count("refused")
         return chat_refusal_response(protocol, NEUTRAL_REFUSAL)
@@ -242,7 +247,7 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
                 student=student.name,
                 path=path,
                 model=model_name(claim.model),
-                prompt=excerpt(asked[-1] if asked else "", TURN_EXCERPT),
+                prompt=excerpt(asked, TURN_EXCERPT),
                 answer=meter.answer,
                 tokens=used,
                 outcome=outcome,
