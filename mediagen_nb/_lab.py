@@ -29,8 +29,9 @@ Autosave: JupyterLab saves an open notebook every two minutes with its outputs, 
 widget output shows "model not found" at the next launch (and dirties the checkout).
 ``keep_playground_clean``, a ``ContentsManager.pre_save_hook`` that ``mediagen-nb lab``
 passes, saves the playground (``$MEDIAGEN_PLAYGROUND``, its path under the server root)
-without outputs, execution counts or widget state; when nothing else differs from the file
-on disk, it saves the file's own content, byte for byte. Edits to the cells are saved.
+without outputs, execution counts, widget state, the kernel's ``language_info`` or the empty
+cell JupyterLab adds below the last one run; when nothing else differs from the file on
+disk, it saves the file's own content, byte for byte. Edits to the cells are saved.
 """
 
 from __future__ import annotations
@@ -165,22 +166,54 @@ def trust(path: Path) -> None:
     NotebookNotary().sign(notebook)  # type: ignore[no-untyped-call]
 
 
-def _stripped(content: dict[str, Any]) -> dict[str, Any]:
-    """``content`` (a notebook as JSON) without outputs, execution counts and widget state."""
+def _text(source: Any) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _blank(cell: dict[str, Any]) -> bool:
+    """An empty code cell (JupyterLab adds one below the last cell it runs)."""
+    return cell.get("cell_type") == "code" and not _text(cell.get("source", "")).strip()
+
+
+def _stripped(content: dict[str, Any], on_disk: dict[str, Any] | None) -> dict[str, Any]:
+    """``content`` (a notebook as JSON) without outputs, execution counts, widget state and
+    trailing empty cells; the kernel's ``language_info`` is the file's own (or none)."""
     code: dict[str, Any] = {"outputs": [], "execution_count": None}
     cells = [
         {**cell, **code} if cell.get("cell_type") == "code" else cell
         for cell in content.get("cells", [])
     ]
-    metadata = {k: v for k, v in content.get("metadata", {}).items() if k != "widgets"}
+    while cells and _blank(cells[-1]):
+        cells.pop()
+    metadata = {
+        k: v
+        for k, v in content.get("metadata", {}).items()
+        if k not in ("widgets", "language_info")
+    }
+    kept = (on_disk or {}).get("metadata", {}).get("language_info")
+    if kept is not None:
+        metadata["language_info"] = kept
     return {**content, "cells": cells, "metadata": metadata}
 
 
 def _sources(content: dict[str, Any]) -> list[tuple[str, str]]:
-    def text(source: Any) -> str:
-        return "".join(source) if isinstance(source, list) else str(source)
+    """Each cell's type and text, empty code cells left out."""
+    return [
+        (c.get("cell_type", ""), _text(c.get("source", "")))
+        for c in content.get("cells", [])
+        if not _blank(c)
+    ]
 
-    return [(c.get("cell_type", ""), text(c.get("source", ""))) for c in content.get("cells", [])]
+
+def _read_playground(contents_manager: Any, playground: str) -> dict[str, Any] | None:
+    root = getattr(contents_manager, "root_dir", None)
+    if root is None:
+        return None
+    try:
+        found = json.loads((Path(root) / playground).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def keep_playground_clean(
@@ -193,15 +226,10 @@ def keep_playground_clean(
     content = model.get("content")
     if not isinstance(content, dict):
         return
-    model["content"] = _stripped(content)
-    root = getattr(contents_manager, "root_dir", None)
-    if root is None:
-        return
-    try:
-        on_disk = json.loads((Path(root) / playground).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if _sources(on_disk) == _sources(content):  # only outputs and kernel metadata changed
+    on_disk = _read_playground(contents_manager, playground)
+    model["content"] = _stripped(content, on_disk)
+    # only outputs, kernel metadata or an empty cell changed: the file as it is
+    if on_disk is not None and _sources(on_disk) == _sources(content):
         model["content"] = on_disk
 
 

@@ -34,7 +34,6 @@ import argparse
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -57,12 +56,12 @@ from mediagen_nb._lab import (
     workspaces_dir,
     write_workspace,
 )
+from mediagen_nb._ports import FIRST_PORT
+from mediagen_nb._ports import free_port as free_port  # noqa: PLC0414 - re-exported (tests/ui)
 
 PLAYGROUND = Path(PLAYGROUND_NOTEBOOK)
 ALLOW_ROOT = "--ServerApp.allow_root=True"
 """What Jupyter needs to start as root (its own ``--allow-root`` is the same trait)."""
-FIRST_PORT = 8888
-"""Jupyter's usual port; ``lab`` takes the first free one from here."""
 PORT_OPTIONS = ("--port", "--ServerApp.port")
 IP_OPTIONS = ("--ip", "--ServerApp.ip")
 TOKEN_OPTIONS = ("--IdentityProvider.token", "--ServerApp.token")
@@ -283,18 +282,6 @@ def _option_value(extra: Sequence[str], names: Sequence[str]) -> str | None:
     return found
 
 
-def free_port(first: int = FIRST_PORT, tries: int = 100) -> int:
-    """The first port from ``first`` that nothing listens on at 127.0.0.1."""
-    for port in range(first, first + tries):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {first}..{first + tries - 1}")
-
-
 def lab_command(
     notebook: str, extra: Sequence[str], *, as_root: bool, port: int, token: str
 ) -> LabLaunch:
@@ -391,6 +378,8 @@ def _lab(extra: list[str]) -> int:
         token=secrets.token_hex(24),
     )
     note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in launch.command else ""
+    if port != FIRST_PORT and _option_value(extra, PORT_OPTIONS) is None:
+        print(f"Port {FIRST_PORT} is in use (a server listens on it): JupyterLab gets {port}.")
     print(
         f"Starting JupyterLab (demo mode: MEDIAGEN_API_KEY unset){note}. It opens on the\n"
         "playground already running (the Studio, in Voila's preview tab), the file browser\n"

@@ -77,6 +77,8 @@ ROUNDS = 4
 """Downloads at most: each adds what only the browser needs (pip resolves on this machine)."""
 MARKER = ".mediagen-lite"
 """A file in every built site: an existing folder with it may be replaced by a new build."""
+FAVICON = "favicon.svg"
+"""The site's icon (the landing page links it; committed beside ``landing.html``)."""
 
 
 @dataclass(frozen=True)
@@ -120,9 +122,11 @@ def _check_output(output: Path) -> None:
         )
 
 
-def choose_wheels(root: Path, cache: Path, scratch: Path, micropip: str) -> dict[str, Wheel]:
+def choose_wheels(
+    root: Path, cache: Path, scratch: Path, micropip: str, log: Callable[[str], None] = print
+) -> dict[str, Wheel]:
     """The project's wheel and every wheel it and the kernel need in the browser."""
-    ours = Wheel.read(project_wheel(root, scratch / "dist"))
+    ours = Wheel.read(project_wheel(root, scratch / "dist", log))
     wanted = [requirement_text(r) for r in ours.needs()]
     wanted += [f"micropip=={micropip}" if p == "micropip" else p for p in KERNEL_PACKAGES]
     for _round in range(ROUNDS):
@@ -270,10 +274,12 @@ def _run_jupyter_lite(lite_dir: Path, output: Path, log: Callable[[str], None]) 
 
 
 def _landing(output: Path) -> None:
-    page = resources.files("mediagen_nb._lite").joinpath("landing.html").read_text()
+    package = resources.files("mediagen_nb._lite")
+    page = package.joinpath("landing.html").read_text()
     page = page.replace("{{STUDIO_CODE}}", json.dumps(STUDIO_CODE))
     page = page.replace("{{PLAYGROUND}}", PLAYGROUND)
     (output / "index.html").write_text(page)
+    (output / FAVICON).write_bytes(package.joinpath(FAVICON).read_bytes())
     (output / MARKER).write_text(f"mediagen-nb lite build (Pyodide {PYODIDE_VERSION})\n")
 
 
@@ -310,7 +316,7 @@ def build_site(
         core = scratch / "pyodide" if pyodide_cdn else lite_dir / SITE_PYODIDE
         pyodide_lock = unpack_core(tarball, core)
         micropip = pyodide_lock["packages"]["micropip"]["version"]
-        chosen = choose_wheels(root, cache, scratch, micropip)
+        chosen = choose_wheels(root, cache, scratch, micropip, log)
         compile_with = core if precompile_wheels else None
         if not pyodide_cdn:  # the well-known folder: JupyterLite serves it, the kernel uses it
             wheels = write_wheels(

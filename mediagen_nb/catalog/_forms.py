@@ -37,6 +37,7 @@ from mediagen_nb.catalog._labels import (
 )
 from mediagen_nb.catalog._params import (
     PARAMS,
+    SEEDANCE_AUTO_DURATION,
     SEEDANCE_DURATION,
     SEEDANCE_MAX_REFERENCE_IMAGES,
     SORA_MAX_REFS,
@@ -198,8 +199,8 @@ _SEEDANCE = (
     FormControl(
         "duration",
         label="Length (seconds)",
-        help=f"{SEEDANCE_DURATION[0]} to {SEEDANCE_DURATION[1]} seconds, or -1 to let the "
-        "model choose.",
+        help=f"{SEEDANCE_DURATION[0]} to {SEEDANCE_DURATION[1]} seconds, or "
+        f"{SEEDANCE_AUTO_DURATION} to let the model choose.",
     ),
     FormControl("generate_audio"),
 )

@@ -143,6 +143,8 @@ class Param:
     """The service's default (None: omitted from the body unless set)."""
     minimum: int | None = None
     maximum: int | None = None
+    also: tuple[int, ...] = ()
+    """Values outside ``minimum``..``maximum`` the rule also takes (seedance's -1: automatic)."""
     max_items: int | None = None
     exclusive_with: str | None = None
     """Name of a parameter that must not be sent together with this one."""
@@ -207,7 +209,13 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             options=options(Image2Resolution),
             default="1k",
         ),
-        Param("size", "size", "Exact WIDTHxHEIGHT in px; overrides resolution and ratio."),
+        Param(
+            "size",
+            "size",
+            f"Width x height; edges multiples of {IMAGE2_SIZE_MULTIPLE} up to "
+            f"{IMAGE2_SIZE_MAX_EDGE}, {IMAGE2_SIZE_MIN_PIXELS:,} to {IMAGE2_SIZE_MAX_PIXELS:,} "
+            "pixels in all.",
+        ),
         Param(
             "image_urls",
             "url_list",
@@ -269,10 +277,12 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         Param(
             "duration",
             "int",
-            "Seconds 2-12, or -1 to let the model choose.",
+            f"Seconds {SEEDANCE_DURATION[0]}-{SEEDANCE_DURATION[1]}, or "
+            f"{SEEDANCE_AUTO_DURATION} to let the model choose.",
             default=5,
-            minimum=-1,
-            maximum=12,
+            minimum=SEEDANCE_DURATION[0],
+            maximum=SEEDANCE_DURATION[1],
+            also=(SEEDANCE_AUTO_DURATION,),
         ),
         Param("generate_audio", "bool", "Generate a sound track.", default=True),
     ),
@@ -282,9 +292,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             "duration",
             "int",
             "Seconds; ignored with a reference video.",
-            default=3,
-            minimum=3,
-            maximum=15,
+            default=STARVIDEOS_DURATION[0],
+            minimum=STARVIDEOS_DURATION[0],
+            maximum=STARVIDEOS_DURATION[1],
         ),
         Param(
             "ratio",

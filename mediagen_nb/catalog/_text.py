@@ -54,6 +54,29 @@ _OFFERS: tuple[tuple[Vendor, tuple[str, ...], tuple[Variant, ...]], ...] = (
 
 VENDOR_TITLE: dict[Vendor, str] = {"gpt": "GPT", "claude": "Claude", "gemini": "Gemini"}
 
+MAX_OUTPUT_TOKENS: dict[str, int] = {
+    "gpt-5.4": 128_000,
+    "gpt-5.5": 128_000,
+    "claude-haiku-4-5": 64_000,
+    "claude-opus-4-5": 64_000,
+    "claude-opus-4-6": 128_000,
+    "claude-opus-4-7": 128_000,
+    "claude-sonnet-4-5": 64_000,
+    "claude-sonnet-4-6": 128_000,
+    "gemini-2.5-pro": 65_536,
+    "gemini-3-flash-preview": 65_536,
+    "gemini-3.1-pro-preview": 65_536,
+    "gemini-2.5-flash-lite": 65_536,
+    "gemini-3.1-flash-lite-preview": 65_536,
+}
+"""Longest reply of each base model, in tokens (every suffix variant shares its base's).
+
+Decision: the spec shows no output limit, so these are the vendors' published maxima for
+the base models (Nov 2026, as LangChain's model profiles and LiteLLM's model map list them,
+so their SDKs' defaults pass); the validators bound ``max_completion_tokens`` /
+``max_tokens`` by them and the chat form shows the range.
+"""
+
 
 @dataclass(frozen=True)
 class TextModel:
@@ -68,6 +91,11 @@ class TextModel:
     def variant_meaning(self) -> str:
         """Plain-words meaning of the name's suffix."""
         return VARIANT_MEANING[self.variant]
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The longest reply this model gives, in tokens (``MAX_OUTPUT_TOKENS``)."""
+        return MAX_OUTPUT_TOKENS[self.base]
 
     @property
     def endpoints(self) -> tuple[TextEndpoint, ...]:

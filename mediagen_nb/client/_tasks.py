@@ -228,17 +228,31 @@ class Task:
         self,
         timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
         on_update: OnUpdate | None = None,
+        on_status: OnUpdate | None = None,
     ) -> Task:
         """Poll until the task ends; return this handle when completed.
 
-        Raises :class:`TaskFailedError`, :class:`TaskCancelledError` or, when ``timeout``
-        seconds (default :meth:`default_timeout`) pass first, :class:`TaskTimeoutError`.
-        ``on_update(task)`` (sync or async) runs after every poll.
+        Args:
+            timeout: Seconds to wait at most (default :meth:`default_timeout`).
+            on_update: ``on_update(task)`` (sync or async) runs after every poll, also when
+                nothing changed (a clock, a poll counter).
+            on_status: ``on_status(task)`` (sync or async) runs only when the status changes
+                (``queued`` -> ``processing`` -> ``completed``), not for the status the wait
+                starts from: ``on_status=lambda t: print(t.status)`` prints each step once.
+
+        Returns:
+            This handle, completed and its media kept.
+
+        Raises:
+            TaskFailedError: The service reports the task failed.
+            TaskCancelledError: The task was cancelled (here or by the service).
+            TaskTimeoutError: ``timeout`` seconds passed first.
         """
         if self._stale:
             await self.refresh()
         limit = self.default_timeout() if timeout is None else timeout
         deadline = self._ctx.clock() + limit
+        seen = self.status
         while True:
             status = self.status
             if self._cancelled_locally:
@@ -254,6 +268,9 @@ class Task:
                 case "queued" | "processing":
                     if await self._poll_once(deadline, limit, status):
                         await self._notify(on_update)
+                        if self.status != seen:
+                            seen = self.status
+                            await self._notify(on_status)
                 case _:
                     assert_never(status)
 

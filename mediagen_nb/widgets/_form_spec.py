@@ -16,6 +16,7 @@ work survives a switch.
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -31,6 +32,7 @@ from mediagen_nb.catalog import (
     model_title,
     option_label,
     param_label,
+    params_for,
     revision,
 )
 
@@ -124,9 +126,29 @@ def _options(param: Param, decl: FormControl) -> tuple[dict[str, Any], ...]:
 
 
 def _limits_help(param: Param) -> str:
-    if param.type == "int" and param.minimum is not None and param.maximum is not None:
-        return f"{param.minimum} to {param.maximum}."
-    return ""
+    """The rule's range in words: ``4 to 15.``, ``2 to 12, or -1.``"""
+    if param.type != "int" or param.minimum is None or param.maximum is None:
+        return ""
+    also = "".join(f", or {value}" for value in param.also)
+    return f"{param.minimum} to {param.maximum}{also}."
+
+
+GENERIC_EXTRA = {"resolution": "1080p"}
+"""More parameters of a partly documented family: one the service may know, the form not."""
+
+
+def extra_example(family_id: str) -> str:
+    """The "More parameters" placeholder: a JSON object the family's validator accepts.
+
+    A documented family's first parameter with a service default, set to that default (an
+    override that changes nothing: no error on any model); else ``GENERIC_EXTRA``.
+    """
+    fam = family(family_id)
+    if fam.documented:
+        for param in params_for(fam.id):
+            if param.default is not None and param.type in ("enum", "int"):
+                return json.dumps({param.name: param.default})
+    return json.dumps(GENERIC_EXTRA)
 
 
 def _by_type(param: Param, decl: FormControl) -> dict[str, Any]:
@@ -247,6 +269,7 @@ def family_spec(fam: Family) -> dict[str, Any]:
         "models": [{"value": m, "label": model_title(m), "title": m} for m in fam.models],
         "free_model": not fam.models,
         "controls": [c.to_json() for c in controls_for(fam.id)],
+        "extra_example": extra_example(fam.id),
     }
 
 

@@ -236,7 +236,7 @@ function mgGenModelRow(model, st, fam) {
 
 /** "More parameters (JSON)": any other body field, open when the family is partly documented. */
 function mgGenExtraRow(st, fam) {
-  const input = mgEl("textarea", { name: "extra", rows: 3, placeholder: '{"resolution": "1080p"}' });
+  const input = mgEl("textarea", { name: "extra", rows: 3, placeholder: fam.extra_example || "{}" });
   input.addEventListener("input", () => st.commitSoon("extra", input.value));
   input.addEventListener("change", () => st.commit("extra", input.value));
   input.value = st.values().extra || "";
