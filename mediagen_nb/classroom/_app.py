@@ -66,10 +66,14 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
             finally:
                 await gw.tracker.stop()
                 gw.http = None
+                if gw.hub is not None:
+                    await gw.hub.aclose()
 
     api, text = student_routes(gw)
     fast = functools.partial(result_reply, gw)
-    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast, guard=gw.guard)]
+    middleware = [
+        Middleware(GatewayFront, state=gw.state, fast_result=fast, guard=gw.guard, hub=gw.hub)
+    ]
     if cors_origins:
         middleware.insert(
             0,

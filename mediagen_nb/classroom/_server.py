@@ -30,6 +30,7 @@ from mediagen_nb.classroom._codes import (
 )
 from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._gateway import Gateway
+from mediagen_nb.classroom._hub import HubAuth
 from mediagen_nb.classroom._ledger import SqliteClassLedger
 from mediagen_nb.classroom._rules import Limits, Rules
 from mediagen_nb.classroom._state import ClassState, rules_from_json
@@ -123,6 +124,11 @@ class ClassroomHandle:
     def codes(self) -> dict[str, str]:
         """Student name -> personal code (revoked codes left out)."""
         return self.state.roster.codes()
+
+    @property
+    def hub(self) -> bool:
+        """Whether students sign in with their JupyterHub token."""
+        return self._gw.hub is not None
 
     @property
     def class_code(self) -> str | None:
@@ -279,8 +285,11 @@ def _rules(
     models: Iterable[str] | None,
     limits: Limits | None,
     class_limits: Limits | None,
+    group_limits: dict[str, Limits] | None = None,
 ) -> Rules:
     rules = rules_from_json(saved) if saved else Rules()
+    if group_limits is not None:
+        rules = replace(rules, per_group=dict(group_limits))
     if models is not None:
         rules = rules.with_models(models)
     if limits is not None:
@@ -298,6 +307,8 @@ def start_classroom(
     models: Iterable[str] | None = None,
     limits: Limits | None = None,
     class_limits: Limits | None = None,
+    group_limits: dict[str, Limits] | None = None,
+    jupyterhub: str | HubAuth | None = None,
     upstream: UpstreamChoice | Upstream = "auto",
     speed: float = DEFAULT_EMULATOR_SPEED,
     host: str = "127.0.0.1",
@@ -311,7 +322,11 @@ def start_classroom(
     ``students``: a number of generated codes or a list of names; ``roster``: a file of names
     (one per line). ``class_code``: True makes a class code students join with as
     ``CODE:name`` (a string sets it). ``models``: the allowed models (None: all);
-    ``limits``: per student; ``class_limits``: for the whole class. ``upstream``: ``auto``
+    ``limits``: per student; ``class_limits``: for the whole class; ``group_limits``: per
+    JupyterHub group (``{"teachers": Limits(), "class-7b": Limits(images=5)}``, first listed
+    group wins). ``jupyterhub``: the hub's API URL (``JUPYTERHUB_API_URL``) or a
+    :class:`HubAuth`: students' hub tokens then sign them in (codes still work).
+    ``upstream``: ``auto``
     (the service when ``MEDIAGEN_API_KEY`` is set, else the emulator at ``speed``),
     ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
     ``folder`` holds the ledger and media (default ``$MEDIAGEN_HOME/classroom``).
@@ -325,7 +340,7 @@ def start_classroom(
     snap = ledger.load()
     try:
         people = _roster(snap.students, students, roster)
-        rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
+        rules = _rules(snap.settings.get("rules"), models, limits, class_limits, group_limits)
         up = resolve_upstream(upstream, folder, speed=speed)
     except Exception:
         ledger.close()
@@ -343,7 +358,8 @@ def start_classroom(
     ledger.save_setting("class_code", code)
     ledger.save_setting("teacher_token", token)
     state.set_rules(rules)
-    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit))
+    hub = HubAuth(jupyterhub) if isinstance(jupyterhub, str) else jupyterhub
+    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit), hub=hub)
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)

@@ -25,6 +25,7 @@ from mediagen_nb._platform import is_browser
 from ._assets import Assets
 from ._chat import Chat, Messages
 from ._chat_retry import DEFAULT_CHAT_RETRIES, ChatRetryPolicy
+from ._classroom import Classroom
 from ._config import Secret, Settings, get_logger, install_log_redaction, resolve_settings
 from ._context import ClientContext
 from ._exceptions import ConfigurationError
@@ -111,7 +112,8 @@ class AsyncClient:
     """Async client for every endpoint of the service (or the built-in emulator).
 
     Namespaces: ``chat.completions``, ``messages``, ``images``, ``videos``, ``tasks``,
-    ``assets``. ``sleep`` and ``clock`` replace ``asyncio.sleep`` / ``time.monotonic`` for
+    ``assets``, ``classroom`` (a classroom gateway's ``me()``). ``sleep`` and ``clock``
+    replace ``asyncio.sleep`` / ``time.monotonic`` for
     backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
     ``recorder=None`` records nothing; by default the history ledger records everything.
     ``allow_unknown_models=True`` accepts model names newer than the catalog.
@@ -194,6 +196,7 @@ class AsyncClient:
         self.videos = Videos(self._ctx)
         self.tasks = Tasks(self._ctx)
         self.assets = Assets(self._ctx)
+        self.classroom = Classroom(self._ctx)
 
     def __repr__(self) -> str:
         return (

@@ -18,6 +18,13 @@ from dataclasses import dataclass
 ENV_API_KEY = "MEDIAGEN_API_KEY"
 ENV_BASE_URL = "MEDIAGEN_BASE_URL"
 ENV_TEXT_BASE_URL = "MEDIAGEN_TEXT_BASE_URL"
+ENV_CLASSROOM_URL = "MEDIAGEN_CLASSROOM_URL"
+"""A classroom gateway run as a JupyterHub service (its root URL): with it and no
+``MEDIAGEN_API_KEY``, a student's server uses the gateway with its hub token."""
+ENV_HUB_TOKEN = "JUPYTERHUB_API_TOKEN"
+"""The token JupyterHub gives every user server (and its kernels): who the user is."""
+CLASSROOM_API = "/api"
+CLASSROOM_TEXT = "/gateway"
 
 REDACTED = "[redacted]"
 _MIN_SECRET_LEN = 4
@@ -148,6 +155,17 @@ def _clean_url(url: str | None) -> str | None:
     return url or None
 
 
+def hub_classroom(env: Mapping[str, str] | None = None) -> Settings | None:
+    """The classroom gateway of a JupyterHub (``MEDIAGEN_CLASSROOM_URL``) with this server's
+    hub token as the key, when both are set and ``MEDIAGEN_API_KEY`` is not; else None."""
+    environ = os.environ if env is None else env
+    root = _clean_url(environ.get(ENV_CLASSROOM_URL))
+    token = environ.get(ENV_HUB_TOKEN, "").strip()
+    if root is None or not token or environ.get(ENV_API_KEY, "").strip():
+        return None
+    return Settings(Secret(token), root + CLASSROOM_API, root + CLASSROOM_TEXT)
+
+
 def resolve_settings(
     api_key: str | Secret | None = None,
     base_url: str | None = None,
@@ -155,16 +173,22 @@ def resolve_settings(
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Explicit arguments win over ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
-    ``MEDIAGEN_TEXT_BASE_URL``; empty strings count as unset."""
+    ``MEDIAGEN_TEXT_BASE_URL``, which win over a hub's classroom (:func:`hub_classroom`);
+    empty strings count as unset."""
     environ = os.environ if env is None else env
+    hub = None if api_key else hub_classroom(environ)
     key: Secret | None
     if isinstance(api_key, Secret):
         key = api_key
     else:
         raw = api_key if api_key else environ.get(ENV_API_KEY, "").strip()
-        key = Secret(raw) if raw else None
+        key = Secret(raw) if raw else (hub.api_key if hub is not None else None)
     return Settings(
         api_key=key,
-        base_url=_clean_url(base_url) or _clean_url(environ.get(ENV_BASE_URL)),
-        text_base_url=_clean_url(text_base_url) or _clean_url(environ.get(ENV_TEXT_BASE_URL)),
+        base_url=_clean_url(base_url)
+        or _clean_url(environ.get(ENV_BASE_URL))
+        or (hub.base_url if hub is not None else None),
+        text_base_url=_clean_url(text_base_url)
+        or _clean_url(environ.get(ENV_TEXT_BASE_URL))
+        or (hub.text_base_url if hub is not None else None),
     )

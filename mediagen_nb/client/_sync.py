@@ -21,7 +21,14 @@ from ._chat_retry import DEFAULT_CHAT_RETRIES
 from ._client import DEFAULT_RECORDER, AsyncClient, _Default
 from ._retry import Sleep
 from ._sync_loop import LoopRunner, SyncStream, SyncTask
-from ._sync_resources import SyncAssets, SyncChat, SyncMedia, SyncMessages, SyncTasks
+from ._sync_resources import (
+    SyncAssets,
+    SyncChat,
+    SyncClassroom,
+    SyncMedia,
+    SyncMessages,
+    SyncTasks,
+)
 
 __all__ = ["Client", "SyncStream", "SyncTask"]
 
@@ -74,6 +81,7 @@ class Client:
         self.videos = SyncMedia(self._runner, self._async.videos)
         self.tasks = SyncTasks(self._runner, self._async.tasks)
         self.assets = SyncAssets(self._runner, self._async.assets)
+        self.classroom = SyncClassroom(self._runner, self._async.classroom)
 
     @property
     def async_client(self) -> AsyncClient:
