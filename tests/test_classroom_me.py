@@ -62,9 +62,10 @@ async def test_me_names_the_student_models_limits_and_what_is_left(
         me = await ann.classroom.me()
         assert (me.used.images, me.left.images) == (1, 1)
         assert me.used.chat_tokens == small_class.usage()[0]["chat_tokens"] > 0
-        assert me.left.chat_tokens == 600 - me.used.chat_tokens
+        assert me.left.chat_tokens == 600 - (me.used.chat_tokens or 0)
         assert spent > 0
-        assert me.fits(images=1) and not me.fits(images=2)
+        assert me.fits(images=1)
+        assert not me.fits(images=2)
         small_class.pause()
         assert (await ann.classroom.me()).paused is True
         assert not (await ann.classroom.me()).fits(images=1)
@@ -142,7 +143,8 @@ async def test_hub_tokens_sign_students_in_with_their_group_limits(
         upstream=upstream_of(marker_emulator),
         folder=tmp_path / "hub",
     ) as room:
-        assert room.hub and room.codes == {}
+        assert room.hub
+        assert room.codes == {}
         async with student(room, "tok-ann-123456") as ann, student(room, "tok-tea-123456") as tess:
             assert (await ann.classroom.me()).limits.images == 1
             await (await ann.images.create("nano-banana", prompt="one")).wait()
@@ -166,7 +168,8 @@ def test_a_hub_server_finds_the_gateway_from_its_environment() -> None:
     settings = resolve_settings(env=env)
     assert settings.base_url == "http://127.0.0.1:8780/api"
     assert settings.text_base_url == "http://127.0.0.1:8780/gateway"
-    assert settings.api_key is not None and settings.api_key.get_secret_value() == "hubtok1"
+    assert settings.api_key is not None
+    assert settings.api_key.get_secret_value() == "hubtok1"
     assert "hubtok1" not in repr(settings)
     own_key = resolve_settings(env={**env, "MEDIAGEN_API_KEY": "sk-own-key"})
     assert own_key.base_url is None  # a key of one's own is not sent to the class's gateway
