@@ -14,8 +14,9 @@ from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
 from ._chat_tools import FunctionTool, ToolCallRecord, ToolLoopError, ToolRun, function_tool
+from ._classroom import Classroom
 from ._client import DEFAULT_RECORDER, AsyncClient
-from ._config import RedactingFilter, Secret, install_log_redaction, redact
+from ._config import RedactingFilter, Secret, install_log_redaction, redact, resolve_settings
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -61,6 +62,7 @@ __all__ = [
     "ChatAccumulator",
     "ChatCompletionStream",
     "ChatRetryPolicy",
+    "Classroom",
     "Client",
     "Completions",
     "ConfigurationError",
@@ -98,4 +100,5 @@ __all__ = [
     "install_log_redaction",
     "normalize_status",
     "redact",
+    "resolve_settings",
 ]
