@@ -159,6 +159,13 @@ async def test_hub_tokens_sign_students_in_with_their_group_limits(
                 await nobody.classroom.me()
         rows = {row["student"]: row for row in room.usage()}
         assert (rows["ann"]["images"], rows["tess"]["images"]) == (1, 2)
+        assert rows["ann"]["limits"] == {
+            "images": 1,
+            "videos": None,
+            "running": None,
+            "chat_tokens": None,
+        }
+        assert rows["tess"]["limits"]["images"] is None  # teachers: unlimited
         assert calls.count("tok-ann-123456") == 1  # cached: one hub question per token
         assert hub.lookups == 3
 

@@ -251,11 +251,15 @@ class ClassState:
         return sorted(items, key=lambda t: (t.updated, t.id), reverse=True)
 
     def usage_table(self) -> list[dict[str, Any]]:
-        """One row per student: name, status, images, videos, running, chat tokens."""
+        """One row per student: name, status, images, videos, running, chat tokens, and
+        ``limits`` (the caps that apply to the student, None where there is none; ``running``
+        is capped by ``concurrent``)."""
         rows = []
         usage = self.usage_by_student()
+        rules = self._rules
         for student in self.roster.students():
             used = usage.get(student.name.casefold(), Usage())
+            caps = rules.limits_for(student.name, student.groups)
             rows.append(
                 {
                     "student": student.name,
@@ -264,6 +268,12 @@ class ClassState:
                     "videos": used.videos,
                     "running": used.in_flight,
                     "chat_tokens": used.chat_tokens,
+                    "limits": {
+                        "images": caps.images,
+                        "videos": caps.videos,
+                        "running": caps.concurrent,
+                        "chat_tokens": caps.chat_tokens,
+                    },
                 }
             )
         return rows
