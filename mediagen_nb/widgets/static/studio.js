@@ -71,7 +71,9 @@ function studioBar(model) {
   }
   update();
   const events = ["change:mode", "change:demo", "change:resume_text", "change:class_line"];
-  return { chip, left, connect, resume, update, events };
+  // the mode chip with a classroom's "left" line under it, at the end of the tab list's line
+  const status = mgEl("div", { class: "mg-bar__status" }, chip, left);
+  return { status, connect, resume, update, events };
 }
 
 function studioPlaceholder(slot, host) {
@@ -124,7 +126,7 @@ function render({ model, el, host, signal }) {
     },
   });
   // one top line: the tab list, then the mode and "Connect to the real service" at its end
-  const top = mgEl("div", { class: "mg-studio__top" }, tabs.querySelector(".mg-tabs__list"), bar.chip, bar.left, bar.connect);
+  const top = mgEl("div", { class: "mg-studio__top" }, tabs.querySelector(".mg-tabs__list"), bar.status, bar.connect);
   tabs.prepend(top, mgNotice(model), bar.resume);
   const root = mgPanel(el, "studio", tabs);
   const mountAll = () => {
