@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+import httpx2
 import pytest
 
-from tests._hub import running_hub, server_environment
+from tests._hub import SERVICE, running_hub, server_environment
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -67,6 +68,21 @@ def _as_users(environments: list[dict[str, str]]) -> list[dict[str, object]]:
     return results
 
 
+def _wall_through_the_proxy(wall: str) -> list[dict[str, str]]:
+    """The projector's wall as the hub's proxy serves it (path prefix kept): the page, its
+    script, the feed, and each picture at the address the page's script makes of it."""
+    page = httpx2.get(wall, timeout=10.0)
+    assert page.status_code == 200
+    assert 'src="wall/static/wall.js"' in page.text  # relative: resolves under the prefix
+    assert httpx2.get(f"{wall}/static/wall.js", timeout=10.0).status_code == 200
+    items: list[dict[str, str]] = httpx2.get(f"{wall}/feed.json", timeout=10.0).json()["items"]
+    for item in items:
+        picture = httpx2.get(wall.rsplit("/", 1)[0] + item["url"], timeout=10.0)
+        assert picture.status_code == 200
+        assert picture.headers["content-type"].startswith("image/")
+    return items
+
+
 def test_two_hub_users_generate_as_themselves_with_group_budgets(tmp_path: Path) -> None:
     started = time.monotonic()
     gateway_args = [
@@ -87,6 +103,7 @@ def test_two_hub_users_generate_as_themselves_with_group_budgets(tmp_path: Path)
                 assert env["MEDIAGEN_CLASSROOM_URL"] == hub.gateway_url
                 assert "MEDIAGEN_API_KEY" not in env
             ann, tess = _as_users([envs["ann"], envs["tess"]])
+            wall = _wall_through_the_proxy(f"{hub.url}/services/{SERVICE}/wall")
         finally:
             for user in pids:
                 hub.api("DELETE", f"/users/{user}/server")
@@ -107,3 +124,4 @@ def test_two_hub_users_generate_as_themselves_with_group_budgets(tmp_path: Path)
     with sqlite3.connect(tmp_path / "class" / "classroom.sqlite3") as ledger:
         roster = sorted(ledger.execute("SELECT name, code FROM students"))
     assert roster == [("ann", None), ("tess", None)]  # hub users: nobody was given a code
+    assert sorted(item["student"] for item in wall) == ["ann", "tess", "tess"]

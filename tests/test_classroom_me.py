@@ -181,3 +181,35 @@ def test_a_hub_server_finds_the_gateway_from_its_environment() -> None:
     own_key = resolve_settings(env={**env, "MEDIAGEN_API_KEY": "sk-own-key"})
     assert own_key.base_url is None  # a key of one's own is not sent to the class's gateway
     assert resolve_settings(env={"MEDIAGEN_CLASSROOM_URL": "http://x"}).api_key is None
+
+
+async def test_a_gateway_behind_the_hub_proxy_keeps_its_path_prefix(
+    tmp_path: Path, marker_emulator: EmulatorHandle
+) -> None:
+    prefix = "/services/mediagen"
+    with start_classroom(
+        ["ann"],
+        prefix=prefix + "/",
+        upstream=upstream_of(marker_emulator),
+        folder=tmp_path / "prefixed",
+    ) as room:
+        from mediagen_nb.client import AsyncClient
+
+        async with AsyncClient(
+            api_key=room.codes["ann"],
+            base_url=room.root_url + prefix + "/api",
+            text_base_url=room.root_url + prefix + "/gateway",
+            recorder=None,
+        ) as ann:
+            task = await (await ann.images.create("nano-banana", prompt="a kite")).wait()
+            url = task.url
+            assert url is not None
+            assert url.startswith(room.root_url + prefix + "/api/media/")
+            assert (await ann.classroom.me()).student == "ann"
+        async with httpx2.AsyncClient() as http:
+            picture = await http.get(url)
+            wall = await http.get(room.root_url + prefix + "/wall")
+            plain = await http.get(room.wall_url)  # still served without the prefix
+        assert picture.status_code == 200
+        assert picture.headers["content-type"].startswith("image/")
+        assert (wall.status_code, plain.status_code) == (200, 200)

@@ -93,7 +93,7 @@ def describe(handle: ClassroomHandle) -> str:
                 "Student servers need (c.Spawner.environment in jupyterhub_config.py):",
                 f"  MEDIAGEN_CLASSROOM_URL={handle.root_url}",
                 "Students sign in with their hub token: no code to type.",
-                f"Wall:    {handle.wall_url}",
+                f"Wall:    {handle.wall_url}  (through the hub: /services/<name>/wall)",
                 f"Teacher: {handle.teacher_url}",
             ]
         )
@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
                 speed=args.speed,
                 group_limits=groups,
                 jupyterhub=hub,
+                prefix=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "") if hub else "",
                 host=host,
                 port=port,
                 cors_origins=args.cors_origin,

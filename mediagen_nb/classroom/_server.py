@@ -309,6 +309,7 @@ def start_classroom(
     class_limits: Limits | None = None,
     group_limits: dict[str, Limits] | None = None,
     jupyterhub: str | HubAuth | None = None,
+    prefix: str = "",
     upstream: UpstreamChoice | Upstream = "auto",
     speed: float = DEFAULT_EMULATOR_SPEED,
     host: str = "127.0.0.1",
@@ -325,7 +326,8 @@ def start_classroom(
     ``limits``: per student; ``class_limits``: for the whole class; ``group_limits``: per
     JupyterHub group (``{"teachers": Limits(), "class-7b": Limits(images=5)}``, first listed
     group wins). ``jupyterhub``: the hub's API URL (``JUPYTERHUB_API_URL``) or a
-    :class:`HubAuth`: students' hub tokens then sign them in (codes still work).
+    :class:`HubAuth`: students' hub tokens then sign them in (codes still work); ``prefix``:
+    a path the gateway is also served under (a hub service's ``/services/<name>/``).
     ``upstream``: ``auto``
     (the service when ``MEDIAGEN_API_KEY`` is set, else the emulator at ``speed``),
     ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
@@ -362,7 +364,7 @@ def start_classroom(
     gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit), hub=hub)
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
-    app = create_gateway_app(gw, wall, cors_origins)
+    app = create_gateway_app(gw, wall, cors_origins, prefix)
     if not is_loopback(host):
         warnings.warn(
             f"the classroom gateway listens on {host}: anyone who can reach this machine "
