@@ -163,11 +163,6 @@ c.JupyterHub.load_roles = [
         "scopes": ["admin:users", "admin:servers", "admin:groups", "tokens"],
         "services": ["harness"],
     }},
-    {{
-        "name": "{SERVICE}",
-        "scopes": ["read:users:name", "read:users:groups"],
-        "services": ["{SERVICE}"],
-    }},
 ]
 """
 
