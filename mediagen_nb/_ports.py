@@ -1,10 +1,8 @@
 """Which port ``mediagen-nb lab`` gives JupyterLab: the first one Jupyter itself could bind.
 
-The probe binds as Jupyter's server (tornado's ``bind_sockets``) does: every address the host
-name resolves to (``localhost``: 127.0.0.1, and ::1 where the resolver lists it), with
-``SO_REUSEADDR``. A plain bind also fails on a port a closed server left in TIME_WAIT (the
-minute after a previous JupyterLab stopped), which Jupyter would take without trouble: that
-made ``lab`` pick 8889 while 8888 looked free.
+The probe binds as tornado's ``bind_sockets`` does (every address the host resolves to, with
+``SO_REUSEADDR``): a plain bind also fails on a port left in TIME_WAIT by a JupyterLab that
+just stopped, which Jupyter would take; that made ``lab`` pick 8889 while 8888 looked free.
 """
 
 from __future__ import annotations

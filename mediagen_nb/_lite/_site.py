@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mediagen_nb import _env
 from mediagen_nb._lite._pyodide import PYODIDE_VERSION, fetch_pyodide, unpack_core
 from mediagen_nb._lite._wheels import (
     KERNEL_PACKAGES,
@@ -94,7 +95,7 @@ class Site:
 
 def default_cache() -> Path:
     """``$MEDIAGEN_LITE_CACHE``, else ``$XDG_CACHE_HOME/mediagen_nb/lite`` (``~/.cache``)."""
-    chosen = os.environ.get("MEDIAGEN_LITE_CACHE")
+    chosen = os.environ.get(_env.LITE_CACHE)
     if chosen:
         return Path(chosen).expanduser().absolute()
     base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"

@@ -92,6 +92,13 @@ def best_option(selector: FormControl, filled: Iterable[str]) -> Any:
     Ranked by how many of the option's ``needs`` are filled, then by how few are missing;
     among equals the later (more specific) option wins. An option with needs is a candidate
     only when one of them is filled, so an empty body selects the first option.
+
+    Args:
+        selector: A selector control (with ``shows`` and ``needs``).
+        filled: The names of the controls a body fills.
+
+    Returns:
+        The option to select.
     """
     present = set(filled)
     ranked: list[tuple[int, int, int, Any]] = []

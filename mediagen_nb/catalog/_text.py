@@ -80,7 +80,14 @@ so their SDKs' defaults pass); the validators bound ``max_completion_tokens`` /
 
 @dataclass(frozen=True)
 class TextModel:
-    """One chat model name with what the spec says it can do."""
+    """One chat model name with what the spec says it can do.
+
+    Attributes:
+        name: The model name (``claude-sonnet-4-6``).
+        vendor: ``gpt``, ``claude`` or ``gemini``.
+        base: The name without its variant suffix.
+        variant: The suffix's kind (see ``variant_meaning``).
+    """
 
     name: str
     vendor: Vendor
@@ -141,12 +148,26 @@ TEXT_MODELS: dict[str, TextModel] = _build()
 
 
 def text_model(name: str) -> TextModel | None:
-    """The catalog entry for ``name``, or None when the spec does not list it."""
+    """The catalog entry for ``name``, or None when the spec does not list it.
+
+    Args:
+        name: A text model name.
+
+    Returns:
+        Its entry, or None.
+    """
     return TEXT_MODELS.get(name)
 
 
 def text_vendor_of(name: str) -> Vendor | None:
-    """Vendor by name prefix, also for names newer than the catalog (``gpt-6``...)."""
+    """Vendor by name prefix, also for names newer than the catalog (``gpt-6``...).
+
+    Args:
+        name: A text model name.
+
+    Returns:
+        ``gpt``, ``claude`` or ``gemini``; None for another prefix.
+    """
     vendors: tuple[Vendor, ...] = ("gpt", "claude", "gemini")
     for vendor in vendors:
         if name.startswith(vendor + "-"):

@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb.classroom._hub import ENV_API_URL
 from mediagen_nb.classroom._rules import Limits, parse_group_limits
@@ -33,7 +34,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--upstream",
         choices=("auto", "emulator", "service"),
         default="auto",
-        help="where to forward (auto: the service if MEDIAGEN_API_KEY is set, else emulator)",
+        help=f"where to forward (auto: the service if {_env.API_KEY} is set, else emulator)",
     )
     p.add_argument("--speed", type=float, default=30.0, help="emulator speed-up (emulator only)")
     p.add_argument("--models", default=None, help="comma-separated models students may use")
@@ -91,7 +92,7 @@ def describe(handle: ClassroomHandle) -> str:
             [
                 f"mediagen_nb classroom gateway on JupyterHub (upstream: {handle.upstream.kind})",
                 "Student servers need (c.Spawner.environment in jupyterhub_config.py):",
-                f"  MEDIAGEN_CLASSROOM_URL={handle.root_url}",
+                f"  {_env.CLASSROOM_URL}={handle.root_url}",
                 "Students sign in with their hub token: no code to type.",
                 f"Wall:    {handle.wall_url}  (through the hub: /services/<name>/wall)",
                 f"Teacher: {handle.teacher_url}",
@@ -100,9 +101,9 @@ def describe(handle: ClassroomHandle) -> str:
     lines = [
         f"mediagen_nb classroom gateway (upstream: {handle.upstream.kind})",
         "Students set:",
-        f"  MEDIAGEN_BASE_URL={handle.base_url}",
-        f"  MEDIAGEN_TEXT_BASE_URL={handle.text_base_url}",
-        "  MEDIAGEN_API_KEY=<their code>",
+        f"  {_env.BASE_URL}={handle.base_url}",
+        f"  {_env.TEXT_BASE_URL}={handle.text_base_url}",
+        f"  {_env.API_KEY}=<their code>",
         "(or paste the two addresses and the code into the Studio's Connect form)",
     ]
     if handle.codes:

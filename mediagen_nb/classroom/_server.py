@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from mediagen_nb import _env
 from mediagen_nb._home import resolve_home
 from mediagen_nb._serverkit.runner import serve_in_thread
 from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
@@ -155,9 +156,9 @@ class ClassroomHandle:
         """The environment variables a student sets (by name, or a ``CODE:name`` string)."""
         code = self.codes.get(name_or_code, name_or_code)
         return {
-            "MEDIAGEN_BASE_URL": self.base_url,
-            "MEDIAGEN_TEXT_BASE_URL": self.text_base_url,
-            "MEDIAGEN_API_KEY": code,
+            _env.BASE_URL: self.base_url,
+            _env.TEXT_BASE_URL: self.text_base_url,
+            _env.API_KEY: code,
         }
 
     # --- rules -------------------------------------------------------------------------------
@@ -320,19 +321,41 @@ def start_classroom(
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
-    ``students``: a number of generated codes or a list of names; ``roster``: a file of names
-    (one per line). ``class_code``: True makes a class code students join with as
-    ``CODE:name`` (a string sets it). ``models``: the allowed models (None: all);
-    ``limits``: per student; ``class_limits``: for the whole class; ``group_limits``: per
-    JupyterHub group (``{"teachers": Limits(), "class-7b": Limits(images=5)}``, first listed
-    group wins). ``jupyterhub``: the hub's API URL (``JUPYTERHUB_API_URL``) or a
-    :class:`HubAuth`: students' hub tokens then sign them in (codes still work); ``prefix``:
-    a path the gateway is also served under (a hub service's ``/services/<name>/``).
-    ``upstream``: ``auto``
-    (the service when ``MEDIAGEN_API_KEY`` is set, else the emulator at ``speed``),
-    ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
-    ``folder`` holds the ledger and media (default ``$MEDIAGEN_HOME/classroom``).
-    ``enrol_limit``: new class-code names one client address may enrol per 10 minutes.
+    Example:
+        ```python
+        room = mg.start_classroom(30, limits=Limits(images=5, videos=1))
+        room.codes  # {"student-01": "mgc-...", ...}
+        ```
+
+    Args:
+        students: A number of personal codes to make, or a list of names.
+        roster: A file of names, one per line.
+        class_code: True makes a class code students join with as ``CODE:name`` (a string
+            sets the code).
+        models: The models students may use; None: all.
+        limits: Each student's budget.
+        class_limits: The whole class's budget.
+        group_limits: Budgets per JupyterHub group (``{"teachers": Limits(), "class-7b":
+            Limits(images=5)}``); a student in several listed groups gets the first one's.
+        jupyterhub: The hub's API URL (``JUPYTERHUB_API_URL``) or a :class:`HubAuth`:
+            students' hub tokens then sign them in (codes still work).
+        prefix: A path the gateway is also served under (a hub service's
+            ``/services/<name>/``).
+        upstream: ``auto`` (the service when ``MEDIAGEN_API_KEY`` is set, else the
+            emulator), ``emulator``, ``service``, or an :class:`Upstream`.
+        speed: The emulator's speed, when it is the upstream.
+        host: The interface to bind; anything but loopback prints a warning.
+        port: The port to listen on; 0: any free port.
+        cors_origins: Origins whose pages may call the gateway (none by default).
+        folder: Where the ledger and media live (default ``$MEDIAGEN_HOME/classroom``); a
+            gateway started again on it keeps codes, rules, usage and wall.
+
+    Returns:
+        The handle: ``codes``, ``base_url``, ``text_base_url``, ``wall_url``, ``stop()``.
+
+    Raises:
+        ValueError: ``students`` is neither a count nor names, or the upstream ``service``
+            is asked for without a key or base URLs (naming the variable).
     """
     install_log_redaction()
     for name in LOGGERS:

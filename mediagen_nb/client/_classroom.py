@@ -10,7 +10,11 @@ ME_PATH = "/v1/classroom/me"
 
 
 class Classroom:
-    """The ``classroom`` namespace (a classroom gateway only; the service answers 404)."""
+    """The ``classroom`` namespace (a classroom gateway only; the service answers 404).
+
+    Args:
+        context: The client's shared context (made by :class:`AsyncClient`).
+    """
 
     def __init__(self, context: ClientContext) -> None:
         self._ctx = context

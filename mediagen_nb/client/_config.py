@@ -15,12 +15,14 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-ENV_API_KEY = "MEDIAGEN_API_KEY"
-ENV_BASE_URL = "MEDIAGEN_BASE_URL"
-ENV_TEXT_BASE_URL = "MEDIAGEN_TEXT_BASE_URL"
-ENV_CLASSROOM_URL = "MEDIAGEN_CLASSROOM_URL"
-"""A classroom gateway run as a JupyterHub service (its root URL): with it and no
-``MEDIAGEN_API_KEY``, a student's server uses the gateway with its hub token."""
+from mediagen_nb import _env
+
+ENV_API_KEY = _env.API_KEY
+ENV_BASE_URL = _env.BASE_URL
+ENV_TEXT_BASE_URL = _env.TEXT_BASE_URL
+ENV_MEDIA_HOST = _env.MEDIA_HOST
+ENV_MEDIA_HOST_PUBLIC = _env.MEDIA_HOST_PUBLIC
+ENV_CLASSROOM_URL = _env.CLASSROOM_URL
 ENV_HUB_TOKEN = "JUPYTERHUB_API_TOKEN"
 """The token JupyterHub gives every user server (and its kernels): who the user is."""
 CLASSROOM_API = "/api"
@@ -172,9 +174,19 @@ def resolve_settings(
     text_base_url: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
-    """Explicit arguments win over ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
-    ``MEDIAGEN_TEXT_BASE_URL``, which win over a hub's classroom (:func:`hub_classroom`);
-    empty strings count as unset."""
+    """The settings a client uses: explicit arguments win over ``MEDIAGEN_API_KEY`` /
+    ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``, which win over a hub's classroom
+    (:func:`hub_classroom`); empty strings count as unset.
+
+    Args:
+        api_key: The key (a string or a :class:`Secret`); None reads the environment.
+        base_url: The image, video, result and asset address; None reads the environment.
+        text_base_url: The chat address; None reads the environment.
+        env: The environment to read (default ``os.environ``).
+
+    Returns:
+        The resolved settings; ``api_key`` is None when no key was found anywhere.
+    """
     environ = os.environ if env is None else env
     hub = None if api_key else hub_classroom(environ)
     key: Secret | None

@@ -114,6 +114,18 @@ class SyncTask:
         """Write the result to ``path``."""
         return self._runner.run(self.task.download(path))
 
+    def save(self, path: str | Path) -> Path:
+        """Write the result with its request inside (see :meth:`Task.save`)."""
+        return self._runner.run(self.task.save(path))
+
+    def first_frame(self) -> Path:
+        """The video's first frame as a PNG in the media cache."""
+        return self._runner.run(self.task.first_frame())
+
+    def last_frame(self) -> Path:
+        """The video's last frame as a PNG in the media cache."""
+        return self._runner.run(self.task.last_frame())
+
     def image(self) -> Image:
         """The result as a PIL image."""
         return self._runner.run(self.task.image())

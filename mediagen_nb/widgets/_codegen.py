@@ -13,13 +13,14 @@ import keyword
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mediagen_nb import _env
 from mediagen_nb.catalog import Kind, family_for_model
 
 INDENT = "    "
 CLIENT_LINES = (
     "from mediagen_nb import AsyncClient",
     "",
-    "# AsyncClient() reads MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL from",
+    f"# AsyncClient() reads {_env.API_KEY}, {_env.BASE_URL} and {_env.TEXT_BASE_URL} from",
     "# the environment. Without a key it starts the built-in emulator (demo mode).",
     "client = AsyncClient()",
 )

@@ -1,16 +1,7 @@
-"""A generation form described as data, derived from the catalog, for the panels' front end.
-
-``family_spec(family)`` lists the family's controls in the user's words: each ``Control``
-has a key (its entry in the panel's ``values``), a type the front end knows how to draw
-(``text``, ``select``, ``segmented``, ``number``, ``checkbox``, ``ref``, ``refs``, ``size``,
-``json``), a label, help, the API name(s) it sends (tooltip and copy-as-code), options with
-readable labels and limits, all from the same catalog numbers the validator uses.
-
-How each control maps to and from the body (a field, an exclusive pair shown as one
-choice, an item of an array, a selector that shows some controls) is the catalog's
-declaration (``catalog.form_for``); this module only turns it into controls. ``carry``
-marks what a control means across families (prompt, ratio, references...), so the user's
-work survives a switch.
+"""A generation form as data, derived from the catalog: each family's ``Control``s (key, type
+the front end draws, label, help, API name, options, limits) and how each maps to and from
+the body (the catalog's declaration, ``form_for``). ``carry`` marks what a control means
+across families (prompt, ratio, references...), so work survives a switch of family.
 """
 
 from __future__ import annotations
@@ -20,21 +11,11 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from mediagen_nb.catalog import (
-    REFERENCE_FIELDS,
-    Family,
-    FormControl,
-    Kind,
-    Param,
-    families,
-    family,
-    form_for,
-    model_title,
-    option_label,
-    param_label,
-    params_for,
-    revision,
-)
+from mediagen_nb.catalog._families import REFERENCE_FIELDS, Family, Kind, families, family
+from mediagen_nb.catalog._forms import FormControl
+from mediagen_nb.catalog._labels import model_title, option_label, param_label
+from mediagen_nb.catalog._params import Param
+from mediagen_nb.catalog._registry import form_for, params_for, revision
 
 ASSET_TYPE_FOR = {"referenceVideos": "Video", "referenceAudios": "Audio"}
 """Which kind of Active asset a reference field offers (Image for the rest)."""
