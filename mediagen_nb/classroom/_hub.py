@@ -1,10 +1,8 @@
 """JupyterHub sign-in: a student's hub token names them, as JupyterHub's own ``HubAuth`` does.
 
-Run as a hub service (``mediagen-nb classroom --jupyterhub``), the gateway accepts the token
-every student server holds (``JUPYTERHUB_API_TOKEN``) as the student's credential: it asks the
-hub ``GET {JUPYTERHUB_API_URL}/user`` with ``Authorization: token <that token>`` and gets the
-user's name and groups. Answers are cached for ``CACHE_S`` (keyed by a hash of the token, so
-no token is kept), refusals too, so a class polling results does not load the hub.
+``GET {JUPYTERHUB_API_URL}/user`` with ``Authorization: token <the student's token>`` gives
+the user's name and groups; answers (refusals too) are cached ``CACHE_S`` under a hash of
+the token, so no token is kept and a class polling results does not load the hub.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """``GET {base_url}/v1/classroom/me``: what a student may still do, in the student's terms.
 
-The answer (the client's ``ClassroomMe``) names the student, the models the class allows
-(``null``: every model) with a default per kind, the limits that apply to this student, what
-they used (tasks made, tasks running, chat tokens: what running requests hold counts too, as
-the budget check counts it), what is left (the smaller of the student's and the class's
-room), and whether the class is paused.
+Name and groups, the allowed models (``null``: all) with a default per kind, the limits that
+apply, what is used (held by running requests too, as the budget check counts), what is left
+(the smaller of the student's and the class's room), and whether the class is paused.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """What a classroom gateway allows, applied to the panels' model lists.
 
-Connected to a classroom gateway, the session holds its ``/v1/classroom/me`` answer
-(``Session.classroom``). The Chat panel offers only the allowed text models and the Images and
-Videos panels only the allowed models (a family with none is left out); when the class's set of
-models arrives or changes, each panel switches to the class's default for its kind.
+With the gateway's ``/v1/classroom/me`` answer in ``Session.classroom``, the panels offer
+only the allowed models (a family with none is left out) and switch to the class's default
+for their kind when the class's set of models arrives or changes.
 """
 
 from __future__ import annotations
