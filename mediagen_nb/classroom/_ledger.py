@@ -205,8 +205,8 @@ class SqliteClassLedger:
                 self._migrate(conn)
                 for statement in INDEXES:
                     conn.execute(statement)
-                # One gateway per SQLite ledger: what a previous run held belonged to
-                # requests that ended with it.
+                # One gateway per SQLite ledger: what a previous run held belonged to requests
+                # that ended with it.
                 conn.execute("DELETE FROM reservations")
         except BaseException:
             self._conn.close()  # a file that cannot be set up leaves no connection open

@@ -306,6 +306,7 @@ def start_classroom(
         cors_origins: Origins whose pages may call the gateway (none by default).
         folder: Where the ledger and media live (default ``$MEDIAGEN_HOME/classroom``); a
             gateway started again on it keeps codes, rules, usage and wall.
+        enrol_limit: New class-code names one client address may enrol per 10 minutes.
 
     Returns:
         The handle: ``codes``, ``base_url``, ``text_base_url``, ``wall_url``, ``stop()``.
