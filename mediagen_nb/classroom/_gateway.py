@@ -11,6 +11,7 @@ import httpx2
 from starlette.requests import Request
 
 from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._hub import HubAuth
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._throttle import Guard
 from mediagen_nb.classroom._tracker import Tracker
@@ -32,6 +33,8 @@ class Gateway:
     counters: dict[str, int] = field(default_factory=dict)
     guard: Guard = field(default_factory=Guard)
     """Per-address limits on wrong codes and enrolments (the front applies them)."""
+    hub: HubAuth | None = None
+    """JupyterHub sign-in (None: codes only)."""
     teacher_token: str = ""
 
     def is_teacher(self, token: str) -> bool:

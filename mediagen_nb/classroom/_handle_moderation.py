@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from mediagen_nb.classroom._moderation import Moderation
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._wall import wall_item
 
@@ -32,8 +31,7 @@ class ModerationControls:
         Raises:
             ValueError: a rule is too long, a pattern does not compile, or too many rules.
         """
-        old = self.state.moderation
-        self.state.set_moderation(Moderation(tuple(rules), old.approve))
+        self.state.set_moderation(self.state.moderation.updated(tuple(rules), None))
 
     @property
     def approval(self) -> bool:
@@ -42,8 +40,7 @@ class ModerationControls:
 
     def set_approval(self, on: bool) -> None:
         """Turn approval before the wall on or off."""
-        old = self.state.moderation
-        self.state.set_moderation(Moderation(old.blocked, bool(on)))
+        self.state.set_moderation(self.state.moderation.updated(None, bool(on)))
 
     def queue(self) -> list[dict[str, Any]]:
         """Items waiting for approval, oldest first (empty unless approval is on)."""

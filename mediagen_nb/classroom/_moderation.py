@@ -144,6 +144,13 @@ class Moderation:
         """Whether a task's result may be shown to everyone (wall, feed, export, media)."""
         return not task.hidden and (task.approved or not self.approve)
 
+    def updated(self, blocked: Iterable[str] | None, approve: bool | None) -> Moderation:
+        """A copy with new rules or approval (None keeps this one's); refusals not copied."""
+        return Moderation(
+            self.blocked if blocked is None else tuple(blocked),
+            self.approve if approve is None else bool(approve),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The setting kept in the ledger."""
         return {"blocked": list(self.blocked), "approve": self.approve}

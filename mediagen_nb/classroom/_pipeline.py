@@ -88,7 +88,7 @@ async def create_task(gw: Gateway, request: Request, fam: Family) -> Response:
     """``POST`` of an image or video create, through every step."""
     student = student_of(request)  # authenticate: done by the front
     body = request.scope.get(JSON_KEY)
-    claim = Claim(student.name, fam.kind, 1, _model(body), fam.id)
+    claim = Claim(student.name, fam.kind, 1, _model(body), fam.id, student.groups)
     rule = gw.state.moderation.match(create_texts(body))  # the teacher's prompt rules
     if rule is not None:
         prompt = excerpt(prompt_of(body), PROMPT_EXCERPT)
@@ -221,7 +221,7 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
     body = request.scope.get(JSON_KEY)
     raw = await request.body()
     amount = chat_claim_amount(body, raw, gw.state.rules.chat_reserve)
-    claim = Claim(student.name, "chat", amount, _model(body), path)
+    claim = Claim(student.name, "chat", amount, _model(body), path, student.groups)
     asked = last_user_text(body)
     rule = gw.state.moderation.match(chat_texts(body))  # the teacher's prompt rules
     if rule is not None:

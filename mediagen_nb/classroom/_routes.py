@@ -1,7 +1,8 @@
 """The service interface as students see it: every route forwards, or answers from the copy.
 
 ``/api/...`` is the students' ``base_url`` (image and video creates of every family,
-``/v1/result/{id}``, ``/media/{name}``, both asset libraries, the emulator's ``/uploads``);
+``/v1/result/{id}``, ``/media/{name}``, ``/v1/classroom/me`` (``_me``), both asset
+libraries, the emulator's ``/uploads``);
 ``/gateway/...`` is their ``text_base_url`` (chat completions, messages). The front
 middleware (``_front``) has already checked the student's code and read the JSON body.
 A student sees only their own tasks: another student's id answers 404.
@@ -32,7 +33,9 @@ from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import relay, request_headers
 from mediagen_nb.classroom._gateway import Gateway, student_of
+from mediagen_nb.classroom._hub import HubUnavailableError
 from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._me import ME_PATH, me_endpoint
 from mediagen_nb.classroom._media import media_response
 from mediagen_nb.classroom._pipeline import chat, create_task, upstream_failure
 from mediagen_nb.classroom._refusals import asset_refusal_response
@@ -93,17 +96,17 @@ def _media(gw: Gateway) -> Endpoint:
     async def media(request: Request) -> Response:
         name = request.path_params["name"]
         task = gw.state.task_by_media(name) if _MEDIA_NAME.match(name) else None
-        if task is None or not _may_see(gw, request, task):
+        if task is None or not await _may_see(gw, request, task):
             return error_response(404, "no such media on this gateway")
         return media_response(gw.media_dir / name, name)
 
     return media
 
 
-def _may_see(gw: Gateway, request: Request, task: TaskRecord) -> bool:
+async def _may_see(gw: Gateway, request: Request, task: TaskRecord) -> bool:
     """Whether this request may fetch a task's result: anyone when it is public (on the
-    wall); while it waits for approval, only its student (their code, as our client sends
-    it to its own origin) and the teacher; a hidden item nobody but the teacher."""
+    wall); while it waits for approval, only its student (their code or hub token, as our
+    client sends it to its own origin) and the teacher; a hidden item only the teacher."""
     if gw.state.moderation.public(task):
         return True
     scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
@@ -115,7 +118,19 @@ def _may_see(gw: Gateway, request: Request, task: TaskRecord) -> bool:
     if task.hidden or gw.state.roster.joining(token) is not None:
         return False
     owner, _ = gw.state.roster.resolve(token)
-    return owner is not None and owner.name.casefold() == task.student.casefold()
+    name = owner.name if owner is not None else await _hub_name(gw, token)
+    return name is not None and name.casefold() == task.student.casefold()
+
+
+async def _hub_name(gw: Gateway, token: str) -> str | None:
+    """The hub user a token names (None: no hub, an unknown token, or no answer)."""
+    if gw.hub is None:
+        return None
+    try:
+        user = await gw.hub.user_for_token(token)
+    except HubUnavailableError:
+        return None
+    return None if user is None else user.name
 
 
 def _asset(gw: Gateway, path: str) -> Endpoint:
@@ -175,6 +190,7 @@ def student_routes(gw: Gateway) -> tuple[list[BaseRoute], list[BaseRoute]]:
     api: list[BaseRoute] = [
         Route("/v1/result/{id}", _result(gw), methods=["GET"]),
         Route("/media/{name}", _media(gw), methods=["GET"]),
+        Route(ME_PATH, me_endpoint(gw), methods=["GET"]),
         Route(UPLOAD_PATH, _asset(gw, UPLOAD_PATH), methods=["POST"]),
     ]
     api += [Route(fam.create_path, _create(gw, fam), methods=["POST"]) for fam in FAMILIES.values()]

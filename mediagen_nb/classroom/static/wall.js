@@ -1,11 +1,16 @@
 // The class wall (served by the gateway after kit.js, kit_table.js, classroom_parts.js and
-// classroom_queue.js). It polls /wall/feed.json every second (204 when nothing changed). With
-// the teacher token in the address's fragment (#teacher=...), which browsers never send to a
-// server, it shows the teacher's controls (approval queue, usage, refused prompts, chat turns)
-// and reads /wall/api/state instead. Pasting the teacher's link into a tab that shows the plain
-// wall changes only the fragment: the page then starts over as that view.
+// classroom_queue.js). Its requests are relative to the page (behind JupyterHub's proxy it has
+// a prefix). It polls /wall/feed.json every second (204 when nothing changed). With the teacher
+// token in the address's fragment (#teacher=...), which browsers never send to a server, it
+// shows the teacher's controls (approval queue, usage, refused prompts, chat turns) and reads
+// /wall/api/state instead. Pasting the teacher's link into a tab that shows the plain wall
+// changes only the fragment: the page then starts over as that view.
 
 const POLL_MS = 1000;
+
+/** Addresses relative to the page (`/wall`), so the wall also works behind a path prefix
+ * (JupyterHub's proxy serves it at /services/<name>/wall). */
+const relative = (path) => (path.startsWith("/") ? path.slice(1) : path);
 let token = "";
 let auth = {};
 const blobs = new Map(); // media URL -> object URL, for items only the teacher may fetch
@@ -25,10 +30,10 @@ async function post(path, body) {
 
 /** An item's src: its public URL, or (hidden or waiting) its media fetched with the token. */
 async function withSrc(item) {
-  if (!token || (!item.hidden && !item.waiting)) return { ...item, src: item.url };
+  if (!token || (!item.hidden && !item.waiting)) return { ...item, src: relative(item.url) };
   if (!blobs.has(item.url)) {
     try {
-      const response = await call(item.url);
+      const response = await call(relative(item.url));
       blobs.set(item.url, URL.createObjectURL(await response.blob()));
     } catch (_error) {
       return { ...item, src: "" };
@@ -48,16 +53,16 @@ function setup(root) {
   const generation = root.mgGeneration;
   const status = root.querySelector(".mg-wall-status");
   const gallery = mgClassGallery({ label: "Work from the class, newest first", teacher: Boolean(token),
-    onHide: (id, hidden) => post("/wall/api/hide", { id, hidden }).then(show, fail) });
+    onHide: (id, hidden) => post("wall/api/hide", { id, hidden }).then(show, fail) });
   const usage = mgClassUsage();
   const queue = mgClassQueue({ level: "h2",
-    onApprove: (id) => post("/wall/api/approve", { id }).then(show, fail),
-    onHide: (id) => post("/wall/api/hide", { id, hidden: true }).then(show, fail) });
+    onApprove: (id) => post("wall/api/approve", { id }).then(show, fail),
+    onHide: (id) => post("wall/api/hide", { id, hidden: true }).then(show, fail) });
   const refusals = mgClassRefusals();
   const chats = mgClassChats();
   const controls = mgClassControls({
-    onPause: (paused) => post("/wall/api/pause", { paused }).then(show, fail),
-    onExport: () => call("/wall/api/export.zip").then((r) => r.blob()).then((blob) => {
+    onPause: (paused) => post("wall/api/pause", { paused }).then(show, fail),
+    onExport: () => call("wall/api/export.zip").then((r) => r.blob()).then((blob) => {
       mgDownload(URL.createObjectURL(blob), "class-gallery.zip");
     }, fail),
   });
@@ -92,7 +97,7 @@ function setup(root) {
   async function tick() {
     if (generation !== root.mgGeneration) return; // a newer view of the page took over
     try {
-      const path = token ? "/wall/api/state" : `/wall/feed.json?since=${encodeURIComponent(version)}`;
+      const path = token ? "wall/api/state" : `wall/feed.json?since=${encodeURIComponent(version)}`;
       const response = await call(path);
       if (response.status !== 204) await show(await response.json());
     } catch (error) {
