@@ -6,7 +6,10 @@ append-only event log (each event's time, kind, action, key, family, model, serv
 and data), from which the ledger rebuilds every row, and (``media=True``, the default) the
 cached result files, so an import shows its pictures at once. Import adds only the events
 the ledger does not hold yet, so importing twice changes nothing; a carried file goes into
-the importing home's media cache and its rows point there.
+the importing home's media cache and its rows point there. Any other media path
+(``local_file``) is kept only when it lies inside the importing history's own media
+folder: any other (another machine's cache, or a file such as ``~/.ssh/id_rsa``) is
+dropped and counted.
 
 Format (``media`` is optional; a reader of version 1 without it ignores it)::
 
@@ -21,13 +24,17 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, cast
 
 from mediagen_nb._hooks import EventKind, LedgerEvent
 from mediagen_nb.history._ledger import Ledger, ledger
-from mediagen_nb.history._media import media_path, safe_suffix, write_atomic
+from mediagen_nb.history._media import inside, media_path, safe_suffix, write_atomic
+
+log = logging.getLogger("mediagen_nb.history")
 
 FORMAT: Final = "mediagen_nb-history"
 VERSION: Final = 1
@@ -165,38 +172,79 @@ def read_export(path: Path | str) -> list[tuple[LedgerEvent, float, str]]:
 
 def restore_document(
     target: Ledger, events: list[tuple[LedgerEvent, float, str]], media: Media
-) -> int:
-    """Write the carried files into ``target``'s media cache, point their events there, and
-    add the events ``target`` does not hold yet; return how many were added."""
+) -> tuple[int, int]:
+    """Write the carried files into ``target``'s media cache, point their events there, drop
+    every other media path outside that cache (``_keep_media_inside``), and add the events
+    ``target`` does not hold yet. Returns (events added, media paths dropped)."""
     for key, (suffix, data) in media.items():
         path = str(write_atomic(media_path(target.media_dir, key, suffix), data))
         for event, _ts, _origin in events:
             if event.key == key and "local_file" in event.data:
                 event.data["local_file"] = path
-    return target.restore(events)
+    kept, dropped = _keep_media_inside(events, target.media_dir)
+    return target.restore(kept), dropped
 
 
-def import_history(path: Path | str, *, home: Path | str | None = None) -> int:
-    """Add the events of an export file that the history does not hold yet, and its carried
-    files (into this history's media cache).
+class ImportCount(int):
+    """How many events an import added (an ``int``); ``dropped``: how many media paths it
+    refused because they lie outside the history's media folder."""
+
+    dropped: int
+
+    def __new__(cls, added: int, dropped: int = 0) -> ImportCount:
+        count = super().__new__(cls, added)
+        count.dropped = dropped
+        return count
+
+
+def _keep_media_inside(
+    events: list[tuple[LedgerEvent, float, str]], media_root: Path
+) -> tuple[list[tuple[LedgerEvent, float, str]], int]:
+    """The events without any ``local_file`` outside ``media_root`` (a ``stored`` event
+    holding one is left out whole), and how many such paths there were."""
+    kept: list[tuple[LedgerEvent, float, str]] = []
+    dropped = 0
+    for event, ts, origin in events:
+        clean = event
+        if "local_file" in event.data and inside(media_root, event.data["local_file"]) is None:
+            dropped += 1
+            if event.action == "stored":
+                continue
+            clean = replace(event, data={k: v for k, v in event.data.items() if k != "local_file"})
+        kept.append((clean, ts, origin))
+    return kept, dropped
+
+
+def import_history(path: Path | str, *, home: Path | str | None = None) -> ImportCount:
+    """Add the events of an export file that the history does not hold yet.
 
     The whole file is checked before anything is written; importing twice changes nothing.
+    Media paths outside the history's own media folder are dropped (see the module
+    docstring) and a warning says how many.
 
     Args:
-        path: A file written by :func:`export_history`.
-        home: Another history folder than ``$MEDIAGEN_HOME``.
+        path: The export file (see the module docstring for its format).
+        home: The history folder to import into (default: ``$MEDIAGEN_HOME``).
 
     Returns:
-        How many events were added.
+        How many events were added (an ``int``); its ``dropped`` counts refused media paths.
 
     Raises:
-        ValueError: The file is not an export, naming the field and the rule.
+        ValueError: The file is not a history export; the message names the field.
     """
     source = Path(path).expanduser()
     events, media = parse_export(source.read_text(encoding="utf-8"), str(source))
     target = _source(home)
     try:
-        return restore_document(target, events, media)
+        added, dropped = restore_document(target, events, media)
     finally:
         if home is not None:
             target.close()
+    if dropped:
+        log.warning(
+            "history import: %d media paths lie outside this history's media folder %s and "
+            "were dropped (the results show again once downloaded)",
+            dropped,
+            target.media_dir,
+        )
+    return ImportCount(added, dropped)

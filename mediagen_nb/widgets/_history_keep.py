@@ -159,11 +159,14 @@ class HistoryKeep(traitlets.HasTraits):
         events, media = parse_export(text, name)
         target = self._ledger()
         try:
-            added = restore_document(target, events, media)
+            added, dropped = restore_document(target, events, media)
         finally:
             if self.home is not None:
                 target.close()
-        self.keep_note = f"Imported {added} new events and {len(media)} files from {name}"
+        refused = (
+            f" ({dropped} media paths outside this history's folder dropped)" if dropped else ""
+        )
+        self.keep_note = f"Imported {added} new events and {len(media)} files from {name}{refused}"
         self.set_values(scope="all", kind="", status="", model="", text="")  # type: ignore[attr-defined]
         self.refresh()  # type: ignore[attr-defined]
         return added

@@ -58,6 +58,7 @@ from mediagen_nb.widgets._generate_panel import GeneratePanel, ImagePanel, Video
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._reopen_refs import restore_references
 from mediagen_nb.widgets._session import Session
+from mediagen_nb.widgets._studio_links import StudioLinks
 
 if TYPE_CHECKING:
     from mediagen_nb.client import Task
@@ -69,7 +70,7 @@ FIRST_TAB = "Images"
 """The tab a new Studio shows: the playground's first prompt to try is an image."""
 
 
-class Studio(WidgetPanel):
+class Studio(StudioLinks, WidgetPanel):
     """All panels in one place. ``Studio(resume=False)`` skips re-attaching old tasks.
 
     ``lazy`` (default: True except under marimo) builds the Videos, Assets and History panels
@@ -112,6 +113,9 @@ class Studio(WidgetPanel):
     busy = t.Bool(False).tag(sync=True)
     """Whether a task or chat reply of this session is under way, or a write is not yet in
     the browser's storage: leaving the page then asks first."""
+    class_line = t.Unicode("").tag(sync=True)
+    """Connected to a classroom gateway: what is left ("2 of 5 images left · 1,200 chat
+    tokens left"), beside the mode; "" otherwise."""
 
     def __init__(
         self, *, session: Session | None = None, resume: bool = True, lazy: bool | None = None
@@ -136,12 +140,18 @@ class Studio(WidgetPanel):
         self.on_action("connect", self._connect_action)
         self.on_action("demo", self._demo_action)
         self.on_action("prefill", lambda m: self.prefill(str(m.get("query") or "")))
+        self._me_task: asyncio.Task[None] | None = None
+        self._me_again = False
+        self.session.on_classroom(self.guard(self._show_classroom))
+        self.session.on_use(self.guard(self._used))
         self.observe(self.guard(self._on_tab_selected), names="tab")
         self._watch_history()
         if not (_widgets_can_open_later() if lazy is None else lazy):
             self._build_all()
         if resume:
             self.resume()
+        if not self.session.demo and _loop_running():
+            self.refresh_classroom()  # e.g. a JupyterHub server whose environment names one
 
     def _watch_history(self) -> None:
         """Show in the Studio's notice when the history cannot use its file (now or later):
@@ -179,22 +189,6 @@ class Studio(WidgetPanel):
         if kept is not None and kept.ledger is store:
             kept.on_change(writes)
 
-    RUNNING = ("queued", "processing", "started")
-    """Item statuses of work under way (a task, a chat reply being written)."""
-
-    def update_busy(self) -> bool:
-        """Set ``busy`` from the history: an item of this session still under way, or a
-        write the browser has not kept yet. Returns it."""
-        from mediagen_nb.history import ledger
-        from mediagen_nb.history._browser import browser_store
-
-        store = ledger()
-        mine = store.keys_of()
-        running = any((r["kind"], r["key"]) in mine for r in store.items(status=self.RUNNING))
-        kept = browser_store()
-        self.busy = running or (kept is not None and kept.ledger is store and kept.unsaved)
-        return self.busy
-
     # --- connection -------------------------------------------------------------------------
 
     def _connect_action(self, message: dict[str, Any]) -> None:
@@ -221,7 +215,8 @@ class Studio(WidgetPanel):
         The key stays only in the session's memory. Base URLs default to
         ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. A configuration the client refuses
         (no base URL) returns to demo mode and raises. Unfinished tasks of the new service
-        are re-attached.
+        are re-attached. The chat starts a new conversation (turns made elsewhere are not
+        sent to the new service), and a classroom gateway's models and budget are fetched.
         """
         self.session.set_api_key(key, base_url=base_url, text_base_url=text_base_url)
         try:
@@ -229,7 +224,46 @@ class Studio(WidgetPanel):
         except Exception:
             self.session.set_api_key(None)  # back to demo mode rather than half-connected
             raise
+        self.chat.clear()
         self.resume()
+        if not self.session.demo:
+            self.refresh_classroom()
+
+    # --- classroom --------------------------------------------------------------------------
+
+    def refresh_classroom(self) -> asyncio.Task[None] | None:
+        """Ask the service whether it is a classroom gateway and what is left (background;
+        one request at a time, a request asked for meanwhile follows). None without a loop
+        or in demo mode."""
+        if self.session.demo or not _loop_running():
+            return None
+        if self._me_task is not None and not self._me_task.done():
+            self._me_again = True
+            return self._me_task
+        self._me_task = self.spawn(self._fetch_classroom(), name="classroom")
+        return self._me_task
+
+    async def _fetch_classroom(self) -> None:
+        from mediagen_nb.client import APIError
+
+        while True:
+            self._me_again = False
+            try:
+                me = await self.session.client.classroom.me()
+            except APIError as error:
+                if error.status_code not in (401, 403, 404):
+                    raise
+                me = None  # not a classroom gateway (or not this key's): nothing to show
+            self.session.set_classroom(me)
+            if not self._me_again:
+                return
+
+    def _used(self, _session: Session) -> None:
+        self.refresh_classroom()
+
+    def _show_classroom(self, session: Session) -> None:
+        me = session.classroom
+        self.class_line = me.left_text() if me is not None else ""
 
     # --- tabs and forms ---------------------------------------------------------------------
 
@@ -344,56 +378,6 @@ class Studio(WidgetPanel):
         restored = await restore_references(self.session.client, body, records)
         if restored is not body:
             panel.load(restored, family)
-
-    # --- links that share (``_share``) ------------------------------------------------------
-
-    def prefill(self, query: str) -> list[str]:
-        """Fill the Studio from a page address's query (``?tab=images&model=...&prompt=...``
-        and the request's other fields), show its tab, and name each bad value in the
-        Studio's notice (and the panel's field errors). Returns those problems."""
-        from mediagen_nb.widgets._share import parse_link
-
-        link = parse_link(query)
-        if link is None:
-            return []
-        problems = list(link.problems)
-        if link.tab in ("Images", "Videos") and link.body:
-            problems += self._prefill_media(link.tab, link.body)
-        elif link.tab == "Chat" and link.body:
-            problems += self._prefill_chat(link.body)
-        self.select(link.tab)
-        if problems:
-            self.show_error("This link: " + "; ".join(problems))
-        return problems
-
-    def _prefill_media(self, tab: str, body: dict[str, Any]) -> list[str]:
-        panel = self.images if tab == "Images" else self.videos
-        try:
-            panel.load({"model": panel.model, **body})
-        except (ValueError, KeyError) as exc:
-            return [f"model: {exc}"]
-        errors = [p.message for p in panel.form_problems if p.error]
-        panel.attempted = bool(errors)  # the panel shows each bad field under it
-        return errors
-
-    def _prefill_chat(self, body: dict[str, Any]) -> list[str]:
-        from mediagen_nb.widgets._chat_options import model_groups
-
-        problems = [
-            f"{name}: a chat link sets only model and prompt"
-            for name in sorted(set(body) - {"model", "prompt"})
-        ]
-        values = dict(self.chat.values)
-        if "prompt" in body:
-            values["message"] = str(body["prompt"])
-        if "model" in body:
-            known = {o["value"] for g in model_groups() for o in g["options"]}
-            if body["model"] in known:
-                values["model"] = body["model"]
-            else:
-                problems.append(f"model: {body['model']!r} is not a chat model of the catalog")
-        self.chat.values = values
-        return problems
 
     # --- resume -----------------------------------------------------------------------------
 

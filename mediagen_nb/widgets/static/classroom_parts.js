@@ -1,10 +1,10 @@
 // Classroom components shared by the teacher's ClassroomPanel and the gateway's wall page
 // (composed after the kit; the wall page gets kit.js, kit_table.js, this file and wall.js).
-// Items: {id, student, prompt, kind, model, src, hidden}; usage rows: {student, access,
-// images, videos, running, chat_tokens}.
+// Items: {id, student, prompt, kind, model, src, hidden, waiting}; usage rows: {student, access,
+// images, videos, running, chat_tokens, limits: {images, videos, running, chat_tokens}}.
 
-/** One item of the gallery: the media, the student's name and the prompt. */
-function mgClassItem(item, { teacher, onHide }) {
+/** An item's media and caption (the student's name and the prompt). */
+function mgClassFigure(item) {
   const what = item.kind === "video" ? "video" : "image";
   const label = `${what} by ${item.student}: ${item.prompt || "no prompt"}`;
   let media;
@@ -21,7 +21,14 @@ function mgClassItem(item, { teacher, onHide }) {
   const caption = mgEl("figcaption", {},
     mgEl("strong", { class: "mg-class-item__student", text: item.student }),
     mgEl("span", { class: "mg-class-item__prompt", text: item.prompt || "" }));
-  const parts = [mgEl("figure", { class: "mg-class-item__figure" }, media, caption)];
+  return mgEl("figure", { class: "mg-class-item__figure" }, media, caption);
+}
+
+/** One item of the gallery: its figure, and for the teacher Hide / Show and its state. */
+function mgClassItem(item, { teacher, onHide }) {
+  const what = item.kind === "video" ? "video" : "image";
+  const parts = [mgClassFigure(item)];
+  if (teacher && item.waiting) parts.push(mgEl("span", { class: "mg-class-item__tag", text: "Waiting for approval" }));
   if (teacher) {
     const verb = item.hidden ? "Show" : "Hide";
     parts.push(mgButton({ label: verb, kind: "ghost", action: item.hidden ? "show" : "hide",
@@ -47,7 +54,7 @@ function mgClassGallery({ label, teacher = false, onHide = () => {} } = {}) {
       const keep = new Set();
       let before = list.firstChild;
       for (const item of items) {
-        const key = `${item.id}|${item.hidden ? 1 : 0}|${item.src ? 1 : 0}`;
+        const key = `${item.id}|${item.hidden ? 1 : 0}|${item.waiting ? 1 : 0}|${item.src ? 1 : 0}`;
         let node = shown.get(key);
         if (!node) {
           node = mgClassItem(item, { teacher, onHide });
@@ -68,19 +75,31 @@ function mgClassGallery({ label, teacher = false, onHide = () => {} } = {}) {
   };
 }
 
-/** Usage per student as a table. `update(rows)`. */
+/**
+ * Usage per student as a table, each count against its limit ("3 of 5", "345 of 300 tokens";
+ * a plain count where there is no limit; a cell at or over its limit is marked). `update(rows)`.
+ */
 function mgClassUsage() {
-  const number = (name) => (row) => String(row[name] ?? 0);
+  const format = new Intl.NumberFormat("en");
+  const counted = (name, unit = "") => (row) => {
+    const used = row[name] ?? 0;
+    const limit = row.limits?.[name];
+    if (limit === null || limit === undefined) return format.format(used);
+    const text = `${format.format(used)} of ${format.format(limit)}${unit}`;
+    const full = used >= limit;
+    return mgEl("span", { class: ["mg-class-count", full && "mg-class-count--full"],
+      "data-full": full ? "1" : "0", text });
+  };
   return mgTable({
     label: "Usage per student",
     cls: "mg-class-usage",
     columns: [
       { label: "Student", cell: (row) => row.student },
       { label: "Access", cell: (row) => row.access },
-      { label: "Images", cell: number("images"), cls: "mg-num" },
-      { label: "Videos", cell: number("videos"), cls: "mg-num" },
-      { label: "Running", cell: number("running"), cls: "mg-num" },
-      { label: "Chat tokens", cell: number("chat_tokens"), cls: "mg-num" },
+      { label: "Images", cell: counted("images"), cls: "mg-num" },
+      { label: "Videos", cell: counted("videos"), cls: "mg-num" },
+      { label: "Running", cell: counted("running"), cls: "mg-num" },
+      { label: "Chat tokens", cell: counted("chat_tokens", " tokens"), cls: "mg-num" },
     ],
     rowAttrs: (row) => ({ "data-row-key": row.student }),
   });
