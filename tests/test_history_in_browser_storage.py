@@ -323,3 +323,20 @@ def test_two_tabs_at_once_keep_each_other_s_writes(tmp_path: Path) -> None:
         assert (again.home / local.relative_to(local.parents[2])).read_bytes() == picture()
     assert lab_kept.error is None
     assert studio_kept.error is None
+
+
+def test_import_by_button_drops_a_media_path_outside_the_history(tmp_path: Path) -> None:
+    event = {
+        "ts": 1.0, "kind": "task", "action": "stored", "key": "t9",
+        "data": {"local_file": "/etc/passwd"},
+    }  # fmt: skip
+    document = {"format": "mediagen_nb-history", "version": 1, "events": [event]}
+    panel = HistoryPanel(home=tmp_path / "b")
+    data = json.dumps(document).encode()
+    panel.handle_action({"action": "import-history", "name": "evil.json", "file": data})
+    assert panel.errors == []
+    assert panel.keep_note == (
+        "Imported 0 new events and 0 files from evil.json "
+        "(1 media paths outside this history's folder dropped)"
+    )
+    assert all(r["thumb"] == "" for r in panel.rows)
