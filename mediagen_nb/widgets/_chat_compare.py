@@ -46,6 +46,7 @@ class ChatCompareMixin(t.HasTraits):
 
         def spawn(self, coro: Any, *, name: str | None = None) -> asyncio.Task[Any]: ...
         def on_action(self, name: str, handler: Any) -> None: ...
+        def hold_sync(self) -> Any: ...
         def _revalidate(self) -> None: ...
 
     def _setup_chat_compare(self) -> None:
@@ -87,7 +88,9 @@ class ChatCompareMixin(t.HasTraits):
         if unknown:
             raise ValueError(f"Compare: {unknown[0]!r} is not a text model of the catalog")
         if not MIN_MODELS <= len(models) <= MAX_MODELS:
-            raise ValueError(f"Compare: pick {MIN_MODELS} to {MAX_MODELS} models, not {len(models)}")
+            raise ValueError(
+                f"Compare: pick {MIN_MODELS} to {MAX_MODELS} models, not {len(models)}"
+            )
         self.compare_models = models
 
     @property
@@ -114,8 +117,13 @@ class ChatCompareMixin(t.HasTraits):
             raise ValueError(plan.invalid[0].reason())
         self.compare_plan = plan
         self._answers = [
-            {"model": c.model, "title": model_title(c.model), "text": "", "state": "streaming",
-             "error": ""}
+            {
+                "model": c.model,
+                "title": model_title(c.model),
+                "text": "",
+                "state": "streaming",
+                "error": "",
+            }
             for c in plan.cells
         ]
         self._streams = [

@@ -79,6 +79,7 @@ class CompareMixin(t.HasTraits):
 
         def spawn(self, coro: Any, *, name: str | None = None) -> asyncio.Task[Any]: ...
         def on_action(self, name: str, handler: Any) -> None: ...
+        def hold_sync(self) -> Any: ...
         def _set_values(self, values: dict[str, Any]) -> None: ...
 
     def _setup_compare(self) -> None:
@@ -133,7 +134,9 @@ class CompareMixin(t.HasTraits):
         if unknown:
             raise ValueError(f"Compare: {unknown[0]!r} is not a {self.kind} model of the catalog")
         if not MIN_MODELS <= len(models) <= MAX_MODELS:
-            raise ValueError(f"Compare: pick {MIN_MODELS} to {MAX_MODELS} models, not {len(models)}")
+            raise ValueError(
+                f"Compare: pick {MIN_MODELS} to {MAX_MODELS} models, not {len(models)}"
+            )
         rows = union_controls(models)
         lead = str(self.values.get("family"))
         start = union_values(rows, lead, self.values)
@@ -223,7 +226,8 @@ class CompareMixin(t.HasTraits):
             elif task.status == "completed" and not card.source:
                 self._handles.pop(card.id, None)
                 self.spawn(self._load_media(task, card), name=f"media {task.id}")
-        card.status = outcome.status
+        # a request that failed before its task existed ends the card as failed, and says why
+        card.status = "failed" if outcome.status in ("error", "unconfirmed") else outcome.status
         if outcome.error and not card.error:
             card.error = outcome.error
         self._throttle.request()
@@ -244,7 +248,7 @@ class CompareMixin(t.HasTraits):
         return None
 
     def keep(self, result_id: str) -> Result:
-        """"Keep this one": the card leaves its row and becomes an ordinary gallery result.
+        """Keep this one: the card leaves its row and becomes an ordinary gallery result.
 
         Raises:
             KeyError: No compare card has this id.
@@ -296,4 +300,3 @@ class CompareMixin(t.HasTraits):
 
     def _push_rows(self) -> None:
         self.compare_rows = [row.to_json() for row in self._rows]
-
