@@ -51,14 +51,30 @@ function mgCmpForm(model, gen) {
     rows: new Map(),
     values: () => ({ ...model.get("compare_values") }),
     commit(key, value) {
-      model.set("compare_values", { ...model.get("compare_values"), [key]: value });
-      model.save_changes();
+      st.pending = { ...st.pending, [key]: value };
+      flush();
     },
     commitSoon(key, value) {
       clearTimeout(st.timer);
-      st.timer = setTimeout(() => st.commit(key, value), 250);
+      st.pending = { ...st.pending, [key]: value };
+      st.timer = setTimeout(flush, 250);
     },
+    pending: {},
     id: (key) => `${model.get("panel_name")}-compare-${key}`,
+  };
+  // typing is sent after a pause: Generate first sends what is still pending, as the form does
+  function flush() {
+    clearTimeout(st.timer);
+    const changes = st.pending;
+    st.pending = {};
+    if (!Object.keys(changes).length) return;
+    model.set("compare_values", { ...model.get("compare_values"), ...changes });
+    model.save_changes();
+  }
+  const singleFlush = gen.flush;
+  gen.flush = () => {
+    flush();
+    singleFlush();
   };
   let structure = "";
   const build = () => {
@@ -71,6 +87,7 @@ function mgCmpForm(model, gen) {
         : ["select", "segmented", "checkbox"].includes(control.type)
           ? mgGenChoice(st, control, v, options)
           : mgGenLine(model, st, control, v);
+      made.input.setAttribute("name", `compare-${control.key}`); // unique beside the single form
       const id = st.id(control.key);
       const row = mgField({ id, label: control.label, apiName: control.api, control: made.input });
       row.classList.add("mg-cmp__row");
