@@ -49,7 +49,7 @@ def compare_images(front: Front) -> Locator:
     expect(picker).to_be_visible()
     expect(picker.locator("input:checked")).to_have_count(2)
     for title in FOUR:
-        box = picker.locator(".mg-cmp__model", has_text=title).locator("input")
+        box = picker.get_by_role("checkbox", name=title, exact=True)
         if not box.is_checked():
             box.check()
             expect(box).to_be_checked()
