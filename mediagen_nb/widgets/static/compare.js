@@ -126,7 +126,7 @@ function mgCmpForm(model, gen) {
 function mgCmpRows(model, on, preview, elapsed) {
   const el = mgEl("div", { class: "mg-cmp__rows" });
   const rows = new Map(); // sweep id -> {el, gallery}
-  const keepOn = { ...on, code: (id) => on.code(id) };
+  const keepOn = { ...on, use: null }; // Animate, Use as...: once kept, on the gallery's card
   const make = (r) => {
     const card = mgResultCard(r.id, keepOn);
     const send = () => model.send({ action: "keep", id: r.id });
