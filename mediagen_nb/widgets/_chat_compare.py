@@ -1,9 +1,8 @@
 """Compare in the Chat panel: one message to two to four models, their answers streamed at once.
 
-The row is a chat sweep over ``model`` (``mg.sweep("chat", model=[...], prompt=...)``): each
-cell's request streams in its own asyncio task, recorded with the sweep's ``sweep_id``
-(``client.recording_tags``); ``compare_answers`` carries every answer (at most 20 pushes a
-second for all of them). One Stop (``stop()``) stops them all; each keeps its partial text.
+The row is a chat sweep over ``model``: each cell streams in its own asyncio task, recorded
+with the sweep's ``sweep_id``; ``compare_answers`` carries the answers (at most 20 pushes a
+second). One Stop stops them all; each keeps its partial text.
 """
 
 from __future__ import annotations

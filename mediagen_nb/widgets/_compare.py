@@ -1,10 +1,8 @@
 """Compare in the Images and Videos panels: two to four models, one form, one row of cards.
 
-Python owns it: ``compare_models`` (the chosen models), ``compare_form`` (the union of the
-controls they take, each saying which models take it and what a model receives instead),
-``compare_values`` (the front end sets it) and ``compare_rows`` (each row's cards, throttled
-with the gallery). A row is a fitted sweep over ``model`` (``sweeps._compare``): its cards
-follow the plan's cells; "Keep this one" moves a card into the gallery.
+Python owns ``compare_models``, ``compare_form`` (the union of the controls the models take,
+with who takes each and what a model receives instead), ``compare_values`` and
+``compare_rows``; a row is a fitted sweep over ``model``, and Keep moves a card to the gallery.
 """
 
 from __future__ import annotations
