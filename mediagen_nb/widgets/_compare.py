@@ -193,18 +193,20 @@ class CompareMixin(t.HasTraits):
             self.attempted = True
             return None
         row = CompareRow(plan)
-        speed = float(getattr(self.session.client, "speed", 1.0) or 1.0)
         for cell in plan.valid:
             fam = family(str(cell.family))
-            low, high = fam.eta(cell.model, None)
             result = Result(self.kind, fam.id, fam.title, dict(cell.body), status="sending")
-            result.eta = (low / speed, high / speed)
             result.note = "; ".join(n for n in cell.notes if n.startswith(f"{cell.model}:"))
             row.cards[cell.index] = result
         self._rows.insert(0, row)
+        self._throttle.flush()  # every card is on the page now, before the client is asked
+        speed = float(getattr(self.session.client, "speed", 1.0) or 1.0)  # may start it
+        for card in row.cards.values():
+            low, high = family(card.family).eta(card.model, None)
+            card.eta = (low / speed, high / speed)  # the emulator's clock
         plan.on_change(lambda index: self._cell_changed(row, index))
         row.run = self.spawn(self._run_row(row), name=f"compare {plan.sweep_id}")
-        self._throttle.flush()  # every card is on the page now, before any request is sent
+        self._throttle.request()
         return row
 
     async def _run_row(self, row: CompareRow) -> None:
