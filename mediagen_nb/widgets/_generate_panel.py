@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import traitlets as t
 
-from mediagen_nb.catalog import Family, Kind, families, family, family_for_model, form_spec
+from mediagen_nb.catalog import Family, Kind, families, family, family_for_model
+from mediagen_nb.catalog._controls import form_spec
 from mediagen_nb.widgets._base import Throttle, WidgetPanel
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._compare import CompareMixin
