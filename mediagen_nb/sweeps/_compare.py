@@ -10,14 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mediagen_nb.catalog import (
-    Control,
-    carried_into,
-    controls_for,
-    family_for_model,
-    meaning,
-    model_title,
-)
+from mediagen_nb.catalog import family_for_model, model_title
+from mediagen_nb.catalog._carry import carried_into, meaning
+from mediagen_nb.catalog._controls import Control, controls_for
 from mediagen_nb.sweeps._plan import SweepPlan, sweep
 from mediagen_nb.sweeps._translate import COMMON, SweepKind, translate
 
