@@ -210,7 +210,9 @@ class CompareMixin(t.HasTraits):
         return row
 
     async def _run_row(self, row: CompareRow) -> None:
-        await row.plan.run(concurrency=len(row.cards), client=self.session.client)
+        from mediagen_nb.sweeps._run import run_plan  # plan.run without its DataFrame (pandas)
+
+        await run_plan(row.plan, self.session.client, len(row.cards), None, {})
         await self._throttle.drain()
 
     def _cell_changed(self, row: CompareRow, index: int) -> None:
