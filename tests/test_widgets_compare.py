@@ -250,6 +250,7 @@ async def test_chat_compare_runs_to_the_end_with_each_models_answer(
     panel.send_compare("hi")
     await panel.join_compare()
     assert [a["state"] for a in panel.compare_answers] == ["complete"] * 2
+    assert [a["title"] for a in panel.compare_answers] == ["GPT-5.5", "Claude Opus 4.7"]
     for answer in panel.compare_answers:
         assert answer["model"] in answer["text"]  # the emulator signs with the model's name
     with pytest.raises(ValueError, match="type a message"):

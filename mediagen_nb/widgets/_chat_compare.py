@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import traitlets as t
 
-from mediagen_nb.catalog import model_title
 from mediagen_nb.widgets._base import Throttle, describe_error
 from mediagen_nb.widgets._chat_options import model_groups
 from mediagen_nb.widgets._chat_stream import Reply
@@ -115,10 +114,11 @@ class ChatCompareMixin(t.HasTraits):
         if plan.invalid:
             raise ValueError(plan.invalid[0].reason())
         self.compare_plan = plan
+        titles = {str(c["value"]): str(c["label"]) for c in self.compare_choices}
         self._answers = [
             {
                 "model": c.model,
-                "title": model_title(c.model),
+                "title": titles.get(c.model, c.model),
                 "text": "",
                 "state": "streaming",
                 "error": "",
