@@ -241,6 +241,7 @@ class CompareMixin(t.HasTraits):
         await off_loop(card.set_media, data, task.id, task.local_path)
         self._media_dirty = True
         self._throttle.request()
+        await self._throttle.drain()  # the picture is sent before this task ends
 
     def _row_of(self, result_id: str) -> tuple[CompareRow, int] | None:
         for row in self._rows:
