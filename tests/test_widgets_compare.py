@@ -255,3 +255,20 @@ async def test_chat_compare_runs_to_the_end_with_each_models_answer(
         assert answer["model"] in answer["text"]  # the emulator signs with the model's name
     with pytest.raises(ValueError, match="type a message"):
         panel.send_compare("  ")
+
+
+def test_a_class_offers_only_its_models_to_compare(session: Session) -> None:
+    panel = ImagePanel(session=session)
+    panel.set_compare(True, ["nano-banana", "gpt-image-2", "nano-banana-pro"])
+    panel.compare_allowed(frozenset({"nano-banana", "nano-banana-pro", "nano-banana-2"}))
+    assert [c["value"] for c in panel.compare_choices] == [
+        "nano-banana",
+        "nano-banana-2",
+        "nano-banana-pro",
+    ]
+    assert panel.compare_models == ["nano-banana", "nano-banana-pro"]
+    panel.compare_allowed(frozenset({"nano-banana"}))  # one model left: nothing to compare
+    assert not panel.compare
+    chat = ChatPanel(session=session)
+    chat.compare_allowed(frozenset({"gpt-5.5", "gemini-2.5-pro"}))
+    assert [c["value"] for c in chat.compare_choices] == ["gpt-5.5", "gemini-2.5-pro"]

@@ -48,11 +48,12 @@ class ChatCompareMixin(t.HasTraits):
         def _revalidate(self) -> None: ...
 
     def _setup_chat_compare(self) -> None:
-        self.compare_choices = [
+        self._all_choices = [
             {"value": o["value"], "label": o["label"], "group": g["label"]}
             for g in model_groups()
             for o in g["options"]
         ]
+        self.compare_choices = list(self._all_choices)
         self._answers: list[dict[str, Any]] = []
         self._streams: list[asyncio.Task[None]] = []
         self._compare_throttle = Throttle(self, self._push_answers, rate=STREAM_PUSHES_PER_S)
@@ -90,6 +91,12 @@ class ChatCompareMixin(t.HasTraits):
                 f"Compare: pick {MIN_MODELS} to {MAX_MODELS} models, not {len(models)}"
             )
         self.compare_models = models
+
+    def compare_allowed(self, models: frozenset[str] | None) -> None:
+        """Offer only a class's models (None: every model); Compare ends if two are not left."""
+        from mediagen_nb.widgets._compare import apply_allowed
+
+        apply_allowed(self, self._all_choices, models)
 
     @property
     def comparing(self) -> bool:

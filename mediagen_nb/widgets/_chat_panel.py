@@ -150,6 +150,7 @@ class ChatPanel(ChatCompareMixin, ChatRunner, WidgetPanel):
     def _on_classroom(self, session: Session) -> None:
         """A classroom's models: offer only those, on the class's default when they change."""
         models = allowed(session.classroom)
+        self.compare_allowed(models)
         if models != self._class_models:
             self._class_models = models
             default = class_default("chat", session.classroom)

@@ -82,11 +82,12 @@ class CompareMixin(t.HasTraits):
 
     def _setup_compare(self) -> None:
         self._rows: list[CompareRow] = []
-        self.compare_choices = [
+        self._all_choices = [
             {"value": m, "label": model_title(m), "group": fam.title}
             for fam in families(self.kind)
             for m in fam.models
         ]
+        self.compare_choices = list(self._all_choices)
         self.observe(lambda _c: self._compare_check(), names="compare_values")
         self.observe(self._compare_switched, names="compare")
         for action, handler in {
@@ -141,6 +142,10 @@ class CompareMixin(t.HasTraits):
         kept = {k: v for k, v in self.compare_values.items() if k in rows}
         self.compare_models = models
         self.compare_values = {**start, **kept}  # observed: checks and publishes the form
+
+    def compare_allowed(self, models: frozenset[str] | None) -> None:
+        """Offer only a class's models (None: every model); Compare ends if two are not left."""
+        apply_allowed(self, self._all_choices, models)
 
     def _compare_switched(self, change: dict[str, Any]) -> None:
         if change["new"]:
@@ -303,3 +308,16 @@ class CompareMixin(t.HasTraits):
 
     def _push_rows(self) -> None:
         self.compare_rows = [row.to_json() for row in self._rows]
+
+
+def apply_allowed(panel: Any, choices: list[dict[str, Any]], models: frozenset[str] | None) -> None:
+    """A panel's Compare choices narrowed to ``models`` (a classroom's), its chosen ones too."""
+    panel.compare_choices = [c for c in choices if models is None or c["value"] in models]
+    kept = [m for m in panel.compare_models if models is None or m in models]
+    from mediagen_nb.sweeps._compare import MIN_MODELS
+
+    if len(kept) < MIN_MODELS:
+        panel.compare = False
+        panel.compare_models = []
+    elif kept != list(panel.compare_models):
+        panel.set_compare_models(kept)

@@ -295,6 +295,7 @@ class GeneratePanel(CompareMixin, GalleryMixin, WidgetPanel):
         """A classroom's models: offer only those, on the class's default when they change."""
         self.spec = form_families(form_spec(self.kind), session.classroom)
         models = allowed(session.classroom)
+        self.compare_allowed(models)
         if models == self._class_models:
             return
         self._class_models = models
