@@ -1,9 +1,8 @@
 """The first or last frame of a video result, as a PNG beside the video in the media cache.
 
-Decoded with PyAV (CPython), written by the pure-Python PNG encoder. A browser kernel has no
-PyAV (:func:`frame_png` raises ImportError): :func:`any_frame_png` then takes a frame shipped
-with the video (the emulator's stock clips) or has a panel on the page draw it
-(``_frame_sources``). The PNG names its video (``_provenance``): the next request's parent.
+PyAV decodes it (CPython); without PyAV (the browser) :func:`any_frame_png` takes a frame
+shipped with the video (stock clips) or has a panel on the page draw it (``_frame_sources``).
+The PNG names its video (``_provenance``), so the next request records it as parent.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """A panel's front end as the kernel's video decoder where PyAV is missing (the browser).
 
-Once drawn, the front end says ``{"action": "frames", "shown": true}`` and the panel offers
-itself (``_frame_sources.add_drawer``). ``draw`` sends ``{"kind": "frame", "request", "which",
-"mime"}`` with the video as a buffer; the page draws it with a ``<video>`` onto a ``<canvas>``
-and answers ``{"action": "frame", "request"}`` with the PNG as a buffer (or an ``error``).
+Once drawn, the page says ``{"action": "frames", "shown": true}``; the panel offers itself
+(``_frame_sources``). ``draw`` sends ``{"kind": "frame", request, which, mime}`` + the video;
+the page draws it (``<video>`` onto ``<canvas>``), answers ``{"action": "frame"}`` + the PNG.
 """
 
 from __future__ import annotations
