@@ -4,20 +4,24 @@ Every check returns the sentence a student reads when refused ("your class allow
 videos each; you have used 5"), or None when the request may go on. The gateway runs the
 checks before anything is sent upstream, so a refused request costs nothing.
 
-Limits count what reached the service: a task counts from its create until the end of the
-class (a task the service rejected at create does not count); chat tokens are the service's
-own ``usage`` figures (prompt plus completion), or an estimate of about four characters per
-token when a streamed reply carries none. A request that starts under the token limit runs
-to its end, so a student may overshoot by one reply (bounded by the request's own maximum).
+Limits count what reached the service, and what requests still running hold (``_budget``):
+a task counts from its create until the end of the class (a task the service rejected at
+create does not count); chat tokens are the service's own ``usage`` figures (prompt plus
+completion), or an estimate of about four characters per token for what a reply did not
+report. A chat holds its prompt and ``max_tokens`` (else ``Rules.chat_reserve``) while it runs
+and is refused once what is used and held reaches the limit, so a student (or the class)
+ends at most one reply over it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Final, Literal
 
 Kind = Literal["image", "video"]
+MODEL_SHOWN: Final = 100
+"""A refusal shows at most this many characters of an unknown model's name."""
 
 
 def _count(n: int, word: str) -> str:
@@ -69,18 +73,36 @@ class Rules:
     """Per-student limits (each student gets these unless ``per_student`` says otherwise)."""
     per_student: dict[str, Limits] = field(default_factory=dict)
     """Limits for named students (keys compared case-insensitively)."""
+    per_group: dict[str, Limits] = field(default_factory=dict)
+    """Limits for members of JupyterHub groups, in order: a student in several listed groups
+    gets the first one's (``--group-limits teachers=unlimited,class-7b=images:5``)."""
     class_limits: Limits = field(default_factory=Limits)
     """Caps on the whole class's use (``concurrent`` counts every student's tasks)."""
     paused: bool = False
+    chat_reserve: int = 1024
+    """Tokens a chat holds for its reply while it runs when it names no ``max_tokens``."""
+
+    def __post_init__(self) -> None:
+        reserve = self.chat_reserve
+        if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 1:
+            raise ValueError(f"chat_reserve must be a whole number >= 1, not {reserve!r}")
 
     def with_models(self, models: Iterable[str] | None) -> Rules:
         """A copy allowing ``models`` (None: all)."""
         return replace(self, models=None if models is None else frozenset(models))
 
-    def limits_for(self, student: str) -> Limits:
-        """The limits that apply to ``student``."""
+    def limits_for(self, student: str, groups: Sequence[str] = ()) -> Limits:
+        """The limits that apply to ``student`` (a member of hub ``groups``): the student's
+        own, else the first listed group's they belong to, else the class default."""
         folded = {name.casefold(): lim for name, lim in self.per_student.items()}
-        return folded.get(student.casefold(), self.limits)
+        own = folded.get(student.casefold())
+        if own is not None:
+            return own
+        member = set(groups)
+        for group, limits in self.per_group.items():
+            if group in member:
+                return limits
+        return self.limits
 
 
 def paused_refusal(rules: Rules) -> str | None:
@@ -98,14 +120,22 @@ def model_refusal(rules: Rules, model: object) -> str | None:
         return None
     allowed = ", ".join(sorted(rules.models)) or "none"
     shown = model if isinstance(model, str) else "(no model)"
+    if len(shown) > MODEL_SHOWN:
+        shown = shown[: MODEL_SHOWN - 1] + "…"
     return f"your class does not use the model {shown}; you may use: {allowed}"
 
 
 def task_refusal(
-    rules: Rules, student: str, kind: Kind, mine: Usage, everyone: Usage
+    rules: Rules,
+    student: str,
+    kind: Kind,
+    mine: Usage,
+    everyone: Usage,
+    *,
+    groups: Sequence[str] = (),
 ) -> str | None:
     """Refusal for a new image or video task, or None."""
-    own = rules.limits_for(student)
+    own = rules.limits_for(student, groups)
     cap = own.images if kind == "image" else own.videos
     if cap is not None and mine.of(kind) >= cap:
         return f"your class allows {_count(cap, kind)} each; you have used {mine.of(kind)}"
@@ -123,9 +153,11 @@ def task_refusal(
     return None
 
 
-def chat_refusal(rules: Rules, student: str, mine: Usage, everyone: Usage) -> str | None:
+def chat_refusal(
+    rules: Rules, student: str, mine: Usage, everyone: Usage, *, groups: Sequence[str] = ()
+) -> str | None:
     """Refusal for a new chat request, or None."""
-    cap = rules.limits_for(student).chat_tokens
+    cap = rules.limits_for(student, groups).chat_tokens
     if cap is not None and mine.chat_tokens >= cap:
         allowed = _count(cap, "chat token")
         return f"your class allows {allowed} each; you have used {mine.chat_tokens}"
@@ -133,3 +165,43 @@ def chat_refusal(rules: Rules, student: str, mine: Usage, everyone: Usage) -> st
     if class_cap is not None and everyone.chat_tokens >= class_cap:
         return f"the class has used all {_count(class_cap, 'chat token')} it may use together"
     return None
+
+
+LIMIT_NAMES: Final = ("images", "videos", "concurrent", "chat_tokens")
+UNLIMITED: Final = "unlimited"
+
+
+def parse_group_limits(text: str) -> dict[str, Limits]:
+    """``--group-limits``: ``GROUP=unlimited`` or ``GROUP=NAME:N`` entries, comma-separated;
+    a ``NAME:N`` without ``=`` adds to the group before it
+    (``teachers=unlimited,class-7b=images:5,chat_tokens:2000``). NAME is one of
+    ``images``, ``videos``, ``concurrent``, ``chat_tokens``; the order of groups is kept.
+
+    Raises:
+        ValueError: naming the entry and what it should look like.
+    """
+    groups: dict[str, dict[str, int]] = {}
+    current: str | None = None
+    for raw in text.split(","):
+        entry = raw.strip()
+        if not entry:
+            continue
+        if "=" in entry:
+            current, _, spec = (part.strip() for part in entry.partition("="))
+            if not current:
+                raise ValueError(f"--group-limits: {entry!r} names no group before '='")
+            groups[current] = {}
+            if spec.lower() == UNLIMITED:
+                continue
+            entry = spec
+        if current is None:
+            raise ValueError(f"--group-limits: {entry!r} comes before any GROUP=")
+        name, _, number = (part.strip() for part in entry.partition(":"))
+        name = name.replace("-", "_")
+        if name not in LIMIT_NAMES or not number.isdigit():
+            raise ValueError(
+                f"--group-limits: {entry!r} is not a limit; write NAME:N with NAME one of "
+                f"{', '.join(LIMIT_NAMES)} (or GROUP={UNLIMITED})"
+            )
+        groups[current][name] = int(number)
+    return {group: Limits(**caps) for group, caps in groups.items()}

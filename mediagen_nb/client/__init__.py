@@ -13,8 +13,9 @@ from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
 from ._chat_tools import FunctionTool, ToolCallRecord, ToolRun, function_tool
+from ._classroom import Classroom
 from ._client import DEFAULT_RECORDER, AsyncClient
-from ._config import RedactingFilter, Secret, install_log_redaction, redact
+from ._config import RedactingFilter, Secret, install_log_redaction, redact, resolve_settings
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -67,6 +68,7 @@ __all__ = [
     "ChatAccumulator",
     "ChatCompletionStream",
     "ChatRetryPolicy",
+    "Classroom",
     "Client",
     "Completions",
     "ConfigurationError",
@@ -113,5 +115,6 @@ __all__ = [
     "read_request",
     "recording_tags",
     "redact",
+    "resolve_settings",
     "video_size",
 ]
