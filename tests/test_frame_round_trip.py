@@ -4,9 +4,9 @@ PyAV is blocked (``sys.modules["av"] = None``) after the loopback emulator has r
 clip. The Videos panel's message handler is driven as its front end drives it: the page says
 it is shown, receives ``{"kind": "frame"}`` with the video, answers with a PNG (here PyAV's
 own decoding, made before the block). Proven: ``task.last_frame()`` lands that PNG in the
-media cache; Continue from last frame uses it; no panel, a hidden one, a silent one (timeout)
-and a failing one each give their error and leave nothing waiting; the stock clips' shipped
-frames are PyAV's exact decoding and are used without asking any page.
+media cache; Continue from last frame asks the clicked panel while it is shown; no panel, a
+hidden one, a silent one (timeout) and a failing one each give their error and leave nothing
+waiting; the stock clips' shipped frames are PyAV's exact decoding, used without any page.
 """
 
 from __future__ import annotations
@@ -194,4 +194,8 @@ async def test_continue_from_last_frame_asks_the_clicked_panel(
         async with httpx.AsyncClient() as http:
             uploaded = (await http.get(frame_url)).content
         assert same_pixels(uploaded, fake.answer or b"")
+        fake.show(False)  # the page went away: nothing draws, and the panel says so at once
+        assert await studio.use(videos, card.id, "continue") is None
+        assert "show mg.studio()" in videos.notice
+        assert len(fake.frames_asked()) == 1
         studio.close()

@@ -116,7 +116,8 @@ async def use_result(
     ``target_panel(kind)`` gives the Studio's panel for ``image`` or ``video`` families.
     """
     result = source._find(result_id)
-    data, size = await picture_of(result, action, source.frames.draw)
+    drawer = source.frames.draw if source.frames.offered else None  # else the newest shown
+    data, size = await picture_of(result, action, drawer)
     _action, target = choose(result.kind, size, action, family)
     client = source.session.client
     url = None if action == "continue" else own_url(result, client.speed)
