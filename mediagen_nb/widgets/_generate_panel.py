@@ -41,6 +41,7 @@ from mediagen_nb.widgets._form_state import (
     offered,
     to_body,
 )
+from mediagen_nb.widgets._frame_drawer import FrameDrawer
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import GalleryMixin, Result
 from mediagen_nb.widgets._session import Session
@@ -124,6 +125,7 @@ class GeneratePanel(CompareMixin, GalleryMixin, WidgetPanel):
         self._media_dirty = False
         self._sending = 0
         self._throttle = Throttle(self, self._push)
+        self.frames = FrameDrawer(self)
         first = families(self.kind)[0]
         self._set_values(self._memory.get(first.id) or defaults(first.id))
         if model:
@@ -388,6 +390,7 @@ class GeneratePanel(CompareMixin, GalleryMixin, WidgetPanel):
     def close(self) -> None:
         """Stop background tasks and let go of the session's callbacks."""
         self.session.on_assets_change(self._on_session_assets, remove=True)
+        self.frames.close()
         super().close()
 
     def text_summary(self) -> str:

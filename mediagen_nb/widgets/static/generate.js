@@ -477,7 +477,7 @@ function mgGenResults(model) {
       for (const u of [...urls.values(), ...full.values()]) URL.revokeObjectURL(u);
     },
   };
-  return { el: root, parts: [cards, saved, compared] };
+  return { el: root, parts: [cards, saved, compared, mgFrameDrawer(model)] };
 }
 
 /**
