@@ -4,11 +4,15 @@ Layout: ``/api`` (students' ``base_url``), ``/gateway`` (their ``text_base_url``
 (the wall and the teacher's controls). The app's lifespan opens the one shared
 ``httpx2.AsyncClient`` to the upstream and resumes following every task the ledger holds in
 flight (a restarted gateway loses none); at shutdown it stops the followers and closes it.
+On a ledger several gateways share, the lifespan instead runs ``keep_shared``: every tick it
+claims the tasks whose lease expired (their gateway died) and catches up on the others.
 CORS is off unless the teacher lists origins (e.g. the in-browser playground's).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -29,6 +33,7 @@ from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.classroom._front import GatewayFront
 from mediagen_nb.classroom._gateway import Gateway
 from mediagen_nb.classroom._routes import result_reply, student_routes
+from mediagen_nb.classroom._shared import SYNC_S, SharedLedger
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._wall import Wall
 
@@ -49,6 +54,22 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return error_response(500, "internal gateway error", protocol=protocol_of(request.url.path))
 
 
+async def keep_shared(gw: Gateway, shared: SharedLedger) -> None:
+    """Follow the tasks whose holder died and catch up on the other gateways, every tick
+    (at most a fifth of a lease, so an orphan waits at most a lease and a fifth)."""
+    tick = min(SYNC_S, shared.lease_s / 5)
+    while True:
+        try:
+            claimed = await asyncio.to_thread(shared.claim_leases)
+            if gw.tracker is not None:
+                for record in gw.state.adopt(claimed):
+                    gw.tracker.follow(record)
+            await asyncio.to_thread(gw.state.sync)
+        except Exception:  # the database may be restarting: try again at the next tick
+            log.exception("catching up on the shared ledger failed")
+        await asyncio.sleep(tick)
+
+
 def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()) -> Starlette:
     """The gateway app over ``gw`` (state, upstream, media folder) and ``wall``."""
 
@@ -59,11 +80,20 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
         async with httpx2.AsyncClient(timeout=UPSTREAM_TIMEOUT, transport=transport) as http:
             gw.http = http
             gw.tracker = Tracker(gw.state, gw.upstream, http, gw.media_dir)
-            for record in gw.state.in_flight():
-                gw.tracker.follow(record)
+            shared = gw.state.shared
+            keeper = None
+            if shared is not None:
+                keeper = asyncio.create_task(keep_shared(gw, shared))
+            else:
+                for record in gw.state.in_flight():
+                    gw.tracker.follow(record)
             try:
                 yield
             finally:
+                if keeper is not None:
+                    keeper.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await keeper
                 await gw.tracker.stop()
                 gw.http = None
 

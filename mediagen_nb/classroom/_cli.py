@@ -15,6 +15,7 @@ from pathlib import Path
 from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb.classroom._rules import Limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
+from mediagen_nb.classroom._shared import LEASE_S
 from mediagen_nb.classroom._throttle import ENROL_LIMIT
 
 
@@ -42,6 +43,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--port", type=int, default=8780, help="port (0: any free port)")
     p.add_argument("--cors-origin", action="append", default=[], help="browser origin to allow")
     p.add_argument("--folder", type=Path, default=None, help="ledger and media folder")
+    p.add_argument(
+        "--ledger",
+        default=None,
+        metavar="URL",
+        help="keep the class in PostgreSQL (postgresql://user@host:port/db), shared by every "
+        "gateway started on it; default: SQLite in the folder",
+    )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=LEASE_S,
+        help="seconds before another gateway takes over the tasks of a gateway that died",
+    )
     p.add_argument(
         "--enrol-limit",
         type=int,
@@ -75,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
 
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
     try:
-        limits = Limits(args.images, args.videos, args.concurrent, args.chat_tokens)
+        given = (args.images, args.videos, args.concurrent, args.chat_tokens)
+        # No limit given: keep the class's (a gateway joining a shared class keeps its rules).
+        limits = Limits(*given) if any(v is not None for v in given) else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the warning is printed below, with addresses
             handle = start_classroom(
@@ -91,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
                 cors_origins=args.cors_origin,
                 folder=args.folder,
                 enrol_limit=args.enrol_limit,
+                ledger=args.ledger,
+                lease=args.lease,
             )
     except (ValueError, RuntimeError, OSError) as error:
         print(f"mediagen-nb classroom: {error}", file=sys.stderr)

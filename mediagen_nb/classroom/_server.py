@@ -30,15 +30,15 @@ from mediagen_nb.classroom._codes import (
 )
 from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._gateway import Gateway
-from mediagen_nb.classroom._ledger import SqliteClassLedger
+from mediagen_nb.classroom._open import open_ledger, open_upstream
 from mediagen_nb.classroom._rules import Limits, Rules
+from mediagen_nb.classroom._shared import LEASE_S
 from mediagen_nb.classroom._state import ClassState, rules_from_json
 from mediagen_nb.classroom._throttle import ENROL_LIMIT, Guard
 from mediagen_nb.classroom._upstream import (
     DEFAULT_EMULATOR_SPEED,
     Upstream,
     UpstreamChoice,
-    resolve_upstream,
 )
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
@@ -305,6 +305,8 @@ def start_classroom(
     cors_origins: Sequence[str] = (),
     folder: Path | None = None,
     enrol_limit: int = ENROL_LIMIT,
+    ledger: str | None = None,
+    lease: float = LEASE_S,
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
@@ -316,19 +318,23 @@ def start_classroom(
     ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
     ``folder`` holds the ledger and media (default ``$MEDIAGEN_HOME/classroom``).
     ``enrol_limit``: new class-code names one client address may enrol per 10 minutes.
+    ``ledger``: None keeps the class in SQLite in ``folder``; a ``postgresql://`` URL keeps
+    it in PostgreSQL, shared by every gateway started on it (give them one ``folder`` for
+    media, and one upstream: not an emulator each). ``lease``: seconds a gateway holds a
+    task in flight without renewing it before another one takes it over.
     """
     install_log_redaction()
     for name in LOGGERS:
         get_logger(name)
     folder = Path(folder) if folder is not None else resolve_home() / "classroom"
-    ledger = SqliteClassLedger(folder)
-    snap = ledger.load()
+    store = open_ledger(ledger, folder, lease)
+    snap = store.load()
     try:
         people = _roster(snap.students, students, roster)
         rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
-        up = resolve_upstream(upstream, folder, speed=speed)
+        up = open_upstream(upstream, folder, speed, shared=ledger is not None)
     except Exception:
-        ledger.close()
+        store.close()
         raise
     code = snap.settings.get("class_code")
     if isinstance(class_code, str) and class_code:
@@ -336,12 +342,12 @@ def start_classroom(
     elif class_code and not code:
         code = new_class_code()
     token = snap.settings.get("teacher_token") or new_teacher_token()
-    state = ClassState(ledger, Roster(people, class_code=code), rules)
+    state = ClassState(store, Roster(people, class_code=code), rules)
     state.load(snap.tasks, snap.chat_tokens)
     for student in people:
-        ledger.save_student(student)
-    ledger.save_setting("class_code", code)
-    ledger.save_setting("teacher_token", token)
+        store.save_student(student)
+    store.save_setting("class_code", code)
+    store.save_setting("teacher_token", token)
     state.set_rules(rules)
     gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit))
     gw.media_dir.mkdir(parents=True, exist_ok=True)
@@ -364,7 +370,7 @@ def start_classroom(
         )
     except Exception:
         up.stop()
-        ledger.close()
+        store.close()
         raise
     logging.getLogger("mediagen_nb.classroom").info("classroom gateway on %s:%s", host, bound)
     return ClassroomHandle(
