@@ -53,26 +53,32 @@ def usage_of(
     conn: psycopg.Connection[tuple[Any, ...]], who: str | None, part: str = "all"
 ) -> Usage:
     """Used and held, of one student (casefolded name) or of the class (None); ``part``
-    ``tasks`` or ``chat`` reads only what a claim of that kind is checked against."""
-    where, args = ("AND who = %s", (who,)) if who is not None else ("", ())
+    ``tasks`` or ``chat`` reads only what a claim of that kind is checked against.
+
+    One statement, so one snapshot: a request settling meanwhile (its reservation gone, its
+    task or chat in) is counted once, never zero times, as separate reads could."""
+    where, args = ("AND who = %s", [who]) if who is not None else ("", [])
+    parts = [
+        "SELECT 'held', kind, COUNT(*), COALESCE(SUM(amount), 0) FROM reservations "
+        f"WHERE true {where} GROUP BY kind"
+    ]
+    if part != "chat":
+        parts.append(
+            "SELECT 'task', kind, COUNT(*), COUNT(*) FILTER (WHERE running) FROM tasks "
+            f"WHERE counted {where} GROUP BY kind"
+        )
+    if part != "tasks":
+        parts.append(
+            f"SELECT 'chat', 'chat', COALESCE(SUM(tokens), 0), 0 FROM chats WHERE true {where}"
+        )
     made = {"image": 0, "video": 0, "chat": 0}
     running = 0
-    if part != "chat":
-        for kind, count, live in conn.execute(
-            "SELECT kind, COUNT(*), COUNT(*) FILTER (WHERE running) FROM tasks "
-            f"WHERE counted {where} GROUP BY kind",
-            args,
-        ):
-            made[kind] = made.get(kind, 0) + int(count)
-            running += int(live)
-    for kind, count, amount in conn.execute(
-        f"SELECT kind, COUNT(*), SUM(amount) FROM reservations WHERE true {where} GROUP BY kind",
-        args,
-    ):
-        made[kind] = made.get(kind, 0) + int(amount if kind == "chat" else count)
-        running += int(count) if kind != "chat" else 0
-    if part != "tasks":
-        chat_where = "WHERE who = %s" if who is not None else ""
-        row = conn.execute(f"SELECT COALESCE(SUM(tokens), 0) FROM chats {chat_where}", args)
-        made["chat"] += int((row.fetchone() or (0,))[0])
+    rows = conn.execute(" UNION ALL ".join(parts), args * len(parts)).fetchall()
+    for source, kind, count, other in rows:
+        if source == "held":
+            made[kind] += int(other if kind == "chat" else count)
+            running += int(count) if kind != "chat" else 0
+        else:
+            made[kind] += int(count)
+            running += int(other) if source == "task" else 0
     return Usage(made["image"], made["video"], running, made["chat"])
