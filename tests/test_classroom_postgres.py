@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx2
@@ -139,6 +139,11 @@ async def test_concurrent_chats_on_three_gateways_stay_within_one_reply(
     assert rooms[0].state.ledger.held() == []
 
 
+def shows(room: ClassroomHandle, ids: list[str]) -> Callable[[], bool]:
+    """Whether the room's wall shows exactly the tasks ``ids``."""
+    return lambda: [item["id"] for item in room.items()] == ids
+
+
 async def test_a_student_moves_between_gateways_and_the_wall_follows(
     rooms: list[ClassroomHandle],
 ) -> None:
@@ -167,11 +172,11 @@ async def test_a_student_moves_between_gateways_and_the_wall_follows(
         other = await http.get(first.base_url + f"/v1/result/{task_id}", headers=auth(key))
         assert other.json()["status"] == "completed"
         for room in rooms:
-            await until(lambda r=room: [i["id"] for i in r.items()] == [task_id])
+            await until(shows(room, [task_id]))
         assert [row["images"] for row in third.usage() if row["student"] == "Zoe"] == [1]
         second.hide(task_id)
         for room in rooms:
-            await until(lambda r=room: r.items() == [])
+            await until(shows(room, []))
         hidden = await http.get(first.base_url + f"/media/{name}")
         assert hidden.status_code == 404
 

@@ -80,6 +80,12 @@ def describe(handle: ClassroomHandle) -> str:
     if handle.class_code:
         lines.append(f"Class code: {handle.class_code}  (key = {handle.class_code}:your-name)")
     lines += [f"Wall:    {handle.wall_url}", f"Teacher: {handle.teacher_url}"]
+    shared = handle.state.shared
+    if shared is not None:
+        lines.append(
+            f"Shared ledger: this gateway is {shared.holder}; another takes over its tasks "
+            f"{shared.lease_s:g} s after it stops"
+        )
     return "\n".join(lines)
 
 

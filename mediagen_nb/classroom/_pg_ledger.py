@@ -31,7 +31,7 @@ from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._ledger import Snapshot, TaskRecord, task_data
 from mediagen_nb.classroom._pg_schema import NOW, SCHEMA, SCHEMA_LOCK, usage_of
 from mediagen_nb.classroom._rules import Rules, Usage
-from mediagen_nb.classroom._shared import LEASE_S, Changes
+from mediagen_nb.classroom._shared import LEASE_S, Changes, StaleWriteError
 
 if TYPE_CHECKING:
     import psycopg
@@ -150,19 +150,25 @@ class PostgresClassLedger:
             )
 
     def save_task(self, record: TaskRecord) -> None:
-        """Insert or update a task (and its lease: taken by this gateway while it runs)."""
+        """Insert or update a task (and its lease: taken by this gateway while it runs).
+
+        Raises:
+            StaleWriteError: the task already has another result (nothing was written).
+        """
         with self._tx() as conn:
             self._save_task(conn, record)
 
     def _save_task(self, conn: psycopg.Connection[tuple[Any, ...]], record: TaskRecord) -> None:
+        """Upsert; the first stored result wins (StaleWriteError for a write replacing it)."""
         counted = not record.refused
         running = counted and not record.done
-        conn.execute(
+        written = conn.execute(
             "INSERT INTO tasks (id, created, data, who, kind, counted, running, media, changed) "
             f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, {NOW}) ON CONFLICT (id) DO UPDATE SET "
             "data = EXCLUDED.data, who = EXCLUDED.who, kind = EXCLUDED.kind, "
             "counted = EXCLUDED.counted, running = EXCLUDED.running, media = EXCLUDED.media, "
-            "changed = EXCLUDED.changed",
+            "changed = EXCLUDED.changed "
+            "WHERE tasks.media IS NULL OR tasks.media IS NOT DISTINCT FROM EXCLUDED.media",
             (
                 record.id,
                 record.created,
@@ -174,6 +180,8 @@ class PostgresClassLedger:
                 record.media,
             ),
         )
+        if written.rowcount == 0:
+            raise StaleWriteError(f"task {record.id} already has its result")
         if running:
             conn.execute(
                 "INSERT INTO leases (task_id, holder, expires) "

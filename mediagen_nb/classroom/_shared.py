@@ -21,6 +21,11 @@ SYNC_S: Final = 0.5
 """How often a gateway catches up on what the other gateways changed."""
 
 
+class StaleWriteError(Exception):
+    """A write the shared ledger dropped: another gateway already stored this task's result
+    (a follower that lost its lease mid-download); read the task again."""
+
+
 @dataclass(frozen=True)
 class Changes:
     """What changed in the shared store since a gateway last looked."""

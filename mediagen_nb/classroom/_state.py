@@ -21,7 +21,7 @@ from mediagen_nb.classroom._budget import Claim, Reservation, model_name
 from mediagen_nb.classroom._codes import Roster, Student
 from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord, task_data
 from mediagen_nb.classroom._rules import Limits, Rules, Usage, paused_refusal
-from mediagen_nb.classroom._shared import Changes, SharedLedger
+from mediagen_nb.classroom._shared import Changes, SharedLedger, StaleWriteError
 
 Listener = Callable[[], None]
 
@@ -255,7 +255,14 @@ class ClassState:
     def put_task(self, record: TaskRecord) -> None:
         """Insert or update a task (ledger first, then memory)."""
         record.updated = time.time()
-        self.ledger.save_task(record)
+        try:
+            self.ledger.save_task(record)
+        except StaleWriteError:  # another gateway stored its result first: take that one
+            stored = self.shared.find_task(task_id=record.id) if self.shared else None
+            if stored is None:
+                raise
+            for name, value in task_data(stored).items():
+                setattr(record, name, value)
         with self._changing():
             self.tasks[record.id] = record
             if record.media:

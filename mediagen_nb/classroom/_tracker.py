@@ -12,8 +12,9 @@ The key is sent only to the upstream's own origins.
 
 On a ledger several gateways share, a task is followed by the gateway holding its lease
 (``_shared``): renewed at least every third of a lease while waiting and right before each
-poll; a follower whose lease another gateway took stops at once, so no task is ever polled by
-two gateways. Each poll names its gateway in ``User-Agent``.
+poll, and each poll given at most half a lease; a follower whose lease another gateway took
+stops at once, so no task is ever polled by two gateways at once. Each poll names its
+gateway in ``User-Agent``.
 
 Every wait has a deadline (``max(600 s, 3 x the family's upper ETA) / speed``), after which
 the task is marked failed with a sentence saying so.
@@ -54,8 +55,11 @@ class Tracker:
         self.http = http
         self.media_dir = media_dir
         self._followers: dict[str, asyncio.Task[None]] = {}
-        who = state.shared.holder if state.shared is not None else "gateway"
+        shared = state.shared
+        who = shared.holder if shared is not None else "gateway"
         self._agent = {"user-agent": f"mediagen-nb-classroom ({who})"}
+        # On a shared ledger a poll ends within the lease renewed just before it.
+        self._timeout = httpx2.Timeout(shared.lease_s / 2) if shared is not None else http.timeout
 
     def follow(self, record: TaskRecord) -> None:
         """Start following ``record`` on the running loop (once per task)."""
@@ -132,6 +136,7 @@ class Tracker:
             response = await self.http.get(
                 f"{self.upstream.base_url}/v1/result/{record.id}",
                 headers={**self.upstream.auth_headers(), **self._agent},
+                timeout=self._timeout,
             )
         except httpx2.HTTPError as error:
             log.info("poll of %s failed (%s); trying again", record.id, type(error).__name__)
@@ -163,6 +168,9 @@ class Tracker:
             if url is None:
                 self._finish(record, "failed", "the service finished without a result URL")
                 return
+            shared = self.state.shared
+            if shared is not None and not shared.renew_lease(record.id):
+                return  # another gateway follows it now (and fetches it)
             media = await self._fetch(record, url)
             if media is None:
                 return  # failed (refused), or try again at the next poll
