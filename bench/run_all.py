@@ -38,6 +38,7 @@ SCRIPTS: tuple[tuple[str, str], ...] = (
     ("notebook_size", "9. executed playground + 20 images, saved (<= 1 MB)"),
     ("result_endpoint", "10. emulator GET /v1/result rps vs bare Starlette (>= 0.6x)"),
     ("classroom", "11. classroom gateway: upstream polls/polite, added p99s (worse of 3 <= 1)"),
+    ("sweep", "12. 10,000-cell image sweep: requests, lag p99, stalls (worse of 3 <= 1)"),
 )
 
 

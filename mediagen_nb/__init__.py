@@ -1,9 +1,8 @@
 """mediagen_nb: a multi-modal generation service, usable from Jupyter.
 
-Public names are resolved lazily so that ``import mediagen_nb.client`` loads neither pandas,
-PIL nor ipywidgets. Importing the package registers two hooks (see ``_hooks``): the history
-ledger as the default recorder, and the built-in emulator as the service used when no
-``MEDIAGEN_API_KEY`` is set. Both start only when first needed.
+Public names are resolved lazily (``import mediagen_nb.client`` loads neither pandas, PIL nor
+ipywidgets). Importing registers the history as the default recorder and the built-in
+emulator as the service used without ``MEDIAGEN_API_KEY`` (``_hooks``); both start lazily.
 """
 
 from __future__ import annotations
@@ -50,9 +49,12 @@ _EXPORTS: dict[str, str] = {
     "history": "mediagen_nb.history",
     "history_records": "mediagen_nb.history",
     "import_history": "mediagen_nb.history",
+    "lineage": "mediagen_nb.history",
+    "read_request": "mediagen_nb.client",
     "resume": "mediagen_nb._defaults",
     "start_classroom": "mediagen_nb.classroom",
     "start_emulator": "mediagen_nb.emulator",
+    "sweep": "mediagen_nb.sweeps",
     "validate_request": "mediagen_nb.types",
 }
 
@@ -91,9 +93,12 @@ __all__ = [
     "history",
     "history_records",
     "import_history",
+    "lineage",
+    "read_request",
     "resume",
     "start_classroom",
     "start_emulator",
+    "sweep",
     "validate_request",
 ]
 
@@ -122,9 +127,17 @@ if TYPE_CHECKING:
         TaskError,
         TaskFailedError,
         TaskTimeoutError,
+        read_request,
     )
     from mediagen_nb.emulator import start_emulator
-    from mediagen_nb.history import export_history, history, history_records, import_history
+    from mediagen_nb.history import (
+        export_history,
+        history,
+        history_records,
+        import_history,
+        lineage,
+    )
+    from mediagen_nb.sweeps import sweep
     from mediagen_nb.types import Problem, RequestValidationError, validate_request
     from mediagen_nb.widgets import (
         AssetPanel,

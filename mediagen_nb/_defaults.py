@@ -1,9 +1,9 @@
 """Package-level conveniences that need a client the user did not make: ``resume()``.
 
 ``mediagen_nb.resume()`` (no arguments) re-attaches the unfinished tasks of the service this
-kernel talks to by default: the real one when ``MEDIAGEN_API_KEY`` is set, else the built-in
-emulator. The client it makes lives as long as the event loop it was made on, because the
-re-attached tasks keep polling through it after ``resume`` returns.
+kernel talks to by default (the real one when ``MEDIAGEN_API_KEY`` is set, else the built-in
+emulator) and finishes the sweeps a dead kernel left unfinished. The client it makes lives
+as long as its event loop: re-attached tasks keep polling through it after ``resume`` returns.
 """
 
 from __future__ import annotations
@@ -29,11 +29,29 @@ def default_client() -> AsyncClient:
 
 
 async def resume(client: AsyncClient | None = None, **kwargs: Any) -> list[Task]:
-    """Re-attach every unfinished task of the default (or given) client's service.
+    """Re-attach every unfinished task of the default (or given) client's service, and
+    finish its unfinished sweeps (their cells not yet created are sent, once).
 
     Returns at once with the tasks being polled in the background (``wait=True`` waits for
-    them); see :func:`mediagen_nb.history.resume` for the options.
+    them and for the sweeps).
+
+    Args:
+        client: The client whose service to resume; None: one shared client per event loop
+            (the real service when ``MEDIAGEN_API_KEY`` is set, else the emulator).
+        **kwargs: The options of :func:`mediagen_nb.history.resume` (``on_task``, ``home``,
+            ``wait``, ``include_this_process``).
+
+    Returns:
+        The tasks being resumed, each a :class:`mediagen_nb.Task`.
     """
     from mediagen_nb.history import resume as resume_with
+    from mediagen_nb.sweeps import resume_sweeps
 
-    return await resume_with(client if client is not None else default_client(), **kwargs)
+    client = client if client is not None else default_client()
+    wait = bool(kwargs.pop("wait", False))
+    tasks = await resume_with(client, **kwargs)
+    runs = await resume_sweeps(client, tasks, home=kwargs.get("home"))
+    if wait:
+        await asyncio.gather(*runs)
+        await resume_with(client, wait=True, **kwargs)
+    return tasks

@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mediagen_nb import _env
+
 
 def resolve_home(home: Path | str | None = None) -> Path:
     """``home``, else ``$MEDIAGEN_HOME``, else ``~/.mediagen_nb`` (user-expanded, absolute)."""
     if home is None:
-        home = os.environ.get("MEDIAGEN_HOME") or "~/.mediagen_nb"
+        home = os.environ.get(_env.HOME) or "~/.mediagen_nb"
     return Path(home).expanduser().absolute()

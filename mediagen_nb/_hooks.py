@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
-EventKind = Literal["task", "chat", "asset"]
-"""What a ledger event is about: an image/video task, a chat turn, or an asset."""
+EventKind = Literal["task", "chat", "asset", "sweep"]
+"""What a ledger event is about: an image/video task, a chat turn, an asset, or a sweep's plan
+(its events make no history row; a restarted kernel reads the plan back from them)."""
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,8 @@ class LedgerEvent:
     turn id for chat turns, the asset id for assets. ``action`` is one of
     ``created | status | completed | failed | cancelled | error`` for tasks,
     ``started | completed | incomplete | failed`` for chat turns and
-    ``uploaded | status | deleted | failed`` for assets. ``data`` holds JSON-able details
+    ``uploaded | status | deleted | failed`` for assets, ``planned | finished`` for sweeps
+    (``key`` is the sweep id). ``data`` holds JSON-able details
     (request body, status, urls, usage, error text); it never holds the API key.
     """
 

@@ -1,36 +1,8 @@
 """What ``mediagen-nb lab`` prepares before JupyterLab starts, and the save hook it installs.
 
-Arrival: JupyterLab opens on its own workspace (``WORKSPACE``) holding one tab, the playground
-rendered by Voila's JupyterLab preview, so the Studio is running when the page loads (no
-Run All), beside the file browser open at ``notebooks/`` (the notebook itself is one
-double-click away). The workspace file is written before every launch, so each launch
-arrives the same way whatever the previous session left open; it goes to the user's own
-workspaces folder when one is given (``--LabApp.workspaces_dir``,
-``JUPYTERLAB_WORKSPACES_DIR``), else to ``$MEDIAGEN_HOME/lab-workspaces``. Voila's preview
-asks before it runs an untrusted notebook, so the playground is signed in Jupyter's own
-signature store first (what its "Render anyway" button or ``jupyter trust`` does); the
-notebook file is not touched. The preview is Voila in an iframe: it is given JupyterLab's
-saved theme (light or dark) at launch.
-
-No "Jupyter news?" question: JupyterLab 4 asks it (a toast over the first screen) whenever
-its ``fetchNews`` setting is ``"none"``, the setting's default (``LabApp.news_url=None`` does
-not stop the question). ``mediagen-nb lab`` gives the server a Jupyter config folder of its
-own, ``$MEDIAGEN_HOME/jupyter-config`` (``jupyter_config``), added after the user's own
-entries of ``JUPYTER_CONFIG_PATH``: its ``labconfig/default_setting_overrides.json`` makes
-"Never" the default. A choice the user made in Settings (or an override in their own
-``~/.jupyter``) still wins; no file of the user's or of the venv is touched.
-
-Binder: ``binder/start`` runs ``python -m mediagen_nb._lab`` (``main``) in the repository
-before Jupyter starts; it writes the workspace, trusts the playground and writes the config
-folder (which there also names the save hook, ``jupyter_server_config.json``), and prints
-the folder for ``JUPYTER_CONFIG_PATH``. The Binder link opens ``lab/workspaces/<WORKSPACE>``.
-
-Autosave: JupyterLab saves an open notebook every two minutes with its outputs, and a saved
-widget output shows "model not found" at the next launch (and dirties the checkout).
-``keep_playground_clean``, a ``ContentsManager.pre_save_hook`` that ``mediagen-nb lab``
-passes, saves the playground (``$MEDIAGEN_PLAYGROUND``, its path under the server root)
-without outputs, execution counts or widget state; when nothing else differs from the file
-on disk, it saves the file's own content, byte for byte. Edits to the cells are saved.
+The arrival workspace, the trusted playground, the Jupyter config folder (no "news?" toast)
+and the autosave hook that keeps outputs out of the playground; Binder's ``start`` runs
+``main``. How and why: the site's Design page, "How mediagen-nb lab arrives".
 """
 
 from __future__ import annotations
@@ -43,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mediagen_nb import _env
 from mediagen_nb._home import resolve_home
 from mediagen_nb._lab_offline import VOILA_TEMPLATE, write_voila_template
 
 WORKSPACE = "mediagen-playground"
 """The JupyterLab workspace ``mediagen-nb lab`` opens (``/lab/workspaces/<name>``)."""
 WORKSPACES_OPTION = "--LabApp.workspaces_dir"
-PLAYGROUND_ENV = "MEDIAGEN_PLAYGROUND"
+PLAYGROUND_ENV = _env.PLAYGROUND
 SAVE_HOOK = "mediagen_nb._lab.keep_playground_clean"
 VOILA_THEME_OPTION = "--VoilaConfiguration.theme"
 PREVIEW_FACTORY = "Voila Preview"
@@ -165,22 +138,54 @@ def trust(path: Path) -> None:
     NotebookNotary().sign(notebook)  # type: ignore[no-untyped-call]
 
 
-def _stripped(content: dict[str, Any]) -> dict[str, Any]:
-    """``content`` (a notebook as JSON) without outputs, execution counts and widget state."""
+def _text(source: Any) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _blank(cell: dict[str, Any]) -> bool:
+    """An empty code cell (JupyterLab adds one below the last cell it runs)."""
+    return cell.get("cell_type") == "code" and not _text(cell.get("source", "")).strip()
+
+
+def _stripped(content: dict[str, Any], on_disk: dict[str, Any] | None) -> dict[str, Any]:
+    """``content`` (a notebook as JSON) without outputs, execution counts, widget state and
+    trailing empty cells; the kernel's ``language_info`` is the file's own (or none)."""
     code: dict[str, Any] = {"outputs": [], "execution_count": None}
     cells = [
         {**cell, **code} if cell.get("cell_type") == "code" else cell
         for cell in content.get("cells", [])
     ]
-    metadata = {k: v for k, v in content.get("metadata", {}).items() if k != "widgets"}
+    while cells and _blank(cells[-1]):
+        cells.pop()
+    metadata = {
+        k: v
+        for k, v in content.get("metadata", {}).items()
+        if k not in ("widgets", "language_info")
+    }
+    kept = (on_disk or {}).get("metadata", {}).get("language_info")
+    if kept is not None:
+        metadata["language_info"] = kept
     return {**content, "cells": cells, "metadata": metadata}
 
 
 def _sources(content: dict[str, Any]) -> list[tuple[str, str]]:
-    def text(source: Any) -> str:
-        return "".join(source) if isinstance(source, list) else str(source)
+    """Each cell's type and text, empty code cells left out."""
+    return [
+        (c.get("cell_type", ""), _text(c.get("source", "")))
+        for c in content.get("cells", [])
+        if not _blank(c)
+    ]
 
-    return [(c.get("cell_type", ""), text(c.get("source", ""))) for c in content.get("cells", [])]
+
+def _read_playground(contents_manager: Any, playground: str) -> dict[str, Any] | None:
+    root = getattr(contents_manager, "root_dir", None)
+    if root is None:
+        return None
+    try:
+        found = json.loads((Path(root) / playground).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def keep_playground_clean(
@@ -193,15 +198,10 @@ def keep_playground_clean(
     content = model.get("content")
     if not isinstance(content, dict):
         return
-    model["content"] = _stripped(content)
-    root = getattr(contents_manager, "root_dir", None)
-    if root is None:
-        return
-    try:
-        on_disk = json.loads((Path(root) / playground).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if _sources(on_disk) == _sources(content):  # only outputs and kernel metadata changed
+    on_disk = _read_playground(contents_manager, playground)
+    model["content"] = _stripped(content, on_disk)
+    # only outputs, kernel metadata or an empty cell changed: the file as it is
+    if on_disk is not None and _sources(on_disk) == _sources(content):
         model["content"] = on_disk
 
 

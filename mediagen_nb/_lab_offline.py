@@ -1,9 +1,8 @@
 """A Voila template that loads nothing from outside the server (an offline classroom works).
 
-Voila's ``lab`` template links Font Awesome from a public CDN (the Studio draws no icon font)
-and its page loads MathJax from one unless both MathJax settings read "null" (then it uses
-the MathJax bundled with Voila). ``mediagen`` is ``lab`` without both; ``mediagen-nb lab``
-and Binder select it through their config folder, also a ``JUPYTER_PATH`` entry.
+Voila's ``lab`` template links Font Awesome from a CDN (the Studio draws no icon font) and
+loads MathJax from one unless both MathJax settings read "null"; ``mediagen`` is ``lab``
+without both, selected by the config folder of ``mediagen-nb lab`` and Binder.
 """
 
 from __future__ import annotations

@@ -18,10 +18,12 @@ import threading
 from collections.abc import Callable
 from typing import Final, ParamSpec, TypeVar
 
+from mediagen_nb import _env
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
-DEMO_ENV: Final = "MEDIAGEN_DEMO"
+DEMO_ENV: Final = _env.DEMO
 """``MEDIAGEN_DEMO=in-process``: demo mode runs the emulator inside the kernel, no socket."""
 IN_PROCESS: Final = "in-process"
 

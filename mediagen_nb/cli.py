@@ -1,31 +1,7 @@
-"""Command line: ``mediagen-nb serve`` (the emulator in the foreground), ``mediagen-nb lab``
-and ``mediagen-nb lite build`` (the static in-browser playground, ``mediagen_nb._lite``);
-``mediagen-nb classroom`` runs a classroom gateway (``mediagen_nb.classroom._cli``).
+"""The ``mediagen-nb`` command: ``serve``, ``classroom``, ``lab`` and ``lite build``.
 
-``serve`` prints both base URLs (and ``export`` lines to paste into a shell) once the server
-accepts connections, then runs until Ctrl-C or SIGTERM. The key clients must send comes from
-``--api-key-file PATH`` (its first line), else ``MEDIAGEN_EMULATOR_API_KEY``, else
-``--api-key`` (kept for scripts, with a warning: every user of the machine sees a command
-line in ``ps``); a given key is never echoed. Without one a random key is made and printed,
-since nobody could use the server otherwise.
-
-``lab`` starts JupyterLab on the playground, ``notebooks/00-playground.ipynb`` (looked up in
-the current folder, then next to the package), with ``MEDIAGEN_API_KEY`` removed from the
-environment, so the notebooks run against the built-in emulator. The server's root is the
-folder holding ``notebooks/``. JupyterLab opens on its ``mediagen-playground`` workspace: the
-playground already running as an app in Voila's preview tab, the file browser beside it (see
-``mediagen_nb._lab``, which also keeps autosave from storing the playground's outputs). The
-command picks the port (8888 or the next free one) and a random token itself, so before
-Jupyter starts it prints the addresses a person needs: what opens, the notebook in
-JupyterLab, and the same notebook as a full-page app in Voila (Voila's server extension at
-``/voila/render/notebooks/00-playground.ipynb``, the path the README's Binder link uses too).
-Jupyter's own banner prints ``/lab?token=...``, which opens the Launcher. JupyterLab's
-"official Jupyter news?" question is kept off the first screen by a settings default in a
-config folder under ``$MEDIAGEN_HOME`` (``mediagen_nb._lab.jupyter_config``).
-A ``--port``/``--ServerApp.port``, ``--ip``/``--ServerApp.ip`` or ``--IdentityProvider.token``
-of the user's own is the one printed. Run as root (a container, a CI machine), ``lab`` adds
-``--ServerApp.allow_root=True``, without which Jupyter refuses to start; an ``--allow-root``
-or ``allow_root`` option of the user's own is left as given.
+Each subcommand's options are in its ``--help`` (the site's Command line page is made from
+them); how ``lab`` arrives and where ``serve`` reads its key: the site's Design page.
 """
 
 from __future__ import annotations
@@ -34,7 +10,6 @@ import argparse
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -44,6 +19,7 @@ from types import FrameType
 from typing import get_args
 from urllib.parse import quote
 
+from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb._lab import (
     PLAYGROUND_ENV,
@@ -57,12 +33,12 @@ from mediagen_nb._lab import (
     workspaces_dir,
     write_workspace,
 )
+from mediagen_nb._ports import FIRST_PORT
+from mediagen_nb._ports import free_port as free_port  # noqa: PLC0414 - re-exported (tests/ui)
 
 PLAYGROUND = Path(PLAYGROUND_NOTEBOOK)
 ALLOW_ROOT = "--ServerApp.allow_root=True"
 """What Jupyter needs to start as root (its own ``--allow-root`` is the same trait)."""
-FIRST_PORT = 8888
-"""Jupyter's usual port; ``lab`` takes the first free one from here."""
 PORT_OPTIONS = ("--port", "--ServerApp.port")
 IP_OPTIONS = ("--ip", "--ServerApp.ip")
 TOKEN_OPTIONS = ("--IdentityProvider.token", "--ServerApp.token")
@@ -71,7 +47,12 @@ TOKEN_OPTIONS = ("--IdentityProvider.token", "--ServerApp.token")
 def _parser() -> argparse.ArgumentParser:
     from mediagen_nb.emulator._faults import FaultCategory
 
-    parser = argparse.ArgumentParser(prog="mediagen-nb", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="mediagen-nb",
+        description="mediagen_nb's command line: the built-in emulator (serve), a classroom "
+        "gateway (classroom), JupyterLab on the playground (lab) and the in-browser "
+        "playground (lite build).",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the emulator in the foreground")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default loopback)")
@@ -116,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="where downloads are kept for offline rebuilds "
-        "(default $MEDIAGEN_LITE_CACHE or ~/.cache/mediagen_nb/lite)",
+        f"(default ${_env.LITE_CACHE} or ~/.cache/mediagen_nb/lite)",
     )
     build.add_argument(
         "--pyodide-cdn",
@@ -160,7 +141,7 @@ def _lite_build(args: argparse.Namespace) -> int:
     return 0
 
 
-KEY_ENV = "MEDIAGEN_EMULATOR_API_KEY"
+KEY_ENV = _env.EMULATOR_API_KEY
 """Environment variable ``serve`` reads the emulator's key from."""
 
 
@@ -220,12 +201,12 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"mediagen_nb emulator running (speed {handle.speed:g})")
     print(f"base_url:      {handle.base_url}")
     print(f"text_base_url: {handle.text_base_url}")
-    print(f"export MEDIAGEN_BASE_URL={handle.base_url}")
-    print(f"export MEDIAGEN_TEXT_BASE_URL={handle.text_base_url}")
+    print(f"export {_env.BASE_URL}={handle.base_url}")
+    print(f"export {_env.TEXT_BASE_URL}={handle.text_base_url}")
     if key is not None:
         print(f"api key: {source}")
     else:
-        print(f"export MEDIAGEN_API_KEY={handle.api_key}")
+        print(f"export {_env.API_KEY}={handle.api_key}")
     return run_until_stopped(handle, "mediagen-nb serve", "server")
 
 
@@ -281,18 +262,6 @@ def _option_value(extra: Sequence[str], names: Sequence[str]) -> str | None:
         elif index + 1 < len(extra):
             found = extra[index + 1]
     return found
-
-
-def free_port(first: int = FIRST_PORT, tries: int = 100) -> int:
-    """The first port from ``first`` that nothing listens on at 127.0.0.1."""
-    for port in range(first, first + tries):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {first}..{first + tries - 1}")
 
 
 def lab_command(
@@ -379,7 +348,7 @@ def _lab(extra: list[str]) -> int:
         return 2
     root = notebook.parent.parent if notebook.parent.name == "notebooks" else notebook.parent
     relative = notebook.relative_to(root).as_posix()
-    env = {k: v for k, v in os.environ.items() if k != "MEDIAGEN_API_KEY"}
+    env = {k: v for k, v in os.environ.items() if k != _env.API_KEY}
     env[PLAYGROUND_ENV] = relative
     env = with_config_folder(env, jupyter_config())  # no "Jupyter news?" toast on arrival
     options = _prepare_arrival(notebook, relative, extra)
@@ -391,8 +360,10 @@ def _lab(extra: list[str]) -> int:
         token=secrets.token_hex(24),
     )
     note = f" as root: {ALLOW_ROOT}" if ALLOW_ROOT in launch.command else ""
+    if port != FIRST_PORT and _option_value(extra, PORT_OPTIONS) is None:
+        print(f"Port {FIRST_PORT} is in use (a server listens on it): JupyterLab gets {port}.")
     print(
-        f"Starting JupyterLab (demo mode: MEDIAGEN_API_KEY unset){note}. It opens on the\n"
+        f"Starting JupyterLab (demo mode: {_env.API_KEY} unset){note}. It opens on the\n"
         "playground already running (the Studio, in Voila's preview tab), the file browser\n"
         f"beside it; the notebook is {relative} (outputs are never saved into it).\n"
         f"  Opens:                        {launch.arrival_url}\n"

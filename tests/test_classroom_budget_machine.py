@@ -4,7 +4,8 @@ Requests run through the gateway's own pipeline (``_pipeline.create_task`` and `
 one event loop, against a fake upstream that holds each request until the machine answers
 it: a task, a rejection, a page that is not JSON, an error, a lost connection, a bug, a
 student who leaves, a stream read whole or cut. Tasks complete, fail or are cancelled; the
-gateway restarts (as after kill -9: its ledger closed under the running requests).
+teacher pauses and resumes; the gateway restarts (as after kill -9: its ledger closed under
+the running requests).
 
 Invariants after every step: no student and not the class uses more images, videos or
 tasks at once than allowed; chat tokens end at most one reply over the limit; the ledger
@@ -114,7 +115,7 @@ class BudgetMachine(RuleBasedStateMachine):
         ledger = SqliteClassLedger(self.folder)
         snap = ledger.load()
         roster = Roster([Student(n, f"mgc-{n}") for n in NAMES])
-        self.state = ClassState(ledger, roster, RULES)
+        self.state = ClassState(ledger, roster, RULES)  # a restart resumes the class
         self.state.load(snap.tasks, snap.chat_tokens)
         upstream = Upstream("http://up.test/api", "http://up.test/gateway", Secret("sk-k"))
         self.gw = Gateway(self.state, upstream, self.folder / "media", http=self.http)
@@ -270,6 +271,11 @@ class BudgetMachine(RuleBasedStateMachine):
 
         self.loop.run_until_complete(run())
         assert sent[0]["type"] == "http.response.start"
+
+    @rule(paused=st.booleans())
+    def teacher_pauses(self, paused: bool) -> None:
+        """While paused every new request is refused; those running go on."""
+        self.state.set_paused(paused)
 
     # --- restarts -------------------------------------------------------------------------
 

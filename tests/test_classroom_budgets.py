@@ -357,3 +357,17 @@ def test_a_ledger_from_before_reservations_keeps_its_usage(tmp_path: Path) -> No
         ledger.close()
     assert (ada.images, ada.videos, ada.in_flight) == (1, 1, 1)
     assert (everyone.images, everyone.videos, everyone.in_flight) == (2, 1, 1)
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_a_prompt_in_chinese_is_held_at_a_token_or_more_per_character(ensure_ascii: bool) -> None:
+    """What a chat holds for its prompt is not fooled by a script of one token per character
+    (sent as UTF-8 by a browser, or as \\u escapes by Python's json)."""
+    from mediagen_nb.classroom._budget import chat_claim_amount, prompt_tokens
+
+    question = "请给我讲一个关于狐狸的故事" * 80
+    body = {"model": "gpt-5.4", "messages": [{"role": "user", "content": question}]}
+    raw = json.dumps(body, ensure_ascii=ensure_ascii).encode()
+    assert prompt_tokens(raw) >= len(question)
+    assert chat_claim_amount(body, raw, 1024) == prompt_tokens(raw) + 1024
+    assert chat_claim_amount({**body, "max_tokens": 7}, raw, 1024) == prompt_tokens(raw) + 7

@@ -100,6 +100,15 @@ def test_task_errors_are_in_the_tree() -> None:
     assert isinstance(timeout, MediagenError)
 
 
+def test_tool_loop_error_is_in_the_tree_and_still_a_runtime_error() -> None:
+    from mediagen_nb.client import ToolLoopError
+
+    err = ToolLoopError("the model still called tools after 10 requests")
+    assert isinstance(err, MediagenError)
+    assert isinstance(err, RuntimeError)  # code that caught RuntimeError still catches it
+    assert str(err) == "the model still called tools after 10 requests"
+
+
 async def test_client_maps_http_and_transport_errors() -> None:
     def handler(request: httpx2.Request) -> httpx2.Response:
         if request.url.path.endswith("/auth"):

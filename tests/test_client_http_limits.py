@@ -1,6 +1,7 @@
 """The HTTP core hands at most ``MAX_IN_FLIGHT`` requests to the pool; the rest queue in it.
 
-Also: the default transport's pool uses the probed network backend (``_backend``).
+Also: the default transport's pool uses the probed network backend (``_backend``); a burst
+of creates is validated only as slots free up.
 
 A transport that holds every request until released shows how many were in the pool at
 once; a thousand concurrent requests must all complete without more than the limit in
@@ -121,3 +122,47 @@ async def test_probed_stream_sees_an_idle_socket_become_readable() -> None:
     await stream.aclose()
     server.close()
     await server.wait_closed()
+
+
+class CreateTransport(httpx2.AsyncBaseTransport):
+    """Holds every request until ``release``; answers creates with a task; records the
+    order requests reached it."""
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+        self.release = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.order.append(f"{request.method} {request.url.path}")
+        task_id = f"t{len(self.order)}"
+        await self.release.wait()
+        if request.method == "POST":
+            return httpx2.Response(200, json={"id": task_id, "status": "queued"})
+        return httpx2.Response(200, json={"id": "t", "status": "processing"})
+
+
+async def test_a_burst_of_creates_validates_only_as_slots_free() -> None:
+    """200 creates at once: only those holding an in-flight slot have been validated (the
+    rest wait cheaply), so the burst does not run 200 validations in one loop iteration."""
+    transport = CreateTransport()
+    async with AsyncClient(KEY, BASE, TEXT, transport, recorder=None) as client:
+        checked = 0
+        check = client._ctx.check
+
+        def counting(path: str, body: dict[str, object]) -> None:
+            nonlocal checked
+            checked += 1
+            check(path, body)
+
+        client._ctx.check = counting  # type: ignore[method-assign]
+        runs = [
+            asyncio.ensure_future(client.images.create("nano-banana", prompt=f"p{i}"))
+            for i in range(200)
+        ]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert (checked, len(transport.order)) == (MAX_IN_FLIGHT, MAX_IN_FLIGHT)
+        transport.release.set()
+        tasks = await asyncio.gather(*runs)
+    assert checked == 200
+    assert len({t.id for t in tasks}) == 200

@@ -374,7 +374,7 @@ def test_overload_is_each_protocols_signal() -> None:
 
 
 def test_anthropic_redacted_thinking_round_trip(an: anthropic.Anthropic) -> None:
-    from mediagen_nb.emulator._chat_plan import REDACTED_THINKING_TRIGGER
+    from mediagen_nb.emulator._chat_thinking import REDACTED_THINKING_TRIGGER
 
     question: Any = [
         {"role": "user", "content": f"{REDACTED_THINKING_TRIGGER} Why is ice slippery?"}

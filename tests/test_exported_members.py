@@ -47,9 +47,12 @@ def test_top_level_names_are_pinned_and_sorted() -> None:
             "history",
             "history_records",
             "import_history",
+            "lineage",
+            "read_request",
             "resume",
             "start_classroom",
             "start_emulator",
+            "sweep",
             "validate_request",
         ]
     )

@@ -20,7 +20,11 @@ def test_exported_names() -> None:
         "history_records",
         "import_history",
         "ledger",
+        "lineage",
+        "lineage_records",
+        "process_alive",
         "resume",
+        "resume_poller",
         "unfinished",
     ]
     assert history_pkg.__all__ == sorted(history_pkg.__all__)

@@ -11,8 +11,8 @@ from io import BytesIO
 import pytest
 from PIL import Image
 
-from mediagen_nb import _png
-from mediagen_nb.emulator import _clips, _font, _media, _png_scene
+from mediagen_nb import _font, _png, _png_text
+from mediagen_nb.emulator import _clips, _media, _png_scene
 
 BlockedRun = Callable[[Sequence[str], str], str]  # the ``run_without`` fixture
 LINES = ("Nano Banana - nano-banana", "1024x576 - 1k - 16:9", "mediagen_nb emulator")
@@ -46,8 +46,8 @@ def test_pure_png_draws_the_prompt_in_white_on_a_shaded_panel() -> None:
 
 
 def test_text_outside_ascii_is_drawn_as_ascii() -> None:
-    assert _png_scene._ascii("très jolie … ×2 · ok") == "tres jolie ... x2 - ok"
-    assert _png_scene._ascii("狐") == "?"
+    assert _png_text.ascii_text("très jolie … ×2 · ok") == "tres jolie ... x2 - ok"
+    assert _png_text.ascii_text("狐") == "?"
     assert len(_font.GLYPHS) == 95
 
 

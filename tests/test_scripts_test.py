@@ -19,6 +19,7 @@ STUBS = {
     "ruff": "exit 0",
     "biome": 'echo "biome $*"; exit "${STUB_BIOME:-0}"',
     "mypy": "exit 0",
+    "mkdocs": 'echo "mkdocs $*"; exit "${STUB_MKDOCS:-0}"',
     "pytest": 'echo "pytest ran"; exit "$STUB_PYTEST"',
     "python": (
         'if [ "$1" = "-c" ]; then exit "${STUB_IMPORT:-0}"; fi\n'
@@ -41,6 +42,7 @@ def run(
     tests: int,
     verdict: str,
     biome: int = 0,
+    mkdocs: int = 0,
     importable: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
@@ -55,6 +57,7 @@ def run(
         "STUB_PYTEST": str(tests),
         "STUB_VERDICT": verdict,
         "STUB_BIOME": str(biome),
+        "STUB_MKDOCS": str(mkdocs),
         "STUB_IMPORT": "0" if importable else "1",
         "TMPDIR": str(tmp_path),
     }
@@ -95,6 +98,19 @@ def test_a_front_end_lint_finding_stops_the_run(tmp_path: Path) -> None:
     failed = run(tmp_path, bench=0, tests=0, verdict="PASS", biome=1)
     assert failed.returncode == 1
     assert "pytest ran" not in failed.stdout  # like ruff: no tests after a lint failure
+
+
+def test_a_broken_docs_build_stops_the_run_and_leaves_no_site(tmp_path: Path) -> None:
+    done = run(tmp_path, bench=0, tests=0, verdict="PASS")
+    built = [line for line in done.stdout.splitlines() if line.startswith("mkdocs ")]
+    assert len(built) == 1
+    assert built[0].startswith("mkdocs build --strict --quiet --site-dir ")
+    assert built[0].split("--site-dir ", 1)[1].startswith(str(tmp_path))  # a temporary folder
+    assert done.stdout.index(built[0]) < done.stdout.index("pytest ran")
+    failed = run(tmp_path, bench=0, tests=0, verdict="PASS", mkdocs=1)
+    assert failed.returncode == 1
+    assert "pytest ran" not in failed.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin"]
 
 
 def test_instructor_is_installed_without_its_pin_only_when_missing(tmp_path: Path) -> None:

@@ -236,6 +236,7 @@ def test_exported_names_are_sorted_and_complete() -> None:
         "Result",
         "Session",
         "Studio",
+        "SweepGrid",
         "VideoPanel",
         "current_session",
     ]

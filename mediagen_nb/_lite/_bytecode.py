@@ -31,9 +31,11 @@ from importlib._bootstrap_external import (  # type: ignore[attr-defined]  # no 
     _code_to_hash_pyc,
 )
 
-WARM_UP = """
+from mediagen_nb import _env
+
+WARM_UP = f"""
 import os
-os.environ["MEDIAGEN_HOME"] = "/tmp/mediagen-warm-up"
+os.environ[{_env.HOME!r}] = "/tmp/mediagen-warm-up"
 import IPython, ipywidgets, anywidget, comm
 import mediagen_nb as mg
 mg.Studio(resume=False)

@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mediagen_nb import _env
 from mediagen_nb._lite._pyodide import PYODIDE_VERSION, fetch_pyodide, unpack_core
 from mediagen_nb._lite._wheels import (
     KERNEL_PACKAGES,
@@ -77,6 +78,8 @@ ROUNDS = 4
 """Downloads at most: each adds what only the browser needs (pip resolves on this machine)."""
 MARKER = ".mediagen-lite"
 """A file in every built site: an existing folder with it may be replaced by a new build."""
+FAVICON = "favicon.svg"
+"""The site's icon (the landing page links it; committed beside ``landing.html``)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ class Site:
 
 def default_cache() -> Path:
     """``$MEDIAGEN_LITE_CACHE``, else ``$XDG_CACHE_HOME/mediagen_nb/lite`` (``~/.cache``)."""
-    chosen = os.environ.get("MEDIAGEN_LITE_CACHE")
+    chosen = os.environ.get(_env.LITE_CACHE)
     if chosen:
         return Path(chosen).expanduser().absolute()
     base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
@@ -120,9 +123,11 @@ def _check_output(output: Path) -> None:
         )
 
 
-def choose_wheels(root: Path, cache: Path, scratch: Path, micropip: str) -> dict[str, Wheel]:
+def choose_wheels(
+    root: Path, cache: Path, scratch: Path, micropip: str, log: Callable[[str], None] = print
+) -> dict[str, Wheel]:
     """The project's wheel and every wheel it and the kernel need in the browser."""
-    ours = Wheel.read(project_wheel(root, scratch / "dist"))
+    ours = Wheel.read(project_wheel(root, scratch / "dist", log))
     wanted = [requirement_text(r) for r in ours.needs()]
     wanted += [f"micropip=={micropip}" if p == "micropip" else p for p in KERNEL_PACKAGES]
     for _round in range(ROUNDS):
@@ -270,10 +275,12 @@ def _run_jupyter_lite(lite_dir: Path, output: Path, log: Callable[[str], None]) 
 
 
 def _landing(output: Path) -> None:
-    page = resources.files("mediagen_nb._lite").joinpath("landing.html").read_text()
+    package = resources.files("mediagen_nb._lite")
+    page = package.joinpath("landing.html").read_text()
     page = page.replace("{{STUDIO_CODE}}", json.dumps(STUDIO_CODE))
     page = page.replace("{{PLAYGROUND}}", PLAYGROUND)
     (output / "index.html").write_text(page)
+    (output / FAVICON).write_bytes(package.joinpath(FAVICON).read_bytes())
     (output / MARKER).write_text(f"mediagen-nb lite build (Pyodide {PYODIDE_VERSION})\n")
 
 
@@ -310,7 +317,7 @@ def build_site(
         core = scratch / "pyodide" if pyodide_cdn else lite_dir / SITE_PYODIDE
         pyodide_lock = unpack_core(tarball, core)
         micropip = pyodide_lock["packages"]["micropip"]["version"]
-        chosen = choose_wheels(root, cache, scratch, micropip)
+        chosen = choose_wheels(root, cache, scratch, micropip, log)
         compile_with = core if precompile_wheels else None
         if not pyodide_cdn:  # the well-known folder: JupyterLite serves it, the kernel uses it
             wheels = write_wheels(

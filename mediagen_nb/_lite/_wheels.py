@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name, parse_wheel_filename
 
 from mediagen_nb._lite._pyodide import PLATFORM, PYTHON_VERSION
+from mediagen_nb._lite._tracked import export_tracked
 
 KERNEL_PACKAGES = ("ipython", "comm", "jedi", "micropip")
 """What the Pyodide kernel installs while it starts (``ipykernel`` and ``pyodide-kernel``
@@ -109,17 +111,29 @@ def _import_names(names: list[str]) -> list[str]:
     return sorted(f for f in found if f.isidentifier())
 
 
-def project_wheel(root: Path, destination: Path) -> Path:
-    """A wheel of the checkout at ``root`` (hatchling, without build isolation: offline)."""
+def project_wheel(root: Path, destination: Path, log: Callable[[str], None] = print) -> Path:
+    """A wheel of the files git tracks in the checkout at ``root`` (``_tracked``), built by
+    hatchling without build isolation (offline); ``log`` gets the list of what it holds.
+    """
     destination.mkdir(parents=True, exist_ok=True)
-    command = [
-        sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-        "--quiet", "--wheel-dir", str(destination), str(root),
-    ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    with tempfile.TemporaryDirectory(prefix="mediagen-tracked-") as scratch:
+        source = Path(scratch) / "src"
+        _copied, left_out = export_tracked(root, source)
+        command = [
+            sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+            "--quiet", "--wheel-dir", str(destination), str(source),
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
     wheels = sorted(destination.glob("mediagen_nb-*.whl"))
     if done.returncode != 0 or not wheels:
         raise RuntimeError(f"building the project's wheel failed:\n{done.stderr[-3000:]}")
+    for name in left_out:
+        log(f"  left out of the wheel (a link out of the tracked files, or missing): {name}")
+    with zipfile.ZipFile(wheels[-1]) as archive:
+        held = [i for i in archive.infolist() if not i.is_dir()]
+    log(f"{wheels[-1].name} holds {len(held)} files (tracked by git only):")
+    for item in held:
+        log(f"  {item.filename} ({item.file_size:,} bytes)")
     return wheels[-1]
 
 

@@ -1,9 +1,8 @@
 """Declarative catalog of every model, parameter and limit of the service (no I/O).
 
-One catalog feeds the request validators, the forms and the emulator, so adding a model is
-a change here only. A family is its entry in ``FAMILIES``, its parameter table in
-``PARAMS`` and, when its controls are not one per parameter, its form in ``FORMS`` (how each
-control maps to and from the request body); ``register_family`` adds one at run time.
+One catalog feeds the validators, the forms, the sweeps, the emulator and the docs' family
+pages. A family is its entry in ``FAMILIES``, its parameters in ``PARAMS`` and, when its
+controls are not one per parameter, its form in ``FORMS``; ``register_family`` adds one.
 """
 
 from mediagen_nb.catalog._assets import (
@@ -16,6 +15,8 @@ from mediagen_nb.catalog._assets import (
     library_for_id,
     parse_asset_uri,
 )
+from mediagen_nb.catalog._carry import carried_into, carrier, carry, meaning
+from mediagen_nb.catalog._controls import Control, controls_for, family_spec, form_spec
 from mediagen_nb.catalog._families import (
     FAMILIES,
     REFERENCE_FIELDS,
@@ -25,6 +26,15 @@ from mediagen_nb.catalog._families import (
     family,
     family_for_model,
     family_for_path,
+)
+from mediagen_nb.catalog._form_body import (
+    EXTRA_KEY,
+    defaults,
+    from_body,
+    lines,
+    parse_extra,
+    shown,
+    to_body,
 )
 from mediagen_nb.catalog._forms import FORMS, VALUE, FormControl, best_option
 from mediagen_nb.catalog._labels import (
@@ -67,6 +77,7 @@ __all__ = [
     "ASSET_FAILED",
     "ASSET_LIBRARIES",
     "ASSET_PENDING_STATES",
+    "EXTRA_KEY",
     "FAMILIES",
     "FORMS",
     "MODEL_TITLES",
@@ -83,6 +94,7 @@ __all__ = [
     "AssetLibrary",
     "AssetStatus",
     "AssetType",
+    "Control",
     "Family",
     "FormControl",
     "Kind",
@@ -92,21 +104,34 @@ __all__ = [
     "Vendor",
     "asset_uri",
     "best_option",
+    "carried_into",
+    "carrier",
+    "carry",
+    "controls_for",
+    "defaults",
     "families",
     "family",
     "family_for_model",
     "family_for_path",
+    "family_spec",
     "form_for",
+    "form_spec",
+    "from_body",
     "generic_params",
     "library_for_id",
+    "lines",
+    "meaning",
     "model_title",
     "option_label",
     "options",
     "param_label",
     "params_for",
     "parse_asset_uri",
+    "parse_extra",
     "register_family",
     "revision",
+    "shown",
     "text_model",
     "text_vendor_of",
+    "to_body",
 ]

@@ -8,7 +8,23 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class AssetLibrary:
-    """One asset library of the service (paths are relative to the base URL, unversioned)."""
+    """One asset library of the service (paths are relative to the base URL, unversioned).
+
+    Attributes:
+        id: ``seedance2`` or ``sd2``.
+        title: Its name in a heading.
+        family: The video family whose requests reference its assets.
+        upload_path: The upload endpoint.
+        status_path: The status endpoint, where it has one.
+        item_path: The GET and DELETE path template with ``{assetId}``, where it has one.
+        asset_types: The types it takes (``Image``, ``Video``, ``Audio``, ``Document``).
+        review_states: States in review order; the first is a new upload's state.
+        id_format: How its ids look (``opaque`` when nothing can be said).
+        short_title: Its name in a sentence.
+        takes_names: An upload may carry a readable ``name``.
+        url_lists: Batch upload: the body's URL list for each asset type.
+        id_prefix: What every id of this library starts with ("" for opaque ids).
+    """
 
     id: str
     title: str
@@ -75,19 +91,40 @@ ASSET_FAILED = "Failed"
 
 
 def asset_uri(asset_id: str) -> str:
-    """The reference string for an asset: ``asset://{assetId}``."""
+    """The reference string for an asset: ``asset://{assetId}``.
+
+    Args:
+        asset_id: The asset's id.
+
+    Returns:
+        ``asset://{asset_id}``.
+    """
     return f"asset://{asset_id}"
 
 
 def parse_asset_uri(value: str) -> str | None:
-    """The asset id inside ``asset://{id}``, or None when ``value`` is not an asset URI."""
+    """The asset id inside ``asset://{id}``, or None when ``value`` is not an asset URI.
+
+    Args:
+        value: Any string a URL field holds.
+
+    Returns:
+        The id, or None.
+    """
     if value.startswith("asset://"):
         return value[len("asset://") :] or None
     return None
 
 
 def library_for_id(asset_id: str) -> AssetLibrary:
-    """The library an asset id belongs to, by its id format (opaque ids: the other one)."""
+    """The library an asset id belongs to, by its id format (opaque ids: the other one).
+
+    Args:
+        asset_id: An asset's id.
+
+    Returns:
+        Its library.
+    """
     libraries = list(ASSET_LIBRARIES.values())
     prefixed = [lib for lib in libraries if lib.id_prefix and asset_id.startswith(lib.id_prefix)]
     opaque = [lib for lib in libraries if not lib.id_prefix]

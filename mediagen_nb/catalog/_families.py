@@ -1,16 +1,7 @@
 """Image and video families: create paths, models, polling, timing and lifetimes.
 
-Where the spec says "not shown" we decide here and say so next to the value:
-
-* ETAs for image families are not in the spec: banana 10-40 s, image2 15-60 s.
-* ETAs for video families without figures (veo, seedance 2.0, grok, starvideos, videos,
-  sd2 manxue): 2-5 min, the same as sora's 8 s video.
-* Sora's ETA (2-5 min for an 8 s video) is scaled linearly with the requested duration.
-* Result URL lifetimes not shown (banana, sora, veo, grok, starvideos, videos, seedance
-  2.0) are ``None`` (unknown); sd2's "short period" is taken as 1 hour.
-* ``min_poll_interval`` is the lower end of the spec's polling interval: images 2 s,
-  seedance 480p 10 s (never below 10 s for any seedance model), other videos 30 s. The
-  emulator answers 429 below it (scaled by its speed).
+Where the spec says "not shown" (image ETAs, most video ETAs, several URL lifetimes, the
+lowest poll interval) the value here is our decision; the site's Design page lists them.
 """
 
 from __future__ import annotations
@@ -35,7 +26,31 @@ DAY = 24 * HOUR
 
 @dataclass(frozen=True)
 class Family:
-    """One image or video model family of the service."""
+    """One image or video model family of the service.
+
+    Attributes:
+        id: The family's id (``banana``, ``sora``...).
+        kind: ``image`` or ``video``.
+        title: Its readable name.
+        create_path: Its create endpoint.
+        models: The model names the spec lists (none for some partly documented families).
+        documented: The spec shows its full parameter table.
+        max_resolution: The largest output, in words.
+        duration_range: Seconds (inclusive) for videos; None for images or a fixed length.
+        poll_interval: Recommended seconds between result polls (low, high).
+        eta_s: Estimated generation time in seconds (low, high), for a default request.
+        url_lifetime_s: How long a result URL stays valid; None when the spec does not say.
+        record_retention_s: How long the task record is kept; None when not shown.
+        create_object: The expected ``object`` of the create answer.
+        result_object: The expected ``object`` of the result answer, None when not shown.
+        description: One line about what it makes.
+        reference_fields: The fields that accept ``asset://`` references.
+        asset_library: The asset library its references use, if any.
+        model_eta_s: Per-model ETAs where the models differ.
+        model_poll_interval: Per-model poll intervals where the models differ.
+        statuses: The statuses its tasks go through.
+        eta_per_8s: ``eta_s`` is for an 8 s video and scales with the duration.
+    """
 
     id: str
     kind: Kind
@@ -318,7 +333,17 @@ _BY_PATH: dict[str, Family] = {f.create_path: f for f in _FAMILIES}
 
 
 def family(family_id: str) -> Family:
-    """The family with this id; KeyError naming the known ids otherwise."""
+    """The family with this id; KeyError naming the known ids otherwise.
+
+    Args:
+        family_id: The family's id (``banana``, ``sora``...).
+
+    Returns:
+        The family.
+
+    Raises:
+        KeyError: No such family; the message lists the known ids.
+    """
     try:
         return FAMILIES[family_id]
     except KeyError:
@@ -327,17 +352,38 @@ def family(family_id: str) -> Family:
 
 
 def family_for_model(model: str) -> Family | None:
-    """The family a known model name belongs to, or None."""
+    """The family a known model name belongs to, or None.
+
+    Args:
+        model: A model name.
+
+    Returns:
+        Its family, or None for a name the catalog does not list.
+    """
     return _BY_MODEL.get(model)
 
 
 def family_for_path(path: str) -> Family | None:
-    """The family whose create endpoint is ``path`` (e.g. ``/v1/sora/videos``), or None."""
+    """The family whose create endpoint is ``path`` (e.g. ``/v1/sora/videos``), or None.
+
+    Args:
+        path: A create endpoint's path.
+
+    Returns:
+        Its family, or None.
+    """
     return _BY_PATH.get(path)
 
 
 def families(kind: Kind | None = None) -> tuple[Family, ...]:
-    """All families, or those of one kind, in the spec's order."""
+    """All families, or those of one kind, in the spec's order.
+
+    Args:
+        kind: ``image`` or ``video``; None: both.
+
+    Returns:
+        The families, in the spec's order.
+    """
     return tuple(f for f in FAMILIES.values() if kind is None or f.kind == kind)
 
 

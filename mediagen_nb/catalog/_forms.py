@@ -37,6 +37,7 @@ from mediagen_nb.catalog._labels import (
 )
 from mediagen_nb.catalog._params import (
     PARAMS,
+    SEEDANCE_AUTO_DURATION,
     SEEDANCE_DURATION,
     SEEDANCE_MAX_REFERENCE_IMAGES,
     SORA_MAX_REFS,
@@ -91,6 +92,13 @@ def best_option(selector: FormControl, filled: Iterable[str]) -> Any:
     Ranked by how many of the option's ``needs`` are filled, then by how few are missing;
     among equals the later (more specific) option wins. An option with needs is a candidate
     only when one of them is filled, so an empty body selects the first option.
+
+    Args:
+        selector: A selector control (with ``shows`` and ``needs``).
+        filled: The names of the controls a body fills.
+
+    Returns:
+        The option to select.
     """
     present = set(filled)
     ranked: list[tuple[int, int, int, Any]] = []
@@ -198,8 +206,8 @@ _SEEDANCE = (
     FormControl(
         "duration",
         label="Length (seconds)",
-        help=f"{SEEDANCE_DURATION[0]} to {SEEDANCE_DURATION[1]} seconds, or -1 to let the "
-        "model choose.",
+        help=f"{SEEDANCE_DURATION[0]} to {SEEDANCE_DURATION[1]} seconds, or "
+        f"{SEEDANCE_AUTO_DURATION} to let the model choose.",
     ),
     FormControl("generate_audio"),
 )

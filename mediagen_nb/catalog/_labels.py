@@ -87,12 +87,27 @@ STARVIDEOS_MODE_LABELS: dict[str, str] = {
 
 
 def model_title(model: str) -> str:
-    """The readable title of a model name (the name itself when unknown)."""
+    """The readable title of a model name (the name itself when unknown).
+
+    Args:
+        model: A model name.
+
+    Returns:
+        Its title.
+    """
     return MODEL_TITLES.get(model, model)
 
 
 def param_label(name: str, family_id: str | None = None) -> str:
-    """The readable label of an API parameter name."""
+    """The readable label of an API parameter name.
+
+    Args:
+        name: The parameter's API name (``referenceImages``...).
+        family_id: The family, where it names the parameter its own way.
+
+    Returns:
+        The label a form shows.
+    """
     if family_id is not None and (family_id, name) in FAMILY_PARAM_LABELS:
         return FAMILY_PARAM_LABELS[(family_id, name)]
     if name in PARAM_LABELS:
@@ -102,5 +117,12 @@ def param_label(name: str, family_id: str | None = None) -> str:
 
 
 def option_label(value: object) -> str:
-    """The readable label of an enum value."""
+    """The readable label of an enum value.
+
+    Args:
+        value: The value as the API spells it.
+
+    Returns:
+        The label a dropdown shows.
+    """
     return OPTION_LABELS.get(str(value), str(value))

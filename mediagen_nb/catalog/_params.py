@@ -49,6 +49,13 @@ SoraSize = Literal["720x1280", "1280x720"]
 SoraAspect = Literal["16:9", "9:16"]
 SoraDuration = Literal[4, 8, 12]
 SORA_MAX_REFS = 1
+SORA_REFERENCE_PIXELS: dict[str, tuple[int, int]] = {
+    "1280x720": (1280, 720),
+    "720x1280": (720, 1280),
+}
+"""The picture size sora's reference must have for each ``size`` (spec: it must match)."""
+SORA_ASPECT_SIZE: dict[str, str] = {"16:9": "1280x720", "9:16": "720x1280"}
+SORA_DEFAULT_SIZE = "720x1280"
 
 # --- seedance 1.5 -------------------------------------------------------------------------
 SeedanceModel = Literal["seedance_1_5_pro_480p", "seedance_1_5_pro_720p", "seedance_1_5_pro_1080p"]
@@ -72,6 +79,10 @@ SEEDANCE_IMAGE_FORMATS: tuple[str, ...] = (
     "heic",
     "heif",
 )
+SEEDANCE_IMAGE_SIDE = (300, 6000)
+"""Pixels each side of a seedance 1.5 image must have, inclusive."""
+SEEDANCE_IMAGE_RATIO = (0.4, 2.5)
+"""Width / height a seedance 1.5 image must have, inclusive."""
 SEEDANCE_SCENARIO_SLOTS: dict[str, tuple[str, ...]] = {
     "text": (),
     "first_frame": ("first_frame",),
@@ -123,7 +134,14 @@ CHAT_TEMPERATURE = (0.0, 2.0)
 
 
 def options(alias: Any) -> tuple[Any, ...]:
-    """The values of a ``Literal`` alias, for dropdowns."""
+    """The values of a ``Literal`` alias, for dropdowns.
+
+    Args:
+        alias: A ``Literal[...]`` alias.
+
+    Returns:
+        Its values, in order.
+    """
     return tuple(get_args(alias))
 
 
@@ -132,7 +150,23 @@ ParamType = Literal["enum", "int", "bool", "text", "str", "url", "url_list", "si
 
 @dataclass(frozen=True)
 class Param:
-    """One request parameter of a family, as a form shows it."""
+    """One request parameter of a family, as a form shows it (and the docs list it).
+
+    Attributes:
+        name: The field's name in the request body.
+        type: ``enum``, ``int``, ``bool``, ``text``, ``str``, ``url``, ``url_list``, ``size``
+            or ``content``.
+        help: One line saying what it does.
+        required: The request needs it.
+        options: The allowed values of an ``enum``.
+        default: The service's default (None: omitted from the body unless set).
+        minimum: The smallest number allowed.
+        maximum: The largest number allowed.
+        max_items: The most items of a list.
+        exclusive_with: A parameter that must not be sent together with this one.
+        max_items_by_model: Per-model ``max_items`` where the models of a family differ.
+        carry: What the value means across families, so a form keeps it on a switch.
+    """
 
     name: str
     type: ParamType
@@ -143,6 +177,8 @@ class Param:
     """The service's default (None: omitted from the body unless set)."""
     minimum: int | None = None
     maximum: int | None = None
+    also: tuple[int, ...] = ()
+    """Values outside ``minimum``..``maximum`` the rule also takes (seedance's -1: automatic)."""
     max_items: int | None = None
     exclusive_with: str | None = None
     """Name of a parameter that must not be sent together with this one."""
@@ -151,6 +187,9 @@ class Param:
     carry: str = ""
     """What the value means across families ("ratio", "length", "first_frame"...), so a
     form keeps it when the user switches family; "" derives it from the name and type."""
+    picture_option: str | None = None
+    """The option that takes its value from a reference picture (seedance's ``adaptive``
+    ratio): a form given a picture by a card action switches to it."""
 
     def max_items_for(self, model: str | None) -> int | None:
         """The item limit for ``model``: its own when listed, else ``max_items``."""
@@ -207,7 +246,13 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             options=options(Image2Resolution),
             default="1k",
         ),
-        Param("size", "size", "Exact WIDTHxHEIGHT in px; overrides resolution and ratio."),
+        Param(
+            "size",
+            "size",
+            f"Width x height; edges multiples of {IMAGE2_SIZE_MULTIPLE} up to "
+            f"{IMAGE2_SIZE_MAX_EDGE}, {IMAGE2_SIZE_MIN_PIXELS:,} to {IMAGE2_SIZE_MAX_PIXELS:,} "
+            "pixels in all.",
+        ),
         Param(
             "image_urls",
             "url_list",
@@ -265,14 +310,17 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             "enum",
             "Aspect ratio; adaptive follows the image.",
             options=options(SeedanceRatio),
+            picture_option="adaptive",
         ),
         Param(
             "duration",
             "int",
-            "Seconds 2-12, or -1 to let the model choose.",
+            f"Seconds {SEEDANCE_DURATION[0]}-{SEEDANCE_DURATION[1]}, or "
+            f"{SEEDANCE_AUTO_DURATION} to let the model choose.",
             default=5,
-            minimum=-1,
-            maximum=12,
+            minimum=SEEDANCE_DURATION[0],
+            maximum=SEEDANCE_DURATION[1],
+            also=(SEEDANCE_AUTO_DURATION,),
         ),
         Param("generate_audio", "bool", "Generate a sound track.", default=True),
     ),
@@ -282,9 +330,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
             "duration",
             "int",
             "Seconds; ignored with a reference video.",
-            default=3,
-            minimum=3,
-            maximum=15,
+            default=STARVIDEOS_DURATION[0],
+            minimum=STARVIDEOS_DURATION[0],
+            maximum=STARVIDEOS_DURATION[1],
         ),
         Param(
             "ratio",
@@ -307,7 +355,14 @@ PARAMS: dict[str, tuple[Param, ...]] = {
 
 
 def generic_params(duration_range: tuple[int, int] | None) -> tuple[Param, ...]:
-    """Parameters shown for a partly documented family: prompt, duration, references."""
+    """Parameters shown for a partly documented family: prompt, duration, references.
+
+    Args:
+        duration_range: The family's seconds (low, high), or None for no duration.
+
+    Returns:
+        The parameters, in form order.
+    """
     params: list[Param] = [Param("prompt", "text", "What to generate.")]
     if duration_range is not None:
         low, high = duration_range

@@ -24,7 +24,17 @@ def revision() -> int:
 
 
 def params_for(family_id: str) -> tuple[Param, ...]:
-    """The parameters a form shows for a family (documented table or generic set)."""
+    """The parameters a form shows for a family (documented table or generic set).
+
+    Args:
+        family_id: The family's id.
+
+    Returns:
+        Its parameter table, or the generic set for a partly documented family.
+
+    Raises:
+        KeyError: No such family.
+    """
     fam = family(family_id)
     if fam.id in PARAMS:
         return PARAMS[fam.id]
@@ -36,6 +46,15 @@ def form_for(family_id: str) -> tuple[FormControl, ...]:
 
     Without a declaration in ``FORMS``: one control per parameter; a partly documented
     family shows only the reference fields it accepts.
+
+    Args:
+        family_id: The family's id.
+
+    Returns:
+        The controls, each with its ``Param`` resolved.
+
+    Raises:
+        KeyError: No such family, or a control names a parameter its table lacks.
     """
     fam = family(family_id)
     params = {p.name: p for p in params_for(fam.id)}
@@ -63,10 +82,19 @@ def register_family(
     form: tuple[FormControl, ...] | None = None,
     titles: dict[str, str] | None = None,
 ) -> Callable[[], None]:
-    """Add ``fam`` to the catalog; returns the function that removes it again.
+    """Add a family to the catalog at run time (forms, validation and docs follow).
 
-    ``params`` is its parameter table (None: the generic set), ``form`` its form declaration
-    (None: one control per parameter), ``titles`` readable titles of its models.
+    Args:
+        fam: The family.
+        params: Its parameter table; None: the generic set.
+        form: Its form declaration; None: one control per parameter.
+        titles: Readable titles of its models.
+
+    Returns:
+        The function that removes the family again.
+
+    Raises:
+        ValueError: Its id, create path or a model is already in the catalog.
     """
     add_family(fam)
     if params is not None:

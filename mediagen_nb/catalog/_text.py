@@ -54,10 +54,40 @@ _OFFERS: tuple[tuple[Vendor, tuple[str, ...], tuple[Variant, ...]], ...] = (
 
 VENDOR_TITLE: dict[Vendor, str] = {"gpt": "GPT", "claude": "Claude", "gemini": "Gemini"}
 
+MAX_OUTPUT_TOKENS: dict[str, int] = {
+    "gpt-5.4": 128_000,
+    "gpt-5.5": 128_000,
+    "claude-haiku-4-5": 64_000,
+    "claude-opus-4-5": 64_000,
+    "claude-opus-4-6": 128_000,
+    "claude-opus-4-7": 128_000,
+    "claude-sonnet-4-5": 64_000,
+    "claude-sonnet-4-6": 128_000,
+    "gemini-2.5-pro": 65_536,
+    "gemini-3-flash-preview": 65_536,
+    "gemini-3.1-pro-preview": 65_536,
+    "gemini-2.5-flash-lite": 65_536,
+    "gemini-3.1-flash-lite-preview": 65_536,
+}
+"""Longest reply of each base model, in tokens (every suffix variant shares its base's).
+
+Decision: the spec shows no output limit, so these are the vendors' published maxima for
+the base models (Nov 2026, as LangChain's model profiles and LiteLLM's model map list them,
+so their SDKs' defaults pass); the validators bound ``max_completion_tokens`` /
+``max_tokens`` by them and the chat form shows the range.
+"""
+
 
 @dataclass(frozen=True)
 class TextModel:
-    """One chat model name with what the spec says it can do."""
+    """One chat model name with what the spec says it can do.
+
+    Attributes:
+        name: The model name (``claude-sonnet-4-6``).
+        vendor: ``gpt``, ``claude`` or ``gemini``.
+        base: The name without its variant suffix.
+        variant: The suffix's kind (see ``variant_meaning``).
+    """
 
     name: str
     vendor: Vendor
@@ -68,6 +98,11 @@ class TextModel:
     def variant_meaning(self) -> str:
         """Plain-words meaning of the name's suffix."""
         return VARIANT_MEANING[self.variant]
+
+    @property
+    def max_output_tokens(self) -> int:
+        """The longest reply this model gives, in tokens (``MAX_OUTPUT_TOKENS``)."""
+        return MAX_OUTPUT_TOKENS[self.base]
 
     @property
     def endpoints(self) -> tuple[TextEndpoint, ...]:
@@ -113,12 +148,26 @@ TEXT_MODELS: dict[str, TextModel] = _build()
 
 
 def text_model(name: str) -> TextModel | None:
-    """The catalog entry for ``name``, or None when the spec does not list it."""
+    """The catalog entry for ``name``, or None when the spec does not list it.
+
+    Args:
+        name: A text model name.
+
+    Returns:
+        Its entry, or None.
+    """
     return TEXT_MODELS.get(name)
 
 
 def text_vendor_of(name: str) -> Vendor | None:
-    """Vendor by name prefix, also for names newer than the catalog (``gpt-6``...)."""
+    """Vendor by name prefix, also for names newer than the catalog (``gpt-6``...).
+
+    Args:
+        name: A text model name.
+
+    Returns:
+        ``gpt``, ``claude`` or ``gemini``; None for another prefix.
+    """
     vendors: tuple[Vendor, ...] = ("gpt", "claude", "gemini")
     for vendor in vendors:
         if name.startswith(vendor + "-"):

@@ -1,10 +1,8 @@
 """Claims and reservations: a budget check and what it holds, one step of the ledger.
 
-Before a student request is forwarded it claims what it may use (a task: one image or video
-and one of the tasks at a time; a chat: its prompt, estimated, plus its ``max_tokens`` or the
-class's ``chat_reserve``). ``ClassLedger.reserve`` checks the claim against the rules, the
-usage and what other requests hold, and keeps it, in one transaction; the request then
-settles it (the task recorded, the reply's real tokens counted) or releases it.
+A request claims what it may use before it is forwarded (a task: one image or video and one
+of the tasks at a time; a chat: its prompt plus its ``max_tokens``); ``ClassLedger.reserve``
+checks and keeps it in one transaction, and the request ends by settling or releasing it.
 """
 
 from __future__ import annotations
@@ -45,10 +43,18 @@ def estimate_tokens(chars: int) -> int:
     return -(-chars // CHARS_PER_TOKEN)
 
 
+def prompt_tokens(raw: bytes) -> int:
+    """Tokens of a request body taken whole as prompt: every byte over ``CHARS_PER_TOKEN``
+    (JSON syntax included, so usually above the service's count), plus one for every two
+    bytes outside ASCII (Chinese or Japanese take a token or more per character)."""
+    outside_ascii = len(raw) - len(raw.decode("ascii", errors="ignore"))
+    return estimate_tokens(len(raw)) + -(-outside_ascii // 2)
+
+
 def chat_claim_amount(body: Any, raw: bytes, default: int) -> int:
-    """Tokens a chat request holds while it runs: its whole body as prompt (an estimate
-    counting every byte sent, so usually above the service's count) plus the most it may
-    write (``max_tokens`` / ``max_completion_tokens``, else ``default``)."""
+    """Tokens a chat request holds while it runs: its body as prompt (:func:`prompt_tokens`)
+    plus the most it may write (``max_tokens`` / ``max_completion_tokens``, else
+    ``default``)."""
     most = default
     if isinstance(body, dict):
         for name in ("max_completion_tokens", "max_tokens"):
@@ -56,7 +62,7 @@ def chat_claim_amount(body: Any, raw: bytes, default: int) -> int:
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 most = value
                 break
-    return estimate_tokens(len(raw)) + most
+    return prompt_tokens(raw) + most
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb.classroom._rules import Limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
@@ -31,7 +32,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--upstream",
         choices=("auto", "emulator", "service"),
         default="auto",
-        help="where to forward (auto: the service if MEDIAGEN_API_KEY is set, else emulator)",
+        help=f"where to forward (auto: the service if {_env.API_KEY} is set, else emulator)",
     )
     p.add_argument("--speed", type=float, default=30.0, help="emulator speed-up (emulator only)")
     p.add_argument("--models", default=None, help="comma-separated models students may use")
@@ -69,9 +70,9 @@ def describe(handle: ClassroomHandle) -> str:
     lines = [
         f"mediagen_nb classroom gateway (upstream: {handle.upstream.kind})",
         "Students set:",
-        f"  MEDIAGEN_BASE_URL={handle.base_url}",
-        f"  MEDIAGEN_TEXT_BASE_URL={handle.text_base_url}",
-        "  MEDIAGEN_API_KEY=<their code>",
+        f"  {_env.BASE_URL}={handle.base_url}",
+        f"  {_env.TEXT_BASE_URL}={handle.text_base_url}",
+        f"  {_env.API_KEY}=<their code>",
         "(or paste the two addresses and the code into the Studio's Connect form)",
     ]
     if handle.codes:

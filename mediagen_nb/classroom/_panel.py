@@ -47,7 +47,15 @@ def preview_url(path: Path) -> str:
 
 
 class ClassroomPanel(WidgetPanel):
-    """The teacher's panel for ``classroom`` (a :class:`ClassroomHandle`)."""
+    """The teacher's panel for a running classroom: the wall's items with previews, hide,
+    usage per student, pause and export.
+
+    Args:
+        classroom: The handle ``start_classroom`` returned.
+        export_dir: The folder the gallery's zip is exported to.
+        refresh_s: Seconds between refreshes of items and usage.
+        **kwargs: Passed to the panel base (``session=``).
+    """
 
     _esm = esm("classroom_parts.js", "classroom.js")
     _css = css("classroom.css")

@@ -1,11 +1,8 @@
-"""A student's create or chat as one pipeline of named steps, each in one place.
+"""A student's create or chat as one pipeline of named steps, in one place.
 
-authenticate (the front put the student in the scope) -> check and reserve (one ledger
-transaction) -> forward -> record -> follow -> settle. A reservation ends exactly once:
-settled with what was used, or released in a ``finally`` whatever went wrong (no answer,
-an answer that is not a task, a bug); a streamed reply takes its reservation along and
-settles it when it ends. A refused request keeps only who, which model, why and a prompt
-excerpt.
+authenticate (the front) -> check and reserve (one ledger transaction) -> forward -> record
+-> follow -> settle. Whatever goes wrong, a ``finally`` releases what was reserved; a
+streamed reply takes its reservation along and settles it when it ends.
 """
 
 from __future__ import annotations
@@ -24,9 +21,9 @@ from mediagen_nb.classroom._budget import (
     Claim,
     Reservation,
     chat_claim_amount,
-    estimate_tokens,
     excerpt,
     model_name,
+    prompt_tokens,
 )
 from mediagen_nb.classroom._forward import (
     MeteredStream,
@@ -220,7 +217,7 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol)
         gw.count("refused")
         return chat_refusal_response(protocol, held)
     gw.count("chats")
-    meter = UsageMeter(prompt=estimate_tokens(len(raw)))
+    meter = UsageMeter(prompt=prompt_tokens(raw))
 
     def settle(outcome: str) -> None:  # record and settle, when the reply has ended
         try:

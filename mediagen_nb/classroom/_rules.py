@@ -79,6 +79,11 @@ class Rules:
     chat_reserve: int = 1024
     """Tokens a chat holds for its reply while it runs when it names no ``max_tokens``."""
 
+    def __post_init__(self) -> None:
+        reserve = self.chat_reserve
+        if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 1:
+            raise ValueError(f"chat_reserve must be a whole number >= 1, not {reserve!r}")
+
     def with_models(self, models: Iterable[str] | None) -> Rules:
         """A copy allowing ``models`` (None: all)."""
         return replace(self, models=None if models is None else frozenset(models))

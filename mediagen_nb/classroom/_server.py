@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from mediagen_nb import _env
 from mediagen_nb._home import resolve_home
 from mediagen_nb._serverkit.runner import serve_in_thread
 from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
@@ -149,9 +150,9 @@ class ClassroomHandle:
         """The environment variables a student sets (by name, or a ``CODE:name`` string)."""
         code = self.codes.get(name_or_code, name_or_code)
         return {
-            "MEDIAGEN_BASE_URL": self.base_url,
-            "MEDIAGEN_TEXT_BASE_URL": self.text_base_url,
-            "MEDIAGEN_API_KEY": code,
+            _env.BASE_URL: self.base_url,
+            _env.TEXT_BASE_URL: self.text_base_url,
+            _env.API_KEY: code,
         }
 
     # --- rules -------------------------------------------------------------------------------
@@ -310,18 +311,44 @@ def start_classroom(
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
-    ``students``: a number of generated codes or a list of names; ``roster``: a file of names
-    (one per line). ``class_code``: True makes a class code students join with as
-    ``CODE:name`` (a string sets it). ``models``: the allowed models (None: all);
-    ``limits``: per student; ``class_limits``: for the whole class. ``upstream``: ``auto``
-    (the service when ``MEDIAGEN_API_KEY`` is set, else the emulator at ``speed``),
-    ``emulator``, ``service``, or an :class:`Upstream`. ``host`` other than loopback warns.
-    ``folder`` holds the ledger and media (default ``$MEDIAGEN_HOME/classroom``).
-    ``enrol_limit``: new class-code names one client address may enrol per 10 minutes.
-    ``ledger``: None keeps the class in SQLite in ``folder``; a ``postgresql://`` URL keeps
-    it in PostgreSQL, shared by every gateway started on it (give them one ``folder`` for
-    media, and one upstream: not an emulator each). ``lease``: seconds a gateway holds a
-    task in flight without renewing it before another one takes it over.
+    Example:
+        ```python
+        room = mg.start_classroom(30, limits=Limits(images=5, videos=1))
+        room.codes  # {"student-01": "mgc-...", ...}
+        ```
+
+    Args:
+        students: A number of personal codes to make, or a list of names.
+        roster: A file of names, one per line.
+        class_code: True makes a class code students join with as ``CODE:name`` (a string
+            sets the code).
+        models: The models students may use; None: all.
+        limits: Each student's budget.
+        class_limits: The whole class's budget.
+        upstream: ``auto`` (the service when ``MEDIAGEN_API_KEY`` is set, else the
+            emulator), ``emulator``, ``service``, or an :class:`Upstream`.
+        speed: The emulator's speed, when it is the upstream.
+        host: The interface to bind; anything but loopback prints a warning.
+        port: The port to listen on; 0: any free port.
+        cors_origins: Origins whose pages may call the gateway (none by default).
+        folder: Where the ledger and media live (default ``$MEDIAGEN_HOME/classroom``); a
+            gateway started again on it keeps codes, rules, usage and wall.
+        enrol_limit: New class-code names one client address may enrol per 10 minutes.
+        ledger: None keeps the class in SQLite in ``folder``; a ``postgresql://`` URL keeps
+            it in PostgreSQL, shared by every gateway started on it (give them one
+            ``folder`` for media, and one upstream: not an emulator each).
+        lease: Seconds a gateway holds a task in flight without renewing it before
+            another gateway takes it over (a shared ledger only).
+
+    Returns:
+        The handle: ``codes``, ``base_url``, ``text_base_url``, ``wall_url``, ``stop()``.
+
+    Raises:
+        ValueError: ``students`` is neither a count nor names, or the upstream ``service``
+            is asked for without a key or base URLs (naming the variable), or ``ledger``
+            is not a ``postgresql://`` URL, or gateways sharing a ledger would each start
+            an emulator.
+        RuntimeError: ``ledger`` is a PostgreSQL URL and psycopg is not installed.
     """
     install_log_redaction()
     for name in LOGGERS:

@@ -1,11 +1,8 @@
-"""Per-address limits in front of the codes: wrong credentials and class-code enrolments.
+"""Per-address limits at the door: wrong credentials and class-code enrolments.
 
-A sliding window per client address (as nginx's ``limit_req`` keyed by the remote address,
-without a queue). More than ``WRONG_CODES`` wrong credentials from one address within
-``WRONG_WINDOW_S`` are answered 429 with ``Retry-After`` (known codes from that address
-still work: a class behind one NAT or one JupyterHub shares an address, and codes are far
-too long to guess); one address enrols at most ``enrol_limit`` new class-code names per
-``ENROL_WINDOW_S``. The first refusal of each lockout is logged for the teacher.
+A sliding window per client address (as nginx's ``limit_req``, without a queue): past
+``WRONG_CODES`` wrong credentials a minute, 429 with ``Retry-After``; at most ``enrol_limit``
+new names per ``ENROL_WINDOW_S``. The first refusal of each lockout is logged for the teacher.
 """
 
 from __future__ import annotations
@@ -18,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 WRONG_CODES: Final = 20
+"""Wrong credentials answered 401 per address and window; more get 429. Known codes from a
+locked-out address still work: a class behind one NAT or one JupyterHub shares an address,
+and codes are far too long to guess."""
 WRONG_WINDOW_S: Final = 60.0
 ENROL_LIMIT: Final = 60
 """New class-code names one address may enrol per window (a class on one JupyterHub, or

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
-from mediagen_nb.client._config import ENV_API_KEY, Secret, resolve_settings
+from mediagen_nb import _env
+from mediagen_nb.client._config import Secret, resolve_settings
 from mediagen_nb.emulator import EmulatorHandle, start_emulator
 
 UpstreamChoice = Literal["auto", "emulator", "service"]
@@ -94,12 +95,12 @@ def resolve_upstream(
             emulator=handle,
         )
     if settings.api_key is None:
-        raise ValueError(f"upstream 'service' needs {ENV_API_KEY} in the teacher's environment")
+        raise ValueError(f"upstream 'service' needs {_env.API_KEY} in the teacher's environment")
     missing = [
         name
         for name, value in (
-            ("MEDIAGEN_BASE_URL", settings.base_url),
-            ("MEDIAGEN_TEXT_BASE_URL", settings.text_base_url),
+            (_env.BASE_URL, settings.base_url),
+            (_env.TEXT_BASE_URL, settings.text_base_url),
         )
         if not value
     ]

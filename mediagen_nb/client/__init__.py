@@ -1,10 +1,8 @@
 """Typed async client (and a blocking twin) for every endpoint of the service.
 
-``AsyncClient`` talks to the real service (``MEDIAGEN_API_KEY`` and base URLs) or, with no key,
-to the built-in emulator ("demo mode"). It validates bodies before sending, retries what is
-safe, polls tasks at the catalog's pace, parses chat streams, and records everything to the
-history ledger through ``mediagen_nb._hooks``. Importing it loads neither pandas, PIL nor
-ipywidgets.
+It validates bodies before sending, retries what is safe, polls tasks at the catalog's pace,
+parses chat streams and records everything to the history. With no key it talks to the
+built-in emulator ("demo mode"). Importing it loads neither pandas, PIL nor ipywidgets.
 """
 
 from mediagen_nb.types import RequestValidationError
@@ -13,7 +11,7 @@ from ._assemble import ChatAccumulator, MessageAccumulator
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
-from ._chat_tools import FunctionTool, ToolCallRecord, ToolLoopError, ToolRun, function_tool
+from ._chat_tools import FunctionTool, ToolCallRecord, ToolRun, function_tool
 from ._client import DEFAULT_RECORDER, AsyncClient
 from ._config import RedactingFilter, Secret, install_log_redaction, redact
 from ._exceptions import (
@@ -35,9 +33,14 @@ from ._exceptions import (
     TaskError,
     TaskFailedError,
     TaskTimeoutError,
+    ToolLoopError,
 )
+from ._frames import frame_png, video_size
 from ._media import Images, Tasks, Videos
+from ._media_host import MediaHost
+from ._recording import recording_tags
 from ._retry import RetryTransport
+from ._saved import SavedRequest, read_request
 from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
 from ._sync import Client, SyncStream, SyncTask
@@ -66,6 +69,7 @@ __all__ = [
     "ConfigurationError",
     "FunctionTool",
     "Images",
+    "MediaHost",
     "MediagenError",
     "MessageAccumulator",
     "MessageStream",
@@ -76,6 +80,7 @@ __all__ = [
     "RequestValidationError",
     "RetryTransport",
     "SSEDecoder",
+    "SavedRequest",
     "Secret",
     "ServerError",
     "ServerSentEvent",
@@ -94,8 +99,12 @@ __all__ = [
     "ToolRun",
     "Videos",
     "aiter_sse",
+    "frame_png",
     "function_tool",
     "install_log_redaction",
     "normalize_status",
+    "read_request",
+    "recording_tags",
     "redact",
+    "video_size",
 ]

@@ -119,8 +119,12 @@ class Assets:
             raise AssetError(envelope.code, envelope.msg, path=path)
         return envelope
 
-    async def upload(self, url: str, asset_type: str, *, name: str | None = None) -> AssetInfo:
-        """Submit media to the seedance 2.0 library; the answer carries ``assetId``."""
+    async def upload(self, url: Any, asset_type: str, *, name: str | None = None) -> AssetInfo:
+        """Submit media to the seedance 2.0 library; the answer carries ``assetId``.
+
+        ``url`` may also be a completed :class:`Task`, a ``Path`` or ``bytes`` (``_inputs``).
+        """
+        url = await self._url(url, "url")
         body: dict[str, Any] = {"assetType": asset_type, "url": url}
         if name is not None:
             body["name"] = name
@@ -129,6 +133,14 @@ class Assets:
         info = AssetInfo.model_validate({"assetType": asset_type, "url": url, "name": name, **data})
         self._note(info, "seedance2", action="uploaded")
         return info
+
+    async def _url(self, value: Any, field: str) -> str:
+        """A URL as given, or the URL a Task / Path / bytes resolves to."""
+        if isinstance(value, str):
+            return value
+        from ._inputs import input_url  # _inputs imports the Task module; keep this one light
+
+        return await input_url(self._ctx, value, field)
 
     async def get(self, asset_id: str) -> AssetInfo:
         """Details and review status of a seedance 2.0 asset."""
@@ -155,15 +167,16 @@ class Assets:
     async def sd2_upload(
         self,
         *,
-        image_urls: Sequence[str] = (),
-        video_urls: Sequence[str] = (),
-        audio_urls: Sequence[str] = (),
+        image_urls: Sequence[Any] = (),
+        video_urls: Sequence[Any] = (),
+        audio_urls: Sequence[Any] = (),
     ) -> AssetBatch:
-        """Submit media to the sd2 library; items start as ``submitted``."""
+        """Submit media to the sd2 library; items start as ``submitted``. Each URL may also
+        be a completed :class:`Task`, a ``Path`` or ``bytes`` (``_inputs``)."""
         body = {
-            "imageUrls": list(image_urls),
-            "videoUrls": list(video_urls),
-            "audioUrls": list(audio_urls),
+            "imageUrls": [await self._url(u, f"imageUrls[{i}]") for i, u in enumerate(image_urls)],
+            "videoUrls": [await self._url(u, f"videoUrls[{i}]") for i, u in enumerate(video_urls)],
+            "audioUrls": [await self._url(u, f"audioUrls[{i}]") for i, u in enumerate(audio_urls)],
         }
         envelope = await self._call("POST", _SD2.upload_path, body)
         return self._batch(envelope.data, "sd2", "uploaded")

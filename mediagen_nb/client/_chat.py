@@ -28,6 +28,7 @@ stream) or ``failed`` (the error, when no reply arrived).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar, overload
@@ -52,6 +53,8 @@ from ._streams import BaseStream, ChatCompletionStream, MessageStream
 
 S = TypeVar("S", bound=BaseStream[Any])
 
+CANCELLED = "cancelled before the answer came"
+"""Error of a chat turn whose request was cancelled (its history row ends incomplete)."""
 CHAT_PATH = "/v1/chat/completions"
 MESSAGES_PATH = "/v1/messages"
 
@@ -167,6 +170,9 @@ class _TextResource:
                 response = sent
             else:
                 data, _response = sent
+        except asyncio.CancelledError:  # stopped (a sweep's Stop, an interrupted cell)
+            self._ctx.recorder.event("chat", "incomplete", turn_id, model=model, error=CANCELLED)
+            raise
         except Exception as exc:
             self._ctx.recorder.event("chat", "failed", turn_id, model=model, error=str(exc))
             raise
@@ -214,15 +220,26 @@ class Completions(_TextResource):
     async def create(
         self, *, model: str, messages: list[dict[str, Any]], stream: bool = False, **params: Any
     ) -> ChatCompletion | ChatCompletionStream:
-        """Send a chat completion; ``stream=True`` returns a :class:`ChatCompletionStream`.
+        """Send a chat completion (OpenAI-style); the body is validated first.
 
-        ``params`` are the protocol's optional fields (temperature, top_p,
-        max_completion_tokens, stop, tools, tool_choice, response_format, n,
-        stream_options, ...; see the module docstring); the body is validated first
-        (``RequestValidationError``, nothing sent). ``messages`` may hold ``system``,
-        ``developer``, ``user``, ``assistant`` (``content`` None + ``tool_calls``) and
-        ``tool`` (``tool_call_id``) turns. The reply's ``tool_calls`` /
-        ``message.to_param()`` continue a tool loop.
+        The reply's ``tool_calls`` / ``message.to_param()`` continue a tool loop.
+
+        Args:
+            model: A text model of the catalog, e.g. ``gpt-5.4`` or ``claude-sonnet-4-6``.
+            messages: The turns: ``system``, ``developer``, ``user``, ``assistant``
+                (``content`` None + ``tool_calls``) and ``tool`` (``tool_call_id``).
+            stream: Return a :class:`ChatCompletionStream` of chunks instead of the reply.
+            **params: The protocol's optional fields (``temperature``, ``top_p``,
+                ``max_completion_tokens``, ``stop``, ``tools``, ``tool_choice``,
+                ``response_format``, ``n``, ``stream_options``...).
+
+        Returns:
+            The completion, or the stream when ``stream=True``.
+
+        Raises:
+            RequestValidationError: The body breaks a rule (nothing sent).
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service.
         """
         body: dict[str, Any] = {"model": model, "messages": messages, **params}
         if stream:
@@ -253,8 +270,17 @@ class Completions(_TextResource):
         response_format: type[M],
         **params: Any,
     ) -> ChatCompletion:
-        """Ask for an instance of the pydantic model ``response_format`` (its JSON Schema,
-        strict) and return the completion with ``choices[i].message.parsed`` set to it."""
+        """Ask for a typed answer: an instance of a pydantic model.
+
+        Args:
+            model: A text model of the catalog.
+            messages: The turns, as for :meth:`create`.
+            response_format: The pydantic model; its JSON Schema is sent, strict.
+            **params: Other fields of :meth:`create`.
+
+        Returns:
+            The completion, with ``choices[i].message.parsed`` set to the instance.
+        """
         reply = await self.create(
             model=model,
             messages=messages,
@@ -275,11 +301,28 @@ class Completions(_TextResource):
         response_format: type[BaseModel] | None = None,
         **params: Any,
     ) -> ToolRun[ChatCompletion]:
-        """Call the Python functions ``tools`` until the model answers (``_chat_tools``).
+        """Call the Python functions ``tools`` until the model answers.
 
-        ``response_format`` (a pydantic model) asks for a typed final answer, put in
-        ``run.final.choices[0].message.parsed``; ``stream=True`` streams each request,
-        ``on_text`` receiving the text as it arrives.
+        A tool's JSON Schema comes from its type hints, its description from its
+        docstring's first paragraph; a function that raises is reported to the model as
+        the tool's (error) result.
+
+        Args:
+            model: A text model of the catalog.
+            messages: The conversation so far.
+            tools: Python functions (sync or async) the model may call.
+            max_steps: The most requests to send.
+            stream: Stream each request; ``on_text`` receives the text as it arrives.
+            on_text: Called with each piece of streamed text.
+            response_format: A pydantic model for a typed final answer, put in
+                ``run.final.choices[0].message.parsed``.
+            **params: Other fields of :meth:`create`.
+
+        Returns:
+            The run: ``calls`` (each tool call and its result) and ``final`` (the answer).
+
+        Raises:
+            ToolLoopError: The model still called tools after ``max_steps`` requests.
         """
         offered = [function_tool(f) for f in tools]
         if response_format is not None:
@@ -343,13 +386,28 @@ class Messages(_TextResource):
         stream: bool = False,
         **params: Any,
     ) -> Message | MessageStream:
-        """Send a message; ``stream=True`` returns a :class:`MessageStream` of Claude events.
+        """Send a message (Anthropic-style); the body is validated first.
 
-        ``params``: ``system``, ``temperature``, ``stop_sequences``, ``tools``,
-        ``tool_choice``, ``thinking``, ``output_config`` and other fields of the compatible
-        protocol (see the module docstring). The reply's ``content`` is typed blocks
-        (``TextBlock``, ``ThinkingBlock``, ``ToolUseBlock``, ...); ``reply.to_param()`` and
-        ``block.result(output)`` continue a tool loop.
+        The reply's ``content`` is typed blocks (``TextBlock``, ``ThinkingBlock``,
+        ``ToolUseBlock``...); ``reply.to_param()`` and ``block.result(output)`` continue a
+        tool loop.
+
+        Args:
+            model: A text model of the catalog.
+            max_tokens: The most tokens of the reply.
+            messages: The ``user`` and ``assistant`` turns.
+            stream: Return a :class:`MessageStream` of events instead of the reply.
+            **params: ``system``, ``temperature``, ``stop_sequences``, ``tools``,
+                ``tool_choice``, ``thinking``, ``output_config`` and the protocol's other
+                fields.
+
+        Returns:
+            The message, or the stream when ``stream=True``.
+
+        Raises:
+            RequestValidationError: The body breaks a rule (nothing sent).
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service.
         """
         body: dict[str, Any] = {
             "model": model,
@@ -383,8 +441,18 @@ class Messages(_TextResource):
         output_format: type[M],
         **params: Any,
     ) -> Message:
-        """Ask for an instance of the pydantic model ``output_format`` (``output_config``)
-        and return the message with ``parsed_output`` set to it."""
+        """Ask for a typed answer: an instance of a pydantic model.
+
+        Args:
+            model: A text model of the catalog.
+            max_tokens: The most tokens of the reply.
+            messages: The turns, as for :meth:`create`.
+            output_format: The pydantic model, sent as ``output_config``.
+            **params: Other fields of :meth:`create`.
+
+        Returns:
+            The message, with ``parsed_output`` set to the instance.
+        """
         reply = await self.create(
             model=model,
             max_tokens=max_tokens,
@@ -407,11 +475,25 @@ class Messages(_TextResource):
         output_format: type[BaseModel] | None = None,
         **params: Any,
     ) -> ToolRun[Message]:
-        """Call the Python functions ``tools`` until the model answers (``_chat_tools``).
+        """Call the Python functions ``tools`` until the model answers.
 
-        ``output_format`` (a pydantic model) asks for a typed final answer, put in
-        ``run.final.parsed_output``; ``stream=True`` streams each request, ``on_text``
-        receiving the text as it arrives.
+        Args:
+            model: A text model of the catalog.
+            max_tokens: The most tokens of each reply.
+            messages: The conversation so far.
+            tools: Python functions (sync or async) the model may call.
+            max_steps: The most requests to send.
+            stream: Stream each request; ``on_text`` receives the text as it arrives.
+            on_text: Called with each piece of streamed text.
+            output_format: A pydantic model for a typed final answer, put in
+                ``run.final.parsed_output``.
+            **params: Other fields of :meth:`create`.
+
+        Returns:
+            The run: ``calls`` (each tool call and its result) and ``final`` (the answer).
+
+        Raises:
+            ToolLoopError: The model still called tools after ``max_steps`` requests.
         """
         offered = [function_tool(f) for f in tools]
         if output_format is not None:

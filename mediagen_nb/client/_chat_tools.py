@@ -31,13 +31,11 @@ from pydantic import BaseModel, ValidationError, create_model
 
 from mediagen_nb.types import ChatCompletion, Message, ToolCall, ToolUseBlock, tool_results_turn
 
+from ._exceptions import ToolLoopError
+
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", ChatCompletion, Message)
 Protocol = str  # "chat" or "messages"
-
-
-class ToolLoopError(RuntimeError):
-    """The model still called tools after ``max_steps`` requests."""
 
 
 @dataclass(frozen=True)

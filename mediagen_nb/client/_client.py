@@ -19,7 +19,7 @@ from typing import Self
 
 import httpx2
 
-from mediagen_nb import _hooks
+from mediagen_nb import _env, _hooks
 from mediagen_nb._platform import is_browser
 
 from ._assets import Assets
@@ -29,7 +29,9 @@ from ._config import Secret, Settings, get_logger, install_log_redaction, resolv
 from ._context import ClientContext
 from ._exceptions import ConfigurationError
 from ._http import HTTPCore
+from ._inputs import host_media
 from ._media import Images, Tasks, Videos
+from ._media_host import MediaHost
 from ._recording import SafeRecorder
 from ._retry import RetryTransport, Sleep
 
@@ -48,7 +50,7 @@ _notice_shown = False
 
 
 REAL_SERVICE_HINT = (
-    "set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_TEXT_BASE_URL for the real service"
+    f"set {_env.API_KEY}, {_env.BASE_URL} and {_env.TEXT_BASE_URL} for the real service"
 )
 
 
@@ -111,12 +113,40 @@ class AsyncClient:
     """Async client for every endpoint of the service (or the built-in emulator).
 
     Namespaces: ``chat.completions``, ``messages``, ``images``, ``videos``, ``tasks``,
-    ``assets``. ``sleep`` and ``clock`` replace ``asyncio.sleep`` / ``time.monotonic`` for
-    backoff and polling (tests pass zero-delay fakes); ``rng`` drives the backoff jitter.
-    ``recorder=None`` records nothing; by default the history ledger records everything.
-    ``allow_unknown_models=True`` accepts model names newer than the catalog.
-    ``max_retries`` bounds the transport's retries of safe requests; ``chat_max_retries``
-    (default 2, as the official SDKs) the re-sends of chat POSTs (see ``_chat_retry``).
+    ``assets``. Requests are validated before they are sent, safe requests retried, tasks
+    polled at their family's pace.
+
+    Example:
+        ```python
+        client = mg.AsyncClient()  # no key: demo mode
+        task = await client.images.create("gpt-image-2", prompt="a red fox in snow")
+        await task.wait()
+        ```
+
+    Args:
+        api_key: The service's key; None reads ``MEDIAGEN_API_KEY``, and with neither the
+            client uses the built-in emulator (demo mode). Never printed, logged or stored.
+        base_url: The address of images, videos, results and assets; None reads
+            ``MEDIAGEN_BASE_URL``.
+        text_base_url: The address of chat completions and messages; None reads
+            ``MEDIAGEN_TEXT_BASE_URL``.
+        transport: An ``httpx2`` transport to send through (tests pass an ASGI transport).
+        timeout: Seconds (or an ``httpx2.Timeout``) for one request; None: the default.
+        max_retries: How often the transport retries a safe request (never a create POST).
+        chat_max_retries: How often a chat POST is re-sent after a retryable failure
+            (2, as the official SDKs).
+        sleep: Replaces ``asyncio.sleep`` for backoff and polling (tests: zero delay).
+        clock: Replaces ``time.monotonic`` for deadlines.
+        rng: Drives the backoff jitter.
+        recorder: Where requests, tasks and turns are recorded: by default the history
+            ledger; None records nothing.
+        allow_unknown_models: Accept model names newer than the catalog.
+        media_host: Where local files and expired results are uploaded so the service can
+            fetch them: a bucket URL (``s3://bucket/prefix``) or a ``MediaHost``; None reads
+            ``MEDIAGEN_MEDIA_HOST``.
+
+    Raises:
+        ConfigurationError: A base URL is set without a key, or a key without a base URL.
     """
 
     def __init__(
@@ -134,6 +164,7 @@ class AsyncClient:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        media_host: MediaHost | str | None = None,
     ) -> None:
         install_log_redaction()
         settings = resolve_settings(api_key, base_url, text_base_url)
@@ -143,12 +174,12 @@ class AsyncClient:
         if settings.api_key is None:
             if settings.base_url or settings.text_base_url:
                 raise ConfigurationError(
-                    "a base URL is set but no API key: pass api_key= or set MEDIAGEN_API_KEY"
+                    f"a base URL is set but no API key: pass api_key= or set {_env.API_KEY}"
                 )
             endpoint = _hooks.fallback_service()
             if endpoint is None:
                 raise ConfigurationError(
-                    "no API key: pass api_key= or set MEDIAGEN_API_KEY "
+                    f"no API key: pass api_key= or set {_env.API_KEY} "
                     "(or `import mediagen_nb` to use the built-in emulator)"
                 )
             settings = Settings(
@@ -161,8 +192,8 @@ class AsyncClient:
             _announce_demo(endpoint)
         elif settings.base_url is None and settings.text_base_url is None:
             raise ConfigurationError(
-                "no base URL: pass base_url=/text_base_url= or set MEDIAGEN_BASE_URL and "
-                "MEDIAGEN_TEXT_BASE_URL"
+                "no base URL: pass base_url=/text_base_url= or set "
+                f"{_env.BASE_URL} and {_env.TEXT_BASE_URL}"
             )
         self._settings = settings
         self.service_id: str | None = service_id or settings.base_url
@@ -194,6 +225,11 @@ class AsyncClient:
         self.videos = Videos(self._ctx)
         self.tasks = Tasks(self._ctx)
         self.assets = Assets(self._ctx)
+        self._ctx.media_host = (
+            MediaHost(media_host) if isinstance(media_host, str) else media_host
+        ) or MediaHost.from_env()
+        self._ctx.host_file = self._host_file  # used only when the service is the emulator
+        self._core.emulated = self.demo_mode
 
     def __repr__(self) -> str:
         return (
@@ -236,8 +272,39 @@ class AsyncClient:
         """Where events go (None: nowhere)."""
         return self._ctx.recorder.recorder
 
+    @property
+    def media_host(self) -> MediaHost | None:
+        """Where local files are uploaded for the service (None: none configured)."""
+        return self._ctx.media_host
+
+    async def media_url(self, data: bytes, *, made_from: str | None = None) -> str:
+        """A URL the service can fetch ``data`` from (the media host, or the emulator's uploads).
+
+        Args:
+            data: The file's bytes (uploaded once per content).
+            made_from: The task the file shows (a frame of it): a request naming the URL
+                records that task as its parent.
+
+        Returns:
+            The URL to put into a request.
+
+        Raises:
+            ConfigurationError: The real service and no media host configured.
+        """
+        return await host_media(self._ctx, data, made_from)
+
+    def note_result_url(self, url: str, task_id: str) -> None:
+        """Remember that ``url`` shows task ``task_id``'s result: a request naming it records
+        that task as its parent (a reopened request's references, for one)."""
+        self._ctx.note_url(url, task_id)
+
+    async def _host_file(self, data: bytes, name: str, content_type: str) -> str:
+        return await self.assets.host_file(data, name=name, content_type=content_type)
+
     async def aclose(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool (and the media host's connections)."""
+        if self._ctx.media_host is not None:
+            await self._ctx.media_host.aclose()
         await self._core.aclose()
 
     async def __aenter__(self) -> Self:

@@ -15,9 +15,13 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-ENV_API_KEY = "MEDIAGEN_API_KEY"
-ENV_BASE_URL = "MEDIAGEN_BASE_URL"
-ENV_TEXT_BASE_URL = "MEDIAGEN_TEXT_BASE_URL"
+from mediagen_nb import _env
+
+ENV_API_KEY = _env.API_KEY
+ENV_BASE_URL = _env.BASE_URL
+ENV_TEXT_BASE_URL = _env.TEXT_BASE_URL
+ENV_MEDIA_HOST = _env.MEDIA_HOST
+ENV_MEDIA_HOST_PUBLIC = _env.MEDIA_HOST_PUBLIC
 
 REDACTED = "[redacted]"
 _MIN_SECRET_LEN = 4

@@ -8,9 +8,9 @@ with the asset statuses this client has seen (``AssetNotUsableError`` for an ass
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mediagen_nb.catalog import ASSET_ACTIVE, parse_asset_uri
 from mediagen_nb.types import ensure_valid
@@ -22,8 +22,15 @@ from ._http import HTTPCore
 from ._recording import SafeRecorder
 from ._retry import Sleep
 
+if TYPE_CHECKING:
+    from ._media_host import MediaHost
+
+HostFile = Callable[[bytes, str, str], Awaitable[str]]
+"""``host_file(data, name, content_type) -> url``: the emulator's upload (demo mode)."""
+
 logger = get_logger("mediagen_nb.client")
 
+MAX_KNOWN_URLS = 10_000
 DELETED = "deleted"
 """Local status of an asset this client deleted (a deleted id is permanently invalid)."""
 
@@ -59,6 +66,22 @@ class ClientContext:
     """Retry policy of chat POSTs (the official SDKs'; see ``_chat_retry``)."""
     rng: Callable[[], float] | None = None
     """Jitter source of the chat retry backoff (None: ``random.random``)."""
+    media_host: MediaHost | None = None
+    """Where local files go for the service (``MEDIAGEN_MEDIA_HOST``; see ``_inputs``)."""
+    host_file: HostFile | None = None
+    """Store a file on the built-in emulator and get its URL (used only when it is one)."""
+    hosted: dict[str, str] = field(default_factory=dict)
+    """SHA-256 -> URL of files already stored on the emulator by ``host_file``."""
+    made_from: dict[str, str] = field(default_factory=dict)
+    """URL -> id of the task it shows (results, and uploads of them): a request that names
+    such a URL as a plain string still records that task as its parent."""
+
+    def note_url(self, url: str, made_from: str) -> None:
+        """Remember that ``url`` shows the result of ``made_from`` (bounded, oldest dropped)."""
+        self.made_from.pop(url, None)
+        self.made_from[url] = made_from
+        while len(self.made_from) > MAX_KNOWN_URLS:
+            del self.made_from[next(iter(self.made_from))]
 
     def check(self, path: str, body: dict[str, Any]) -> None:
         """Validate ``body`` for ``path`` and refuse unusable assets; log warnings."""

@@ -1,33 +1,7 @@
-"""Every error the client raises, as one tree.
+"""Every error the client raises, as one tree under ``MediagenError``.
 
-```
-Exception
-├── MediagenError                    anything this client raises on purpose
-│   ├── ConfigurationError           no API key / base URL to talk to (also a ValueError)
-│   ├── APIError                     the service answered with an HTTP error status
-│   │   ├── BadRequestError          400, 405, 409, 413, 415, 422 and other 4xx
-│   │   ├── AuthenticationError      401, 403
-│   │   ├── NotFoundError            404, 410 (unknown id, expired record or result URL)
-│   │   ├── RateLimitError           429 (``retry_after`` seconds, or None)
-│   │   └── ServerError              5xx
-│   ├── APIConnectionError           no HTTP answer at all (refused, reset, DNS)
-│   │   └── APITimeoutError          the request timed out
-│   ├── TaskError                    an image/video task did not give a result
-│   │   ├── TaskFailedError          status ``failed`` (``task_id``, ``error`` text)
-│   │   ├── TaskCancelledError       cancelled locally or by the service (seedance)
-│   │   └── TaskTimeoutError         the wait's deadline passed (also a TimeoutError)
-│   ├── AssetError                   asset endpoint answered a non-"0" ``code`` (``code``, ``msg``)
-│   │   ├── AssetNotUsableError      asset known to be Processing/Failed/deleted; nothing sent
-│   │   └── AssetTimeoutError        wait_active()'s deadline passed (also a TimeoutError)
-│   └── StreamInterruptedError       an SSE stream ended early (``partial_text`` kept)
-└── ValueError
-    └── RequestValidationError       (from ``mediagen_nb.types``) a body breaks a spec rule;
-                                     raised before anything is sent
-```
-
-Messages never contain the API key: every message passes through
-:func:`mediagen_nb.client._config.redact`, and :class:`APIError` keeps only the request method
-and path (no headers, no query string) and a short excerpt of the response body.
+The tree is drawn on the site's Exceptions page (docs/reference/exceptions.md). Messages
+never contain the API key: each passes through ``_config.redact``.
 """
 
 from __future__ import annotations
@@ -47,7 +21,11 @@ BODY_EXCERPT_CHARS = 500
 
 
 class MediagenError(Exception):
-    """Base class of every error raised on purpose by the mediagen_nb client."""
+    """Base class of every error raised on purpose by the mediagen_nb client.
+
+    Args:
+        message: What went wrong, in words; the API key is masked out of it.
+    """
 
     def __init__(self, message: str) -> None:
         super().__init__(redact(message))
@@ -65,7 +43,19 @@ class ConfigurationError(MediagenError, ValueError):
 class APIError(MediagenError):
     """The service answered with an HTTP error status.
 
-    Built with :meth:`from_response`, which picks the subclass by status code.
+    Built with :meth:`from_response`, which picks the subclass by status code. Only the
+    request's method and path are kept (no headers, no query string) and a short excerpt of
+    the response body.
+
+    Args:
+        message: The service's error message (or the status's reason phrase).
+        status_code: The HTTP status of the answer.
+        method: The request's method.
+        path: The request's path, without its query string.
+        body: The response body; its first 500 characters are kept, redacted.
+        error_type: The error's ``type`` in the body, when it has one.
+        param: The request field the service names, when it names one.
+        headers: The response headers (``retry-after``, ``request-id``...).
     """
 
     def __init__(
@@ -135,7 +125,13 @@ class NotFoundError(APIError):
 
 
 class RateLimitError(APIError):
-    """Too many requests (429); ``retry_after`` is the server's wish in seconds, if given."""
+    """Too many requests (429); ``retry_after`` is the server's wish in seconds, if given.
+
+    Args:
+        message: The service's error message.
+        retry_after: Seconds the service asks to wait (``Retry-After``), or None.
+        **kwargs: The other arguments of :class:`APIError`.
+    """
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
         self.retry_after = retry_after
@@ -153,6 +149,10 @@ class APIConnectionError(MediagenError):
     fetch error in the message): there the browser hides why a request failed, and the
     usual cause is a service that does not allow requests from the page's origin; the
     message then says so (see :func:`connection_error`).
+
+    Args:
+        message: What failed: the request's method and path and the transport's error.
+        cors: True when a browser's fetch sent the request and the cause is hidden.
     """
 
     def __init__(self, message: str, *, cors: bool = False) -> None:
@@ -194,7 +194,12 @@ class APITimeoutError(APIConnectionError):
 
 
 class TaskError(MediagenError):
-    """An image or video task ended (or the wait ended) without a result."""
+    """An image or video task ended (or the wait ended) without a result.
+
+    Args:
+        message: What happened to the task.
+        task_id: The task's id.
+    """
 
     def __init__(self, message: str, *, task_id: str) -> None:
         self.task_id = task_id
@@ -202,7 +207,12 @@ class TaskError(MediagenError):
 
 
 class TaskFailedError(TaskError):
-    """The task's status is ``failed``; ``error`` is the service's free-form text."""
+    """The task's status is ``failed``; ``error`` is the service's free-form text.
+
+    Args:
+        task_id: The task's id.
+        error: The service's reason, or None when it gave none.
+    """
 
     def __init__(self, task_id: str, error: str | None) -> None:
         self.error = error or "no error text given"
@@ -210,7 +220,12 @@ class TaskFailedError(TaskError):
 
 
 class TaskCancelledError(TaskError):
-    """The task was cancelled: locally via ``Task.cancel()``, or by the service (seedance)."""
+    """The task was cancelled: locally via ``Task.cancel()``, or by the service (seedance).
+
+    Args:
+        task_id: The task's id.
+        local: True when ``Task.cancel()`` stopped the wait (the service may still finish).
+    """
 
     def __init__(self, task_id: str, *, local: bool) -> None:
         self.local = local
@@ -219,7 +234,13 @@ class TaskCancelledError(TaskError):
 
 
 class TaskTimeoutError(TaskError, TimeoutError):
-    """The overall deadline of ``Task.wait()`` passed while the task was still running."""
+    """The overall deadline of ``Task.wait()`` passed while the task was still running.
+
+    Args:
+        task_id: The task's id.
+        timeout: The deadline that passed, in seconds.
+        status: The task's last status (``queued`` or ``processing``).
+    """
 
     def __init__(self, task_id: str, *, timeout: float, status: str) -> None:
         self.timeout = timeout
@@ -232,7 +253,13 @@ class TaskTimeoutError(TaskError, TimeoutError):
 
 
 class AssetError(MediagenError):
-    """An asset endpoint answered with ``code`` other than "0"; ``msg`` says why."""
+    """An asset endpoint answered with ``code`` other than "0"; ``msg`` says why.
+
+    Args:
+        code: The answer's ``code``.
+        msg: The answer's ``msg``, or None.
+        path: The endpoint's path, named in the message when given.
+    """
 
     def __init__(self, code: str, msg: str | None, *, path: str = "") -> None:
         self.code = code
@@ -242,7 +269,12 @@ class AssetError(MediagenError):
 
 
 class AssetNotUsableError(AssetError):
-    """A request references an asset this client knows is not Active; nothing was sent."""
+    """A request references an asset this client knows is not Active; nothing was sent.
+
+    Args:
+        asset_id: The asset's id.
+        status: Its known status (``Processing``, ``Failed``, ``deleted``...).
+    """
 
     def __init__(self, asset_id: str, status: str) -> None:
         self.asset_id = asset_id
@@ -257,7 +289,12 @@ class AssetNotUsableError(AssetError):
 
 
 class AssetTimeoutError(AssetError, TimeoutError):
-    """``wait_active()`` gave up: ``asset_ids`` were still under review at the deadline."""
+    """``wait_active()`` gave up: ``asset_ids`` were still under review at the deadline.
+
+    Args:
+        asset_ids: The assets not Active yet.
+        timeout: The deadline that passed, in seconds.
+    """
 
     def __init__(self, asset_ids: list[str], timeout: float) -> None:
         self.asset_ids = asset_ids
@@ -270,7 +307,12 @@ class AssetTimeoutError(AssetError, TimeoutError):
 
 
 class StreamInterruptedError(MediagenError):
-    """A streamed chat reply ended before its terminator; ``partial_text`` is what arrived."""
+    """A streamed chat reply ended before its terminator; ``partial_text`` is what arrived.
+
+    Args:
+        partial_text: The text received before the stream ended.
+        reason: Why it ended (the transport's error, or the missing terminator).
+    """
 
     def __init__(self, partial_text: str, reason: str) -> None:
         self.partial_text = partial_text
@@ -279,6 +321,10 @@ class StreamInterruptedError(MediagenError):
             f"stream interrupted after {len(partial_text)} characters: {reason} "
             "(the partial text is in .partial_text)"
         )
+
+
+class ToolLoopError(MediagenError, RuntimeError):
+    """The model still called tools after ``max_steps`` requests of ``run_tools``."""
 
 
 def _class_for_status(status: int) -> type[APIError]:

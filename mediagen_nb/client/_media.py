@@ -29,6 +29,7 @@ from ._exceptions import (
     TaskFailedError,
 )
 from ._http import SPEED_HEADER, parse_speed
+from ._inputs import prepare_inputs
 from ._tasks import Task, normalize_status, result_path
 
 UNCONFIRMED_NOTE = (
@@ -70,16 +71,45 @@ class _TaskResource:
         self._ctx = context
 
     async def create(self, model: str, *, family: str | None = None, **params: Any) -> Task:
-        """Validate and send a create request; return the :class:`Task` handle.
+        """Validate and send a create request; return the :class:`Task` handle at once.
 
-        ``params`` are the family's request fields (``prompt``, ``size``, ``content``, ...).
-        Raises ``RequestValidationError`` (nothing sent) on a body that breaks the spec.
+        The model name finds its family in the catalog, and ``params`` are that family's
+        request fields. Which fields a family takes, their rules, defaults and limits, its
+        poll interval, ETA and URL lifetime: the documentation's Model families pages (one
+        per family, generated from the catalog), or ``mediagen_nb.catalog.params_for(id)``.
+
+        Example:
+            ```python
+            task = await client.images.create("gpt-image-2", prompt="a fox", ratio="16:9")
+            await task.wait()
+            ```
+
+        Args:
+            model: The model name, e.g. ``gpt-image-2`` or ``neutralSora2Plus``.
+            family: The family id, for a model name the catalog does not list (the partly
+                documented video families name no models).
+            **params: The family's request fields (``prompt``, ``size``, ``content``...).
+                Where one takes a media URL it also takes a completed ``Task``, a ``Path``
+                or ``bytes``: the client resolves each to a URL the service can fetch.
+
+        Returns:
+            The task, being polled only when you ``wait()`` or ``refresh()`` it.
+
+        Raises:
+            RequestValidationError: The body breaks a rule (nothing sent), or the model's
+                family is unknown or of the other kind.
+            AssetNotUsableError: An ``asset://`` reference is known not to be Active.
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service.
         """
         fam = resolve_family(self._kind, model, family)
         body: dict[str, Any] = {"model": model, **params}
-        self._ctx.check(fam.create_path, body)
+        body, parents = await prepare_inputs(self._ctx, fam, body)
+        core = self._ctx.core
         try:
-            data, response = await self._ctx.core.request("POST", "base", fam.create_path, body)
+            async with core.slot():  # validate once a slot is free: a burst waits cheaply
+                self._ctx.check(fam.create_path, body)
+                data, response = await core.request("POST", "base", fam.create_path, body)
         except (ServerError, APIConnectionError) as exc:
             if not _may_have_arrived(exc):
                 raise
@@ -116,6 +146,8 @@ class _TaskResource:
             request=body,
             speed=speed,
         )
+        task.parents = parents
+        lineage: dict[str, Any] = {"parents": parents} if parents else {}
         rec = self._ctx.recorder
         rec.event(
             "task",
@@ -126,6 +158,7 @@ class _TaskResource:
             request=body,
             status=status,
             created=created.created,
+            **lineage,
         )
         if status == "failed":
             rec.event("task", "failed", task.id, family=fam.id, model=model, error=created.error)

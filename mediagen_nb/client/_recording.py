@@ -3,12 +3,16 @@
 Recording is a side effect of the user's call: a full disk or a broken ledger must not turn a
 finished generation into an exception. :class:`SafeRecorder` logs recorder errors (redacted)
 and carries on. Event data never holds the key: request bodies are JSON the user wrote, and
-every string passes through :func:`redact` once more on the way out.
+every string passes through :func:`redact` once more on the way out. :func:`recording_tags`
+adds names (a sweep's ``sweep_id``) to the create events recorded inside it.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from mediagen_nb._hooks import EventKind, LedgerEvent, Recorder
@@ -16,6 +20,31 @@ from mediagen_nb._hooks import EventKind, LedgerEvent, Recorder
 from ._config import get_logger, redact
 
 logger = get_logger("mediagen_nb.client")
+
+
+_TAGS: ContextVar[Mapping[str, Any] | None] = ContextVar("mediagen_nb_recording_tags", default=None)
+_TAGGED_ACTIONS = frozenset({("task", "created"), ("task", "unconfirmed"), ("chat", "started")})
+"""The events that begin a history row: the ones a tag (``sweep_id``) is written with."""
+
+
+@contextmanager
+def recording_tags(**tags: Any) -> Iterator[None]:
+    """Record ``tags`` with every task create and chat turn started inside this block.
+
+    The tags join the event's data (``sweep_id="sweep-..."`` fills the history's ``sweep_id``
+    column); they follow the asyncio task that entered the block, and nest (inner wins).
+
+    Args:
+        **tags: JSON-able values, e.g. ``sweep_id`` and ``sweep_cell``.
+
+    Returns:
+        A context manager; nothing changes outside it.
+    """
+    token = _TAGS.set({**(_TAGS.get() or {}), **tags})
+    try:
+        yield
+    finally:
+        _TAGS.reset(token)
 
 
 def _scrub(value: Any) -> Any:
@@ -59,6 +88,9 @@ class SafeRecorder:
         """Record one event; errors are logged, not raised."""
         if self.recorder is None:
             return
+        tags = _TAGS.get()
+        if tags and (kind, action) in _TAGGED_ACTIONS:
+            data = {**tags, **data}
         try:
             self.recorder.record(
                 LedgerEvent(

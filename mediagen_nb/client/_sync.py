@@ -9,9 +9,9 @@ same in a script and inside Jupyter, whose kernel already runs a loop in the mai
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import Self
+from typing import Any, Self, TypeVar
 
 import httpx2
 
@@ -19,15 +19,43 @@ from mediagen_nb import _hooks
 
 from ._chat_retry import DEFAULT_CHAT_RETRIES
 from ._client import DEFAULT_RECORDER, AsyncClient, _Default
+from ._media_host import MediaHost
 from ._retry import Sleep
 from ._sync_loop import LoopRunner, SyncStream, SyncTask
 from ._sync_resources import SyncAssets, SyncChat, SyncMedia, SyncMessages, SyncTasks
 
 __all__ = ["Client", "SyncStream", "SyncTask"]
 
+T = TypeVar("T")
+
 
 class Client:
-    """Blocking client; takes exactly the arguments of :class:`AsyncClient`."""
+    """Blocking client with the methods of :class:`AsyncClient`, for scripts.
+
+    It runs an :class:`AsyncClient` on an event loop of its own; ``close()`` stops it.
+
+    Args:
+        api_key: The service's key; None reads ``MEDIAGEN_API_KEY``, and with neither the
+            client uses the built-in emulator (demo mode). Never printed, logged or stored.
+        base_url: The address of images, videos, results and assets; None reads
+            ``MEDIAGEN_BASE_URL``.
+        text_base_url: The address of chat completions and messages; None reads
+            ``MEDIAGEN_TEXT_BASE_URL``.
+        transport: An ``httpx2`` transport to send through (tests pass an ASGI transport).
+        timeout: Seconds (or an ``httpx2.Timeout``) for one request; None: the default.
+        max_retries: How often the transport retries a safe request (never a create POST).
+        chat_max_retries: How often a chat POST is re-sent after a retryable failure
+            (2, as the official SDKs).
+        sleep: Replaces ``asyncio.sleep`` for backoff and polling (tests: zero delay).
+        clock: Replaces ``time.monotonic`` for deadlines.
+        rng: Drives the backoff jitter.
+        recorder: Where requests, tasks and turns are recorded: by default the history
+            ledger; None records nothing.
+        allow_unknown_models: Accept model names newer than the catalog.
+
+    Raises:
+        ConfigurationError: A base URL is set without a key, or a key without a base URL.
+    """
 
     def __init__(
         self,
@@ -44,6 +72,7 @@ class Client:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        media_host: MediaHost | str | None = None,
     ) -> None:
         self._runner = LoopRunner()
 
@@ -61,6 +90,7 @@ class Client:
                 rng=rng,
                 recorder=recorder,
                 allow_unknown_models=allow_unknown_models,
+                media_host=media_host,
             )
 
         try:
@@ -79,6 +109,17 @@ class Client:
     def async_client(self) -> AsyncClient:
         """The :class:`AsyncClient` doing the work (on the private loop)."""
         return self._async
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` (which uses :attr:`async_client`) on this client's loop; block for it.
+
+        Args:
+            coro: a coroutine, e.g. ``plan.run(client=client.async_client)``.
+
+        Returns:
+            What the coroutine returns.
+        """
+        return self._runner.run(coro)
 
     @property
     def demo_mode(self) -> bool:

@@ -74,15 +74,28 @@ class SyncTask:
         return self
 
     def wait(
-        self, timeout: float | None = None, on_update: Callable[[SyncTask], Any] | None = None
+        self,
+        timeout: float | None = None,
+        on_update: Callable[[SyncTask], Any] | None = None,
+        on_status: Callable[[SyncTask], Any] | None = None,
     ) -> Self:
-        """Poll until the task ends (see :meth:`Task.wait`); ``on_update`` gets this view."""
+        """Poll until the task ends (see :meth:`Task.wait`); the callbacks get this view.
 
-        def relay(_task: Task) -> None:
-            if on_update is not None:
-                on_update(self)
+        Args:
+            timeout: Seconds to wait at most (default ``Task.default_timeout``).
+            on_update: Runs after every poll.
+            on_status: Runs only when the status changes.
 
-        self._runner.run(self.task.wait(timeout, relay if on_update is not None else None))
+        Returns:
+            This view, once the task completed.
+        """
+
+        def relay(callback: Callable[[SyncTask], Any] | None) -> Callable[[Task], None] | None:
+            if callback is None:
+                return None
+            return lambda _task: callback(self)
+
+        self._runner.run(self.task.wait(timeout, relay(on_update), relay(on_status)))
         return self
 
     def cancel(self) -> bool:
@@ -100,6 +113,18 @@ class SyncTask:
     def download(self, path: str | Path) -> Path:
         """Write the result to ``path``."""
         return self._runner.run(self.task.download(path))
+
+    def save(self, path: str | Path) -> Path:
+        """Write the result with its request inside (see :meth:`Task.save`)."""
+        return self._runner.run(self.task.save(path))
+
+    def first_frame(self) -> Path:
+        """The video's first frame as a PNG in the media cache."""
+        return self._runner.run(self.task.first_frame())
+
+    def last_frame(self) -> Path:
+        """The video's last frame as a PNG in the media cache."""
+        return self._runner.run(self.task.last_frame())
 
     def image(self) -> Image:
         """The result as a PIL image."""

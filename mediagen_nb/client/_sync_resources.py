@@ -287,8 +287,8 @@ class SyncAssets(_Blocking):
         """The last status this client saw for ``asset_id`` (nothing is sent)."""
         return self._target.known_status(asset_id)
 
-    def upload(self, url: str, asset_type: str, *, name: str | None = None) -> AssetInfo:
-        """Submit a URL to the seedance 2.0 library."""
+    def upload(self, url: Any, asset_type: str, *, name: str | None = None) -> AssetInfo:
+        """Submit a URL (or a finished task, a Path, bytes) to the seedance 2.0 library."""
         return self._run(self._target.upload(url, asset_type, name=name))
 
     def get(self, asset_id: str) -> AssetInfo:
@@ -302,9 +302,9 @@ class SyncAssets(_Blocking):
     def sd2_upload(
         self,
         *,
-        image_urls: Sequence[str] = (),
-        video_urls: Sequence[str] = (),
-        audio_urls: Sequence[str] = (),
+        image_urls: Sequence[Any] = (),
+        video_urls: Sequence[Any] = (),
+        audio_urls: Sequence[Any] = (),
     ) -> AssetBatch:
         """Submit media to the sd2 library; items start as ``submitted``."""
         return self._run(

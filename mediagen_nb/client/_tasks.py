@@ -51,6 +51,8 @@ logger = get_logger("mediagen_nb.client")
 
 OnUpdate = Callable[["Task"], Awaitable[None] | None]
 MIN_DEFAULT_DEADLINE_S = 600.0
+ASSUMED_URL_LIFETIME_S = 24 * 3600.0
+"""A result URL's lifetime where the catalog has none (the spec's documented 24 h)."""
 
 _ALIASES: dict[str, TaskStatus] = {
     "queued": "queued",
@@ -99,6 +101,19 @@ class Task:
     :class:`TaskResult`), ``error``, ``url``, ``polls`` (result requests made), ``elapsed``
     (seconds since this handle was made, frozen at a terminal state), ``created_at`` (Unix
     seconds, from the service), ``request`` (the create body), ``local_path`` (cached media).
+
+    The client makes tasks (``images.create``, ``videos.create``, ``tasks.attach``); code
+    seldom builds one itself.
+
+    Args:
+        context: The client's shared state (transport, clock, recorder).
+        id: The task's id on the service.
+        family: Its model family in the catalog.
+        model: The model name.
+        status: Its status as last known.
+        result: The last result answer, when one is known.
+        request: The create body.
+        speed: The emulator's speed-up (1 for the real service), scaling the polling.
     """
 
     def __init__(
@@ -124,6 +139,10 @@ class Task:
         self.speed = speed
         self.polls = 0
         self.local_path: str | None = None
+        self.parents: list[str] = []
+        """Ids of the tasks and assets this task was made from (its request's inputs)."""
+        self.url_expires: float | None = None
+        """Unix time the result URL stops working (see ``_note_url``; None: no URL yet)."""
         self.created_at = float(result.created) if result and result.created else time.time()
         self._started = context.clock()
         self._ended: float | None = None
@@ -136,6 +155,7 @@ class Task:
         """True for a re-attached handle: its status is a guess until the first refresh."""
         if self.done:
             self._ended = self._started
+        self._note_url()
 
     def __repr__(self) -> str:
         return (
@@ -211,6 +231,7 @@ class Task:
         }
         rec.event("task", "status", self.id, status=self.status, **common)
         if self.status == "completed":
+            self._note_url()
             rec.event(
                 "task",
                 "completed",
@@ -224,21 +245,44 @@ class Task:
         elif self.status == "cancelled":
             rec.event("task", "cancelled", self.id, **common)
 
+    def _note_url(self) -> None:
+        """When the result URL expires: now plus the family's lifetime (24 h where the spec
+        gives none), over the emulator's speed, whose clock runs that much faster."""
+        if self.url is None or self.url_expires is not None:
+            return
+        lifetime = self.family_info.url_lifetime_s or ASSUMED_URL_LIFETIME_S
+        self.url_expires = time.time() + lifetime / self.speed
+        self._ctx.note_url(self.url, self.id)
+
     async def wait(
         self,
         timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
         on_update: OnUpdate | None = None,
+        on_status: OnUpdate | None = None,
     ) -> Task:
-        """Poll until the task ends; return this handle when completed.
+        """Poll until the task ends, at its family's pace; return this handle when completed.
 
-        Raises :class:`TaskFailedError`, :class:`TaskCancelledError` or, when ``timeout``
-        seconds (default :meth:`default_timeout`) pass first, :class:`TaskTimeoutError`.
-        ``on_update(task)`` (sync or async) runs after every poll.
+        Args:
+            timeout: Seconds to wait at most (default :meth:`default_timeout`).
+            on_update: ``on_update(task)`` (sync or async) runs after every poll, also when
+                nothing changed (a clock, a poll counter).
+            on_status: ``on_status(task)`` (sync or async) runs only when the status changes
+                (``queued`` -> ``processing`` -> ``completed``), not for the status the wait
+                starts from: ``on_status=lambda t: print(t.status)`` prints each step once.
+
+        Returns:
+            This handle, completed and its media kept.
+
+        Raises:
+            TaskFailedError: The service reports the task failed.
+            TaskCancelledError: The task was cancelled (here or by the service).
+            TaskTimeoutError: ``timeout`` seconds passed first.
         """
         if self._stale:
             await self.refresh()
         limit = self.default_timeout() if timeout is None else timeout
         deadline = self._ctx.clock() + limit
+        seen = self.status
         while True:
             status = self.status
             if self._cancelled_locally:
@@ -254,6 +298,9 @@ class Task:
                 case "queued" | "processing":
                     if await self._poll_once(deadline, limit, status):
                         await self._notify(on_update)
+                        if self.status != seen:
+                            seen = self.status
+                            await self._notify(on_status)
                 case _:
                     assert_never(status)
 
@@ -398,6 +445,26 @@ class Task:
             return write_atomic(target, data)
 
         return await off_loop(write)
+
+    async def save(self, path: str | Path) -> Path:
+        """Like :meth:`download`, with the request inside the file (``_saved``): model,
+        parameters, prompt, task id and parents; a sidecar JSON where the format has no room.
+        """
+        from ._saved import save_task
+
+        return await save_task(self, path)
+
+    async def first_frame(self) -> Path:
+        """The video's first frame as a PNG in the media cache (PyAV; see ``_frames``)."""
+        from ._frames import video_frame
+
+        return await video_frame(self, "first")
+
+    async def last_frame(self) -> Path:
+        """The video's last frame as a PNG in the media cache: the first frame of the next."""
+        from ._frames import video_frame
+
+        return await video_frame(self, "last")
 
     async def image(self) -> Image:
         """The result as a PIL image (image tasks; PIL is imported only here)."""

@@ -29,7 +29,7 @@ from mediagen_nb.emulator._middleware import EmulatorMiddleware
 from mediagen_nb.emulator._state import Clock, EmulatorState
 from mediagen_nb.emulator._task_routes import result_reply, task_routes
 from mediagen_nb.emulator._text_routes import text_routes
-from mediagen_nb.emulator._uploads import upload_routes
+from mediagen_nb.emulator._uploads import upload_routes, upload_store
 
 TEXT_POST_PATHS = ("/v1/chat/completions", "/v1/messages")
 _log = logging.getLogger("mediagen_nb.emulator")
@@ -66,6 +66,8 @@ def create_app(
     if state_dir is not None:
         state.tasks.use_journal(TaskJournal(state_dir))
         state.assets.use_journal(AssetJournal(state_dir))
+    uploads = upload_store(state_dir)
+    state.uploaded = uploads.get
     post_paths = [API_PREFIX + fam.create_path for fam in FAMILIES.values()]
     post_paths += [API_PREFIX + path for path in ASSET_POST_PATHS]
     post_paths += [TEXT_PREFIX + path for path in TEXT_POST_PATHS]
@@ -73,7 +75,7 @@ def create_app(
         routes=[
             Mount(
                 API_PREFIX,
-                routes=[*task_routes(state), *asset_routes(state), *upload_routes(state_dir)],
+                routes=[*task_routes(state), *asset_routes(state), *upload_routes(store=uploads)],
             ),
             Mount(TEXT_PREFIX, routes=text_routes()),
         ],

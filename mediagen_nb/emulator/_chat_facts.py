@@ -52,10 +52,23 @@ _PROSE_TEXT = (
     "description details message comment text content result notes note suggestion"
 )
 _PROSE = frozenset(_PROSE_TEXT.split())
-_NUMBER_UNIT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:°\s*[CF]?|degrees\b|[CF]\b)")
-_KEY_NUMBER = re.compile(r"([A-Za-z][A-Za-z _]{1,30}?)\s*[:=]\s*(-?\d+(?:\.\d+)?)")
+# A number starts only where a digit run starts, and its digits are never given back
+# (possessive), and a key starts where a word starts: otherwise a run of 20,000 digits took
+# 11 s of backtracking, and a long run of letters a second per 1 MB.
+_NUMBER = r"-?(?<!\d)\d{1,30}+(?:\.\d{1,30}+)?"
+_NUMBER_UNIT = re.compile(rf"({_NUMBER})\s*+(?:°\s*[CF]?|degrees\b|[CF]\b)")
+_KEY = r"(?<![A-Za-z])([A-Za-z][A-Za-z _]{1,30}?)"
+_KEY_NUMBER = re.compile(rf"{_KEY}[ \t]{{0,8}}[:=]\s*+({_NUMBER})")
 _ASKS = re.compile(r"\b(respond|return|answer|reply|output|format|schema|adhere|compatible|match)")
 _SCHEMA_KEYS = ("properties", "$defs", "definitions", "anyOf", "oneOf", "allOf")
+MAX_JSON_TRIES = 256
+"""Braces of one text tried as the start of a JSON object."""
+MAX_FACTS = 256
+"""Facts a task keeps (newest first): a field is filled by comparing it with each."""
+PROSE_CHARS = 2_000
+"""Longest tool-results-in-words text a free-text field gets."""
+MAX_NAME_CHARS = 40
+"""Longer capitalised "words" are no names."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +157,8 @@ def proper_nouns(text: str) -> list[str]:
         if word in ".!?:\n":
             sentence_start = True
             continue
-        if not sentence_start and word[:1].isupper() and len(word) >= 3 and word != "JSON":
+        proper = 3 <= len(word) <= MAX_NAME_CHARS and word[:1].isupper() and word != "JSON"
+        if proper and not sentence_start:
             found.append(word)
         sentence_start = False
     return found
@@ -260,14 +274,24 @@ class Facts:
 
     pairs: list[tuple[str, Any]] = field(default_factory=list)
     prose: str = ""
+    matches: dict[str, list[tuple[int, Any]]] = field(default_factory=dict, repr=False)
+    """Per property name, the (score, value) of the facts whose key fits it at all, in
+    order: worked out once per name (an array of 1,000 items asks 1,000 times), and shared
+    by the choices of a request."""
+
+    def _matching(self, name: str) -> list[tuple[int, Any]]:
+        found = self.matches.get(name)
+        if found is None:
+            scored = ((_match(name, key), value) for key, value in self.pairs)
+            found = self.matches[name] = [(s, v) for s, v in scored if s]
+        return found
 
     def lookup(self, name: str, schema: dict[str, Any]) -> Any:
         """The best-fitting fact for property ``name`` of ``schema``, else MISSING."""
         if not name:
             return MISSING
         best, best_score = MISSING, 0
-        for key, value in self.pairs:
-            score = _match(name, key)
+        for score, value in self._matching(name):
             if score > best_score:
                 shaped = _fits(value, schema)
                 if shaped is not MISSING:
@@ -275,6 +299,11 @@ class Facts:
         if best is MISSING and name.lower() in _PROSE and self.prose:
             return _fits(self.prose, schema)
         return best
+
+    def answered(self, answer: str) -> Facts:
+        """These facts, with ``answer``'s first sentence as the prose when no tool result
+        gave one (one choice of ``n`` of a request: the rest is shared)."""
+        return self if self.prose else Facts(self.pairs, _first_sentence(answer), self.matches)
 
     def has_number_for(self, name: str, schema: dict[str, Any]) -> bool:
         """Whether a numeric property can be filled from what is known (not made up)."""
@@ -318,7 +347,7 @@ def facts_of(steps: list[Step], question: str, answer: str) -> Facts:
         if s.result is not None and not s.name.startswith("transfer_to")
     ]
     prose = "; ".join(d for d in done if d) + "." if done else _first_sentence(answer)
-    return Facts(pairs, prose)
+    return Facts(pairs[:MAX_FACTS], prose[:PROSE_CHARS])
 
 
 def _first_sentence(text: str) -> str:
@@ -327,14 +356,18 @@ def _first_sentence(text: str) -> str:
 
 
 def json_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
-    """(start, end, object) of each top-level JSON object written in ``text``."""
+    """(start, end, object) of each top-level JSON object written in ``text``: at most
+    ``MAX_JSON_TRIES`` braces are tried (a failed try costs up to the text's length, so a
+    text of 400,000 braces took 29 s), and nesting too deep to decode is no object."""
     found: list[tuple[int, int, dict[str, Any]]] = []
     decoder = json.JSONDecoder()
     index = text.find("{")
-    while index != -1:
+    for _try in range(MAX_JSON_TRIES):
+        if index == -1:
+            break
         try:
             value, end = decoder.raw_decode(text, index)
-        except ValueError:
+        except (ValueError, RecursionError):
             index = text.find("{", index + 1)
             continue
         if isinstance(value, dict):
@@ -345,9 +378,12 @@ def json_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
 
 def without_json(text: str) -> str:
     """``text`` with the JSON objects written in it left out (for reading the question)."""
-    for start, end, _ in reversed(json_objects(text)):
-        text = text[:start] + text[end:]
-    return text
+    pieces: list[str] = []
+    kept = 0
+    for start, end, _ in json_objects(text):
+        pieces.append(text[kept:start])
+        kept = end
+    return "".join(pieces) + text[kept:]
 
 
 def _example_schema(value: Any) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """What the emulator answers to a chat request: text, tool calls, thinking, structured output.
 
 Protocol-neutral; ``_chat_wire`` and ``_messages_wire`` put a :class:`Reply` on the wire.
+Thinking is ``_chat_thinking``'s, structured output ``_chat_structured``'s.
 Decisions (deterministic, no model):
 
 - **The planner** (``plan_calls``) decides each step as a careful model would, from the
@@ -38,35 +39,22 @@ Decisions (deterministic, no model):
 - **Answers after tool results** report each result of the task by tool name, in call
   order (every step since the question, not only the last); with an output schema they
   are an instance of it filled from the results instead.
-- **Thinking** (messages, ``thinking`` enabled/adaptive): a short reasoning text about the
-  question, at most ``budget_tokens`` tokens, signed with :func:`sign_thinking`; a thinking
-  block sent back with a wrong signature is refused (400), as the protocol does.
-- **Redacted thinking.** A question holding Anthropic's test trigger
-  (``REDACTED_THINKING_TRIGGER``) gets its thinking as a ``redacted_thinking`` block: opaque
-  ``data`` (the signed thinking, base64), sent whole in ``content_block_start``.
-- **Structured output.** ``json_schema`` (chat ``response_format``, messages
-  ``output_config.format`` / ``output_format``): an instance of the schema, strict mode
-  honoured (every property present), its fields filled from the conversation's facts
-  where they fit (``_chat_facts``). JSON asked for in words (a schema or an example object
-  in the system prompt or the question) is answered the same way, fenced when a code block
-  is asked for; ``json_object`` without any: ``{"answer": <text>}``.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_facts import Facts, Step, proper_nouns, text_of
 from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
+from mediagen_nb.emulator._schema_limits import Budget
 from mediagen_nb.emulator._textgen import count_tokens
 
 Protocol = Literal["chat", "messages"]
-_SIGN_KEY = b"mediagen-emulator-thinking-v1:"
 _GENERIC_TEXT = (
     "about also available call calls current data returns return value values given from "
     "into tool tools using with this that what which when where function input output "
@@ -80,6 +68,10 @@ _FINAL_NAMES = ("final_result", "final_answer", "final_output", "final_response"
 _FINAL_PHRASES = ("final response", "final answer", "ends this conversation")
 MAX_STEPS = 8
 """Distinct tool calls a task may make before the planner finishes it."""
+MAX_REPORTED = 20
+"""Tool results an answer reports one by one (the rest are counted)."""
+CONTEXT_CHARS = 10_000
+"""Characters of the question an ``enum`` value it mentions is looked for in."""
 
 
 @dataclass(frozen=True)
@@ -163,11 +155,11 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)}
 
 
-def _score(tool: Tool, question: str) -> int:
-    low = question.lower()
+def _score(tool: Tool, task: Task) -> int:
+    low = task.read.low
     if tool.name.lower() in low or tool.name.replace("_", " ").lower() in low:
         return 100
-    asked = _words(question)
+    asked = task.read.asked
     described = {w for w in _words(tool.description) if len(w) >= 5}
     offered = (_words(tool.name.replace("_", " ")) | described) - _GENERIC
     hits = 0
@@ -217,12 +209,55 @@ def _ready(tool: Tool, facts: Facts) -> bool:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What the planner reads from a task's question and steps, once per request."""
+
+    low: str
+    """The question in lower case."""
+    asked: set[str]
+    """The question's words of 4+ letters, lower case."""
+    hints: dict[str, str]
+    """Preferred values of place-, name- and query-like properties."""
+    context: str
+    """The part of the question an ``enum`` value is looked for in."""
+    made: set[str]
+    """Keys of the calls made since the question."""
+
+
+@dataclass(frozen=True)
 class Task:
-    """What the planner knows: the question, the steps so far and the facts they give."""
+    """What the planner knows: the question, the steps so far and the facts they give.
+
+    ``reading`` is made from the question and steps when not given; the choices of one
+    request share it (:meth:`answered`).
+    """
 
     question: str
     steps: list[Step]
     facts: Facts
+    reading: Reading | None = None
+
+    def __post_init__(self) -> None:
+        if self.reading is None:
+            question = self.question
+            read = Reading(
+                question.lower(),
+                _words(question),
+                _hints(question),
+                question[:CONTEXT_CHARS],
+                {s.key for s in self.steps},
+            )
+            object.__setattr__(self, "reading", read)
+
+    @property
+    def read(self) -> Reading:
+        """What was read from the question and steps."""
+        assert self.reading is not None  # set in __post_init__
+        return self.reading
+
+    def answered(self, answer: str) -> Task:
+        """This task for one choice whose answer text is ``answer`` (the facts' prose)."""
+        return replace(self, facts=self.facts.answered(answer))
 
 
 def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) -> list[Tool]:
@@ -230,12 +265,12 @@ def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) ->
     if forced is not None:
         return [t for t in tools if t.name == forced][:1]
     done = {s.name for s in task.steps}
-    rounds = len({s.key for s in task.steps})
+    rounds = len(task.read.made)
     work = [t for t in tools if not _is_final(t) and not _is_handoff(t)]
     finals = [t for t in tools if _is_final(t)]
     if rounds < MAX_STEPS:
         scored = sorted(
-            ((_score(t, task.question), i, t) for i, t in enumerate(work) if t.name not in done),
+            ((_score(t, task), i, t) for i, t in enumerate(work) if t.name not in done),
             key=lambda x: (-x[0], x[1]),
         )
         needed = [t for s, _, t in scored if s > 0]
@@ -245,7 +280,7 @@ def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) ->
         handed = any(s.name.startswith("transfer_to_") for s in task.steps)
         handoffs = [] if handed else tools
         ranked = sorted(
-            ((_score(t, task.question), i, t) for i, t in enumerate(handoffs) if _is_handoff(t)),
+            ((_score(t, task), i, t) for i, t in enumerate(handoffs) if _is_handoff(t)),
             key=lambda x: (-x[0], x[1]),
         )
         if ranked and ranked[0][0] > 0:
@@ -254,9 +289,32 @@ def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) ->
         return finals[:1]
     if mode == "force":
         fresh = [t for t in tools if t.name not in done]
-        ranked_all = sorted(fresh or tools, key=lambda t: -_score(t, task.question))
+        ranked_all = sorted(fresh or tools, key=lambda t: -_score(t, task))
         return ranked_all[:1]
     return []
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The tools the next step calls (the same for every choice of a request)."""
+
+    tools: list[Tool]
+    forced: str | None
+    mode: str
+    prefix: str
+
+
+def plan_tools(body: dict[str, Any], protocol: Protocol, task: Task) -> Plan:
+    """Which tools the reply calls (see the module docstring); arguments come per choice."""
+    tools = tools_of(body, protocol)
+    mode, forced, parallel = _choice(body, protocol)
+    prefix = "call_" if protocol == "chat" else "toolu_"
+    if not tools or mode == "none":
+        return Plan([], forced, mode, prefix)
+    chosen = _next_tools(tools, mode, forced, task)
+    if not parallel or any(_is_final(t) or _is_handoff(t) for t in chosen):
+        chosen = chosen[:1]
+    return Plan(chosen, forced, mode, prefix)
 
 
 def plan_calls(
@@ -266,156 +324,49 @@ def plan_calls(
     *,
     seed: int,
     id_seed: str,
+    plan: Plan | None = None,
+    budget: Budget | None = None,
 ) -> list[PlannedCall]:
-    """The tool calls the reply makes (empty: answer with text or structured output)."""
-    tools = tools_of(body, protocol)
-    mode, forced, parallel = _choice(body, protocol)
-    if not tools or mode == "none":
-        return []
-    chosen = _next_tools(tools, mode, forced, task)
-    if not parallel or any(_is_final(t) or _is_handoff(t) for t in chosen):
-        chosen = chosen[:1]
-    hints = _hints(task.question)
-    prefix = "call_" if protocol == "chat" else "toolu_"
-    made = {s.key for s in task.steps}
+    """The tool calls the reply makes (empty: answer with text or structured output).
+
+    ``plan`` (from :func:`plan_tools`, once per request) and ``budget`` (the request's
+    output allowance) are shared by the choices of one request.
+    """
+    plan = plan or plan_tools(body, protocol, task)
     calls = []
-    for index, tool in enumerate(chosen):
+    for index, tool in enumerate(plan.tools):
         try:
             arguments = instance_for(
                 tool.schema,
                 seed=seed + index,
-                hints=hints,
+                hints=task.read.hints,
                 strict=tool.strict,
-                context=task.question,
+                context=task.read.context,
                 lookup=task.facts.lookup,
+                budget=budget,
             )
         except SchemaLimitError as exc:
             raise SchemaLimitError(f"tool {tool.name!r} schema, {exc.field}", exc.rule) from exc
-        if Step(tool.name, arguments, None).key in made and forced is None and mode != "force":
+        repeated = Step(tool.name, arguments, None).key in task.read.made
+        if repeated and plan.forced is None and plan.mode != "force":
             continue  # the same call with the same arguments: never repeated
         digest = hashlib.sha256(f"{id_seed}:{index}:{tool.name}".encode()).hexdigest()
-        calls.append(PlannedCall(prefix + digest[:24], tool.name, arguments))
+        calls.append(PlannedCall(plan.prefix + digest[:24], tool.name, arguments))
     return calls
 
 
 def results_answer(results: list[tuple[str, str]]) -> str:
-    """The answer text after tool results: each result reported by its tool's name."""
+    """The answer text after tool results: each result reported by its tool's name (the
+    first ``MAX_REPORTED``, then how many more)."""
     parts = ["Here is what the tools returned."]
-    for name, content in results:
-        shown = " ".join(content.split())
+    for name, content in results[:MAX_REPORTED]:
+        shown = " ".join(content[:2000].split())
         shown = shown if len(shown) <= 160 else shown[:157] + "…"
-        parts.append(f"{name}: “{shown}”.")
+        parts.append(f"{name[:80]}: “{shown}”.")
+    if len(results) > MAX_REPORTED:
+        parts.append(f"And {len(results) - MAX_REPORTED} more results.")
     parts.append("Based on this, that is the answer to your question.")
     return " ".join(parts)
-
-
-REDACTED_THINKING_TRIGGER = (
-    "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_"
-    "46C9A13E193C177646C7398A98432ECCCE4C1253D5E2D82641AC0E52CC2876CB"
-)
-"""The string Anthropic documents for testing redacted thinking."""
-
-
-def redacted_data(thinking: str) -> str:
-    """The opaque ``data`` of a redacted thinking block (its text and signature, encoded)."""
-    blob = json.dumps([thinking, sign_thinking(thinking)]).encode()
-    return base64.b64encode(blob).decode()
-
-
-def sign_thinking(thinking: str) -> str:
-    """The signature of a thinking text (base64 of a keyed SHA-256)."""
-    return base64.b64encode(hashlib.sha256(_SIGN_KEY + thinking.encode()).digest()).decode()
-
-
-def thinking_text(question: str, budget: int) -> str:
-    """A short, deterministic reasoning text about ``question``, at most ``budget`` tokens."""
-    topic = " ".join(question.split())[:160] or "an empty message"
-    text = (
-        f"The user asks: “{topic}”. First I identify what is being asked and which terms "
-        "matter most. Then I check whether a tool is needed or whether I can answer "
-        "directly. I will keep the answer short, concrete and friendly, and end with a "
-        "pointer for a follow-up."
-    )
-    ends = [m.end() for m in re.finditer(r"\S+", text)]
-    return text if len(ends) <= budget else text[: ends[max(budget, 1) - 1]]
-
-
-def thinking_budget(body: dict[str, Any]) -> int | None:
-    """Budget of extended thinking (``adaptive``: a quarter of max_tokens), or None when off."""
-    thinking = body.get("thinking")
-    if not isinstance(thinking, dict):
-        return None
-    if thinking.get("type") == "enabled":
-        return int(thinking.get("budget_tokens") or 0)
-    if thinking.get("type") == "adaptive":
-        return max(16, int(body.get("max_tokens") or 0) // 4)
-    return None
-
-
-def bad_signature(body: dict[str, Any]) -> str | None:
-    """The field of a thinking block sent back with a wrong signature, else None."""
-    for m_index, message in enumerate(body.get("messages") or []):
-        content = message.get("content") if isinstance(message, dict) else None
-        for b_index, block in enumerate(content if isinstance(content, list) else []):
-            if isinstance(block, dict) and block.get("type") == "thinking":
-                text = block.get("thinking")
-                if not isinstance(text, str) or block.get("signature") != sign_thinking(text):
-                    return f"messages.{m_index}.content.{b_index}"
-    return None
-
-
-def output_schema(
-    body: dict[str, Any], protocol: Protocol
-) -> tuple[str, dict[str, Any], bool] | None:
-    """(kind "json_object"/"json_schema", schema, strict) of a structured-output request."""
-    if protocol == "chat":
-        fmt = body.get("response_format")
-        if not isinstance(fmt, dict):
-            return None
-        if fmt.get("type") == "json_object":
-            return "json_object", {}, False
-        spec = fmt.get("json_schema")
-        if fmt.get("type") == "json_schema" and isinstance(spec, dict):
-            schema = spec.get("schema")
-            return (
-                "json_schema",
-                schema if isinstance(schema, dict) else {},
-                spec.get("strict") is True,
-            )
-        return None
-    config = body.get("output_config")
-    fmt = config.get("format") if isinstance(config, dict) else body.get("output_format")
-    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-        schema = fmt.get("schema")
-        return "json_schema", schema if isinstance(schema, dict) else {}, True
-    return None
-
-
-def prompted_text(schema: dict[str, Any], *, fenced: bool, task: Task, seed: int) -> str:
-    """The reply to JSON asked for in words: an instance of ``schema``, fenced if asked."""
-    text = structured_text("json_schema", schema, strict=True, answer="", task=task, seed=seed)
-    return f"```json\n{text}\n```" if fenced else text
-
-
-def structured_text(
-    kind: str, schema: dict[str, Any], *, strict: bool, answer: str, task: Task, seed: int
-) -> str:
-    """The JSON text of a structured-output reply, filled from the task's facts."""
-    if kind == "json_object":
-        value: Any = {"answer": answer}
-    else:
-        try:
-            value = instance_for(
-                schema,
-                seed=seed,
-                hints=_hints(task.question),
-                strict=strict,
-                context=task.question,
-                lookup=task.facts.lookup,
-            )
-        except SchemaLimitError as exc:
-            raise SchemaLimitError(f"output schema, {exc.field}", exc.rule) from exc
-    return json.dumps(value, ensure_ascii=False)
 
 
 def call_tokens(calls: list[PlannedCall]) -> int:

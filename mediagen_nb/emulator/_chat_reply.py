@@ -16,23 +16,35 @@ from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_facts import facts_of, prompted_schema, task_steps, without_json
 from mediagen_nb.emulator._chat_plan import (
-    REDACTED_THINKING_TRIGGER,
+    Plan,
     PlannedCall,
     Protocol,
     Task,
     call_tokens,
     forces_tool,
-    output_schema,
     plan_calls,
-    prompted_text,
+    plan_tools,
     results_answer,
-    sign_thinking,
-    structured_text,
-    thinking_budget,
-    thinking_text,
     tool_results,
 )
-from mediagen_nb.emulator._textgen import Conversation, compose, count_tokens, limit, request_seed
+from mediagen_nb.emulator._chat_structured import output_schema, prompted_text, structured_text
+from mediagen_nb.emulator._chat_thinking import (
+    REDACTED_THINKING_TRIGGER,
+    sign_thinking,
+    thinking_budget,
+    thinking_text,
+)
+from mediagen_nb.emulator._schema_limits import Budget
+from mediagen_nb.emulator._textgen import (
+    READ_CHARS,
+    Conversation,
+    Reading,
+    compose,
+    count_tokens,
+    limit,
+    read,
+    request_seed,
+)
 
 Finish = Literal["end", "length", "stop", "tool"]
 
@@ -74,82 +86,133 @@ def _task_results(task: Task, trailing: list[tuple[str, str]]) -> list[tuple[str
     return answered or trailing
 
 
-def _answer(
-    body: dict[str, Any],
-    protocol: Protocol,
-    *,
-    conversation: Conversation,
-    task: Task,
-    answer: str,
-    results: list[tuple[str, str]] | None,
-    seed: int,
-) -> str:
-    """The answer step's text: schema instance, JSON asked in words, or prose."""
+@dataclass(frozen=True)
+class Prompt:
+    """A request read once: everything a reply depends on but its seed. The ``n`` choices
+    of a chat request share it, so a choice costs the same for any prompt length."""
+
+    body: dict[str, Any]
+    protocol: Protocol
+    model: str
+    question: str
+    reading: Reading
+    """The answer's seed-independent wording (``_textgen``)."""
+    task: Task
+    """The question, steps and facts; each choice adds its answer's prose."""
+    plan: Plan
+    """The tools the step calls (arguments are made per choice)."""
+    calls_possible: bool
+    results: list[tuple[str, str]] | None
+    results_said: str | None
+    """The answer that reports the tool results (the same for every choice)."""
+    structured: tuple[str, dict[str, Any], bool] | None
+    prompted: tuple[dict[str, Any], bool] | None
+    quiet: bool
+    """A reply that calls tools says nothing else."""
+    prompt_tokens: int
+    budget: Budget
+    """The request's allowance of generated JSON, shared by its choices."""
+
+
+def read_prompt(
+    body: dict[str, Any], protocol: Protocol, conversation: Conversation, *, model: str
+) -> Prompt:
+    """Read ``body`` once (see :class:`Prompt`).
+
+    Args:
+        body: The request body (validated).
+        protocol: ``"chat"`` or ``"messages"``.
+        conversation: The body's conversation (``_textgen``).
+        model: The model asked for.
+
+    Returns:
+        What every choice of the reply is made from.
+    """
+    tools = body.get("tools")
+    results = tool_results(body, protocol)
+    question = _question(conversation)[:READ_CHARS]
+    steps = task_steps(body, protocol)
+    plain = without_json(question)
+    task = Task(plain, steps, facts_of(steps, plain, ""))
+    last_is_user_text = bool(conversation.turns) and conversation.turns[-1][0] == "user"
+    calls_possible = results is not None or last_is_user_text
     structured = output_schema(body, protocol)
+    prompted = None
+    if structured is None or structured[0] != "json_schema":
+        texts = [conversation.system[:READ_CHARS], question]
+        prompted = prompted_schema(texts, json_mode=structured is not None)
+    return Prompt(
+        body=body,
+        protocol=protocol,
+        model=model,
+        question=question,
+        reading=read(model, conversation),
+        task=task,
+        plan=plan_tools(body, protocol, task) if calls_possible else Plan([], None, "none", ""),
+        calls_possible=calls_possible,
+        results=results,
+        results_said=results_answer(_task_results(task, results)) if results else None,
+        structured=structured,
+        prompted=prompted,
+        quiet=protocol == "chat" or forces_tool(body, protocol) or structured is not None,
+        prompt_tokens=conversation.prompt_tokens
+        + (count_tokens(json.dumps(tools)) if tools else 0),
+        budget=Budget(),
+    )
+
+
+def _answer(prompt: Prompt, task: Task, answer: str, seed: int) -> str:
+    """The answer step's text: schema instance, JSON asked in words, or prose."""
+    structured, budget = prompt.structured, prompt.budget
     if structured is not None and structured[0] == "json_schema":
         _, schema, strict = structured
         return structured_text(
-            "json_schema", schema, strict=strict, answer=answer, task=task, seed=seed
+            "json_schema", schema, strict=strict, answer=answer, task=task, seed=seed, budget=budget
         )
-    texts = [conversation.system, _question(conversation)]
-    prompted = prompted_schema(texts, json_mode=structured is not None)
-    if prompted is not None:
-        return prompted_text(prompted[0], fenced=prompted[1], task=task, seed=seed)
-    said = results_answer(_task_results(task, results)) if results is not None else answer
+    if prompt.prompted is not None:
+        schema, fenced = prompt.prompted
+        return prompted_text(schema, fenced=fenced, task=task, seed=seed, budget=budget)
+    said = answer if prompt.results_said is None else prompt.results_said
     if structured is not None:
         return structured_text("json_object", {}, strict=False, answer=said, task=task, seed=seed)
     return said
 
 
 def build_reply(
-    body: dict[str, Any],
-    protocol: Protocol,
-    conversation: Conversation,
+    prompt: Prompt,
     *,
-    model: str,
     max_tokens: int | None,
     stop: list[str],
     id_seed: str,
     choice: int = 0,
 ) -> Reply:
-    """The reply to ``body``; ``choice`` > 0 words choice ``n`` differently (chat ``n``)."""
+    """The reply to ``prompt``; ``choice`` > 0 words choice ``n`` differently (chat ``n``)."""
+    body = prompt.body
     knobs = body if choice == 0 else {**body, "seed": [body.get("seed"), choice]}
-    seed = request_seed(model, conversation, knobs)
-    tools = body.get("tools")
-    prompt = conversation.prompt_tokens + (count_tokens(json.dumps(tools)) if tools else 0)
-    results = tool_results(body, protocol)
-    last_is_user_text = bool(conversation.turns) and conversation.turns[-1][0] == "user"
-    question = _question(conversation)
-    answer = compose(model, conversation, knobs)
-    plain = without_json(question)
-    steps = task_steps(body, protocol)
-    task = Task(plain, steps, facts_of(steps, plain, answer))
+    seed = _seed_of(prompt, knobs)
+    answer = _compose(prompt, knobs)
+    task = prompt.task.answered(answer)
     calls: list[PlannedCall] = []
-    if results is not None or last_is_user_text:
-        calls = plan_calls(body, protocol, task, seed=seed, id_seed=f"{id_seed}:{choice}")
-    budget = thinking_budget(body) if protocol == "messages" else None
-    thinking = thinking_text(question, budget) if budget else None
+    if prompt.calls_possible and prompt.plan.tools:
+        calls = plan_calls(
+            body,
+            prompt.protocol,
+            task,
+            seed=seed,
+            id_seed=f"{id_seed}:{choice}",
+            plan=prompt.plan,
+            budget=prompt.budget,
+        )
+    budget = thinking_budget(body) if prompt.protocol == "messages" else None
+    thinking = thinking_text(prompt.question, budget) if budget else None
     think_tokens = count_tokens(thinking) if thinking else 0
     if calls:
         names = ", ".join(c.name for c in calls)
-        quiet = (
-            protocol == "chat"
-            or forces_tool(body, protocol)
-            or output_schema(body, protocol) is not None  # all text must be the schema's
-        )
-        text = "" if quiet else f"I'll use {names} to answer that."
+        text = "" if prompt.quiet else f"I'll use {names} to answer that."
     else:
-        text = _answer(
-            body,
-            protocol,
-            conversation=conversation,
-            task=task,
-            answer=answer,
-            results=results,
-            seed=seed,
-        )
+        text = _answer(prompt, task, answer, seed)
     room = None if max_tokens is None else max(0, max_tokens - think_tokens)
-    limited = limit(text, prompt, max_tokens=room, stop=stop)
+    limited = limit(text, prompt.prompt_tokens, max_tokens=room, stop=stop)
     finish: Finish = "tool" if calls else limited.finish
     return Reply(
         text=limited.text,
@@ -158,7 +221,19 @@ def build_reply(
         calls=tuple(calls),
         thinking=thinking,
         signature=sign_thinking(thinking) if thinking is not None else None,
-        redacted=thinking is not None and REDACTED_THINKING_TRIGGER in question,
-        prompt_tokens=prompt,
+        redacted=thinking is not None and REDACTED_THINKING_TRIGGER in prompt.question,
+        prompt_tokens=prompt.prompt_tokens,
         completion_tokens=limited.completion_tokens + think_tokens + call_tokens(calls),
     )
+
+
+def _seed_of(prompt: Prompt, knobs: dict[str, Any]) -> int:
+    return request_seed(prompt.model, _NO_CONVERSATION, knobs, prompt.reading)
+
+
+def _compose(prompt: Prompt, knobs: dict[str, Any]) -> str:
+    return compose(prompt.model, _NO_CONVERSATION, knobs, prompt.reading)
+
+
+_NO_CONVERSATION = Conversation("", ())
+"""Stands for the conversation once it is read (``Prompt.reading`` holds what counts)."""

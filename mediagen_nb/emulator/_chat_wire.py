@@ -61,17 +61,6 @@ def _logprobs(text: str, top: int | None) -> dict[str, Any] | None:
     return {"content": logprobs_for(text, top), "refusal": None}
 
 
-def _starting(entries: list[dict[str, Any]], start: int, length: int) -> list[dict[str, Any]]:
-    """The entries whose token starts within ``[start, start + length)`` of the text."""
-    out: list[dict[str, Any]] = []
-    offset = 0
-    for entry in entries:
-        if start <= offset < start + length:
-            out.append(entry)
-        offset += len(entry["token"])
-    return out
-
-
 def chat_body(
     replies: list[Reply],
     *,
@@ -147,6 +136,8 @@ class _Chunks:
         self.include_usage = include_usage
         self.tokens = [_logprobs(r.text, top_logprobs) for r in replies]
         self.sent = [0] * len(replies)  # characters of text sent so far, per choice
+        self.next = [0] * len(replies)  # the first logprobs entry not sent yet, per choice
+        self.start = [0] * len(replies)  # where that entry's token starts in the text
 
     def chunk(self, choices: list[dict[str, Any]], usage: Any = None) -> bytes:
         payload: dict[str, Any] = {**self.head, "choices": choices}
@@ -159,9 +150,15 @@ class _Chunks:
         logprobs: dict[str, Any] | None = None
         whole = self.tokens[index]
         if text and whole is not None:
-            # the tokens that start inside this delta (a token's leading space may not)
-            content = _starting(whole["content"], self.sent[index], len(text))
-            logprobs = {"content": content, "refusal": None}
+            # the tokens that start inside this delta (a token's leading space may not);
+            # deltas are consecutive, so the walk goes on where the last one stopped
+            entries, first = whole["content"], self.next[index]
+            last, start, end = first, self.start[index], self.sent[index] + len(text)
+            while last < len(entries) and start < end:
+                start += len(entries[last]["token"])
+                last += 1
+            self.next[index], self.start[index] = last, start
+            logprobs = {"content": entries[first:last], "refusal": None}
         self.sent[index] += len(text)
         choice = {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
         return self.chunk([choice])

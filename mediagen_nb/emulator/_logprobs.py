@@ -6,7 +6,10 @@ the spaces before it), each token's ``logprob`` comes from a hash of the token a
 position (between about -2.5 and 0, most near 0, as a confident model's are), and its
 ``top_logprobs`` list the token itself first, then alternatives (the token in other case,
 or with its last letter dropped, or stock words) with strictly lower values. ``bytes`` are
-the token's UTF-8 bytes.
+the token's UTF-8 bytes. A token is at most ``MAX_TOKEN_CHARS`` characters (as a real
+tokenizer's are), and a response carries at most ``MAX_LOGPROB_ENTRIES`` entries in all
+(their tokens times 1 + ``top_logprobs``): more is refused with a 400 naming
+``top_logprobs`` and the limit, so a small request never asks for megabytes.
 """
 
 from __future__ import annotations
@@ -14,9 +17,18 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_PIECE = re.compile(r"\s*(?:[^\W_]+|[^\w\s]|_+)|\s+$")
+from mediagen_nb.emulator._schema_limits import SchemaLimitError
+
+if TYPE_CHECKING:
+    from mediagen_nb.emulator._chat_reply import Reply
+
+MAX_TOKEN_CHARS = 16
+"""Longest token (a longer word is cut into several)."""
+MAX_LOGPROB_ENTRIES = 16_384
+"""Entries (a token's or one of its alternatives') in one response's logprobs, in all."""
+_PIECE = re.compile(r"\s{0,16}(?:[^\W_]{1,16}|[^\w\s]|_{1,16})|\s{1,16}")
 _STOCK = ("the", " and", ",", ".", " a", " of", " to", " is")
 
 
@@ -52,3 +64,25 @@ def logprobs_for(text: str, top: int) -> list[dict[str, Any]]:
         entry["top_logprobs"] = alternatives
         out.append(entry)
     return out
+
+
+def check_logprobs(replies: list[Reply], top: int | None) -> None:
+    """Refuse logprobs that would pass ``MAX_LOGPROB_ENTRIES`` (None: none asked for).
+
+    Args:
+        replies: The choices of one response.
+        top: ``top_logprobs`` (0 with ``logprobs`` alone), or None without logprobs.
+
+    Raises:
+        SchemaLimitError: Naming ``top_logprobs`` and the limit.
+    """
+    if top is None:
+        return
+    tokens = sum(len(token_pieces(r.text)) for r in replies)
+    if tokens * (1 + top) > MAX_LOGPROB_ENTRIES:
+        raise SchemaLimitError(
+            "top_logprobs",
+            f"{len(replies)} choice(s) of {tokens} tokens in all with {top} alternatives each "
+            f"would be {tokens * (1 + top)} log-probabilities; the emulator sends at most "
+            f"{MAX_LOGPROB_ENTRIES}: ask for fewer choices or top_logprobs, or set max_tokens",
+        )

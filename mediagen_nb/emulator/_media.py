@@ -36,7 +36,7 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -278,8 +278,6 @@ def render_mp4(
     Shows the prompt and parameters, a ball travelling across the frame, a progress bar and
     a time counter. ``width`` and ``height`` are rounded down to even numbers (yuv420p).
     """
-    import av
-
     width, height = max(2, width - width % 2), max(2, height - height % 2)
     count, rate = _frame_count(seconds, fps)
     total = float(Fraction(count) / rate)
@@ -294,20 +292,7 @@ def render_mp4(
     if y_high < y_low:
         y_low = y_high = height // 2
 
-    # faststart rewrites the finished file by name, so the muxer needs a real path.
-    with (
-        tempfile.TemporaryDirectory(prefix="mediagen-mp4-") as folder,
-        av.open(
-            os.path.join(folder, "v.mp4"),
-            mode="w",
-            format="mp4",
-            options={"movflags": "+faststart"},
-        ) as container,
-    ):
-        stream = container.add_stream("libx264", rate=rate)
-        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-        stream.options = {"preset": "ultrafast", "crf": "26"}
-        stream.codec_context.time_base = 1 / rate
+    def frames() -> Iterator[Image.Image]:
         for i in range(count):
             t = float(Fraction(i) / rate)
             phase = i / max(1, count - 1)
@@ -322,6 +307,32 @@ def render_mp4(
             label = f"{t:4.1f} s / {total:.1f} s"
             lw = counter_font.getlength(label)
             draw.text((width - lw - small, bar_y - small * 1.6), label, font=counter_font, fill=ink)
+            yield img
+
+    return write_mp4(width, height, rate, frames())
+
+
+def write_mp4(
+    width: int, height: int, rate: Fraction, frames: Iterable[Image.Image], crf: int = 26
+) -> bytes:
+    """Encode ``frames`` (RGB pictures of ``width`` x ``height``, even) as H.264 MP4 bytes."""
+    import av
+
+    # faststart rewrites the finished file by name, so the muxer needs a real path.
+    with (
+        tempfile.TemporaryDirectory(prefix="mediagen-mp4-") as folder,
+        av.open(
+            os.path.join(folder, "v.mp4"),
+            mode="w",
+            format="mp4",
+            options={"movflags": "+faststart"},
+        ) as container,
+    ):
+        stream = container.add_stream("libx264", rate=rate)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        stream.options = {"preset": "ultrafast", "crf": str(crf)}
+        stream.codec_context.time_base = 1 / rate
+        for i, img in enumerate(frames):
             frame = av.VideoFrame.from_image(img)  # type: ignore[no-untyped-call]  # av stub gap
             frame.pts = i
             for packet in stream.encode(frame):

@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from mediagen_nb._serverkit.errors import dumps
-from mediagen_nb.emulator._chat_plan import redacted_data
 from mediagen_nb.emulator._chat_reply import Reply
+from mediagen_nb.emulator._chat_thinking import redacted_data
 from mediagen_nb.emulator._chat_wire import Item
 from mediagen_nb.emulator._textgen import split_deltas
 

@@ -3,7 +3,7 @@
 Used where Pillow is missing (the browser, Pyodide). Same picture idea as the Pillow path
 (``_media``): a two-colour gradient with four soft blobs whose colours and places come from
 a hash of the prompt (same prompt, same picture), and a darkened panel with the prompt and
-the parameters in a 6x11 bitmap font (``_font``) scaled to the image. Cheap by design: the
+the parameters in a 6x11 bitmap font (``_png_text``) scaled to the image. Cheap by design: the
 background is computed on a grid of at most ``GRID`` cells along the long edge, each cell a
 block of pixels; rows are built once per grid row and shared (bytes), and only rows with
 text are copied and drawn on. Characters outside printable ASCII are drawn as their closest
@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import colorsys
 import hashlib
-import unicodedata
 from collections.abc import Callable, Sequence
-from functools import cache
 from typing import Final
 
-from mediagen_nb import _png
-from mediagen_nb.emulator import _font
+from mediagen_nb import _font, _png
+from mediagen_nb._png_text import Canvas as _Canvas
+from mediagen_nb._png_text import ascii_text as _ascii
 
 __all__ = ["palette", "render_png"]
 
@@ -30,7 +29,6 @@ _RGB = tuple[int, int, int]
 _SHADE: Final = 0.55
 _TITLE_INK: Final = bytes((255, 255, 255))
 _LINE_INK: Final = bytes((225, 232, 240))
-_SUBSTITUTES: Final = {"…": "...", "·": "-", "×": "x", "—": "-", "–": "-", "’": "'", "“": '"'}
 
 
 def palette(seed: bytes) -> list[_RGB]:
@@ -83,14 +81,6 @@ def _row_bytes(cells: list[_RGB], cell: int, width: int, dark: tuple[int, int] |
     return b"".join(parts)[: width * 3]
 
 
-def _ascii(text: str) -> str:
-    for char, plain in _SUBSTITUTES.items():
-        text = text.replace(char, plain)
-    text = unicodedata.normalize("NFKD", text)
-    kept = (ch for ch in text if not unicodedata.combining(ch))
-    return "".join(ch if " " <= ch <= "~" else "?" for ch in kept)
-
-
 def wrap_words(
     text: str, width: Callable[[str], float], max_width: float, cut: Callable[[str], int]
 ) -> list[str]:
@@ -127,52 +117,6 @@ def _wrap(text: str, per_line: int, max_lines: int) -> list[str]:
         out = out[: max(1, max_lines)]
         out[-1] = out[-1][: max(0, per_line - 4)].rstrip() + " ..."
     return out
-
-
-@cache
-def _runs(char: str) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """Per glyph row, the (start, stop) columns of lit pixels."""
-    code = ord(char) - 32
-    hexrows = _font.GLYPHS[code if 0 <= code < len(_font.GLYPHS) else ord("?") - 32]
-    rows = []
-    for y in range(_font.HEIGHT):
-        bits = int(hexrows[2 * y : 2 * y + 2], 16)
-        runs, start = [], None
-        for x in range(_font.WIDTH + 1):
-            lit = x < _font.WIDTH and bits >> (_font.WIDTH - 1 - x) & 1
-            if lit and start is None:
-                start = x
-            elif not lit and start is not None:
-                runs.append((start, x))
-                start = None
-        rows.append(tuple(runs))
-    return tuple(rows)
-
-
-class _Canvas:
-    """Rows of the picture; a row is copied (bytearray) the first time text touches it."""
-
-    def __init__(self, width: int, rows: list[bytes]) -> None:
-        self.width = width
-        self.rows: list[bytes | bytearray] = list(rows)
-
-    def text(self, x: int, y: int, line: str, scale: int, ink: bytes) -> None:
-        for gy in range(_font.HEIGHT):
-            spans = [
-                (x + (i * _font.WIDTH + a) * scale, x + (i * _font.WIDTH + b) * scale)
-                for i, char in enumerate(line)
-                for a, b in _runs(char)[gy]
-            ]
-            if not spans:
-                continue
-            for py in range(y + gy * scale, min(len(self.rows), y + (gy + 1) * scale)):
-                row = self.rows[py]
-                if not isinstance(row, bytearray):
-                    row = self.rows[py] = bytearray(row)
-                for start, end in spans:
-                    stop = min(end, self.width)
-                    if start < stop:
-                        row[start * 3 : stop * 3] = ink * (stop - start)
 
 
 def render_png(width: int, height: int, *, title: str, lines: Sequence[str]) -> bytes:

@@ -29,6 +29,7 @@ from typing import Any, Final, Literal
 
 from starlette.concurrency import run_in_threadpool
 
+from mediagen_nb._imagesize import image_size
 from mediagen_nb._platform import has_module, is_browser
 from mediagen_nb.catalog import Family
 from mediagen_nb.catalog._params import STARVIDEOS_VIDEO_SECONDS
@@ -41,6 +42,7 @@ from mediagen_nb.emulator._media import (
     render_png,
     video_pixels,
 )
+from mediagen_nb.emulator._media_anchored import render_mp4_from
 
 CAN_ENCODE_VIDEO: Final = HAVE_PIL and has_module("av")
 """Videos are rendered for each task with av and Pillow; elsewhere a stock clip (``_clips``)."""
@@ -60,6 +62,10 @@ class MediaSpec:
     seconds: float | None
     title: str
     lines: tuple[str, ...]
+    first_frame: bytes | None = None
+    """A picture the video starts from (``_anchors``), drawn by ``render_mp4``."""
+    last_frame: bytes | None = None
+    """A picture the video ends on."""
 
     @property
     def suffix(self) -> str:
@@ -129,8 +135,11 @@ def media_spec(
     body: dict[str, Any],
     pick: float,
     reference_seconds: float | None = None,
+    *,
+    anchors: tuple[bytes | None, bytes | None] = (None, None),
 ) -> MediaSpec:
-    """The result a valid create body asks for (``reference_seconds``: see ``actual_seconds``)."""
+    """The result a valid create body asks for (``reference_seconds``: see ``actual_seconds``;
+    ``anchors``: first and last frame pictures; an ``adaptive`` ratio takes the first's)."""
     title = clean_text(prompt_text(body))
     head = f"{family.title} · {clean_text(model, 80)}"
     if family.kind == "image":
@@ -147,6 +156,11 @@ def media_spec(
         lines = (head, " · ".join(detail), "mediagen_nb emulator")
         return MediaSpec("image", width, height, None, title, lines)
     shape = _video_shape(family, body)
+    anchor_size = image_size(anchors[0]) if anchors[0] else None
+    if anchor_size is not None and family.id == "seedance" and not body.get("ratio"):
+        shape = "adaptive"  # seedance: image-to-video defaults to adaptive (spec)
+    if anchor_size is not None and shape == "adaptive":
+        shape = f"{anchor_size[0]}x{anchor_size[1]}"
     try:
         width, height = video_pixels(shape)
     except ValueError:
@@ -157,7 +171,7 @@ def media_spec(
         f"{clean_text(shape, 20)} · {seconds:g} s · preview {width}x{height}",
         "mediagen_nb emulator",
     )
-    return MediaSpec("video", width, height, seconds, title, lines)
+    return MediaSpec("video", width, height, seconds, title, lines, *anchors)
 
 
 def render(spec: MediaSpec) -> bytes:
@@ -167,6 +181,10 @@ def render(spec: MediaSpec) -> bytes:
     assert spec.seconds is not None
     if not CAN_ENCODE_VIDEO:
         return stock_clip(spec.width, spec.height)
+    if spec.first_frame is not None:
+        return render_mp4_from(
+            spec.width, spec.height, spec.seconds, spec.first_frame, spec.last_frame
+        )
     return render_mp4(
         spec.width, spec.height, spec.seconds, title=spec.title, lines=list(spec.lines)
     )

@@ -82,14 +82,17 @@ def instance_for(
     strict: bool = False,
     context: str = "",
     lookup: Lookup | None = None,
+    budget: limits.Budget | None = None,
 ) -> Any:
     """An instance valid against ``schema`` (see the module docstring); an ``enum`` value
     that ``context`` mentions is preferred, and ``lookup``'s values come first. Raises
-    ``SchemaLimitError`` past the bounds."""
+    ``SchemaLimitError`` past the bounds, and past ``budget`` (a request's allowance shared
+    by its instances) when given."""
     root = schema if isinstance(schema, dict) else {}
     maker = _Maker(root, random.Random(seed), dict(hints or {}), strict)
     maker.context = context.lower()
     maker.lookup = lookup
+    maker.budget = budget
     return maker.make(root, "", 0)
 
 
@@ -103,10 +106,13 @@ class _Maker:
         self.strict = strict
         self.context = ""
         self.lookup: Lookup | None = None
+        self.budget: limits.Budget | None = None
         self.spent = 0
 
     def spend(self, size: int, name: str) -> None:
         """Count ``size`` characters of output; refuse the schema past the limit."""
+        if self.budget is not None:
+            self.budget.spend(size, name)
         self.spent += size
         if self.spent > limits.MAX_OUTPUT_CHARS:
             raise SchemaLimitError(

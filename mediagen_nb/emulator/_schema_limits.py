@@ -36,8 +36,8 @@ MAX_OUTPUT_CHARS: Final = 200_000
 other value."""
 DESCRIPTION_SCAN: Final = 2_000
 """Characters of a ``description`` searched for bounds."""
-
-_DESC_BOUND = re.compile(r"\b(minLength|minItems)\s*:\s*(\d{1,30})")
+MAX_REQUEST_OUTPUT_CHARS: Final = 4 * MAX_OUTPUT_CHARS
+"""Generated JSON of one request in all: every choice of ``n``, every tool call."""
 
 
 class SchemaLimitError(ValueError):
@@ -47,6 +47,35 @@ class SchemaLimitError(ValueError):
         super().__init__(f"{field}: {rule}")
         self.field = field
         self.rule = rule
+
+
+class Budget:
+    """Characters of generated JSON one request may still make (all its instances)."""
+
+    def __init__(self, limit: int = MAX_REQUEST_OUTPUT_CHARS) -> None:
+        self.limit = limit
+        self.spent = 0
+
+    def spend(self, size: int, name: str) -> None:
+        """Count ``size`` characters; refuse past the limit (``SchemaLimitError``).
+
+        Args:
+            size: Characters just generated.
+            name: The field being generated, as the error names it.
+
+        Raises:
+            SchemaLimitError: The request's instances together pass ``limit``.
+        """
+        self.spent += size
+        if self.spent > self.limit:
+            raise SchemaLimitError(
+                name or "schema",
+                f"asks for more than {self.limit} characters of JSON in one request "
+                "(all choices and tool calls together): ask for fewer choices",
+            )
+
+
+_DESC_BOUND = re.compile(r"\b(minLength|minItems)\s*:\s*(\d{1,30})")
 
 
 def schema_fields(body: dict[str, Any]) -> Iterator[tuple[str, Any]]:

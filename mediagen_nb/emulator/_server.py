@@ -211,15 +211,32 @@ def start_emulator(
 ) -> EmulatorHandle:
     """Serve a new emulator in a daemon thread; returns once it accepts connections.
 
-    ``api_key`` None makes a random key for this instance (read it from the handle).
-    ``state_dir`` journals task records there so a later emulator on the same folder
-    finishes them (the handle's ``service_id`` then names that folder, not the port).
-    ``text_rate`` paces streamed chat text in tokens per wall-clock second (None: by speed).
-    ``in_process=True`` runs it inside this kernel instead (no thread, no socket: an
-    :class:`InProcessEmulator`; ``port`` and ``host`` are then unused); None (the default)
-    does so only where a server cannot run (``_platform.demo_in_process``: the browser,
-    ``MEDIAGEN_DEMO=in-process``, no uvicorn).
-    Raises RuntimeError when the server cannot start (e.g. the port is taken).
+    Example:
+        ```python
+        with mg.start_emulator(speed=600) as emu:
+            client = mg.AsyncClient(emu.api_key, emu.base_url, emu.text_base_url)
+        ```
+
+    Args:
+        speed: How many times faster than the service it runs (tasks, reviews, lifetimes).
+        api_key: The key clients must send; None makes a random one (read it from the
+            handle).
+        port: The port to listen on; 0: any free port.
+        host: The interface to bind (loopback by default).
+        faults: Errors, drops, latency and stream cuts to inject on purpose.
+        seed: Makes ids and timings reproducible (not links guessable).
+        state_dir: Journals task records there, so a later emulator on the same folder
+            finishes them (the handle's ``service_id`` then names that folder).
+        text_rate: Paces streamed chat text in tokens per wall-clock second (None: by speed).
+        in_process: Run inside this kernel (no thread, no socket: an
+            :class:`InProcessEmulator`; ``port`` and ``host`` unused); None: only where a
+            server cannot run (the browser, ``MEDIAGEN_DEMO=in-process``, no uvicorn).
+
+    Returns:
+        The handle: ``base_url``, ``text_base_url``, ``api_key``, ``stop()``.
+
+    Raises:
+        RuntimeError: The server cannot start (e.g. the port is taken).
     """
     key = api_key or f"emu-{secrets.token_urlsafe(24)}"
     app = create_app(api_key=key, speed=speed, faults=faults, seed=seed, state_dir=state_dir)

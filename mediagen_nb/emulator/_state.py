@@ -9,6 +9,9 @@ below it imports it (``tests/test_emulator_imports.py`` keeps it so).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from mediagen_nb.emulator._assets import AssetStore
 from mediagen_nb.emulator._faults import FaultConfig
 from mediagen_nb.emulator._runtime import Clock, Runtime
@@ -34,6 +37,9 @@ class EmulatorState(Runtime):
         """Both asset libraries."""
         self.tasks = TaskStore(self, self.assets)
         """Image and video tasks (they fail when an asset they use is deleted)."""
+        self.uploaded: Callable[[str], tuple[Any, bytes] | None] | None = None
+        """The uploads' lookup by token (``_uploads.UploadStore.get``), set by the app; a
+        video's first or last frame may be one of them (``_anchors``)."""
         self.public_origin: str | None = None
         """``scheme://host:port`` clients reach this emulator at, set by whoever serves it:
         result and upload URLs are built on it, and asset URLs on it are the emulator's own.

@@ -31,6 +31,7 @@ from mediagen_nb._serverkit.errors import (
 from mediagen_nb._serverkit.media_types import media_headers, served_type
 from mediagen_nb._serverkit.urls import media_root
 from mediagen_nb.catalog import FAMILIES, Family
+from mediagen_nb.emulator._anchors import frame_anchors
 from mediagen_nb.emulator._state import EmulatorState
 
 _ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -67,7 +68,9 @@ def result_reply(state: EmulatorState, scope: Scope, task_id: str) -> Reply:
 
 def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
     async def create(request: Request) -> Response:
-        task = state.tasks.create(fam, request.scope.get(JSON_KEY))
+        body = request.scope.get(JSON_KEY)
+        anchors = await frame_anchors(state, fam, body)
+        task = state.tasks.create(fam, body, anchors)
         return Response(dumps(task.create_payload()), media_type=JSON_TYPE)
 
     create.__name__ = f"create_{fam.id}"

@@ -141,7 +141,11 @@ def task_record(task: Task) -> Record:
     record = {name: getattr(task, name) for name in _RECORD_FIELDS}
     record["family"] = task.family.id
     record["asset_ids"] = list(task.asset_ids)
-    record["spec"] = asdict(task.spec) if task.spec is not None else None
+    spec = asdict(task.spec) if task.spec is not None else None
+    if spec is not None:  # frame pictures stay in memory (a restored task draws without)
+        spec.pop("first_frame", None)
+        spec.pop("last_frame", None)
+    record["spec"] = spec
     return record
 
 
@@ -216,8 +220,13 @@ class TaskStore:
 
     # -- creating -----------------------------------------------------------------------
 
-    def create(self, fam: Family, body: Any) -> Task:
-        """Validate and record a create request; rejected requests are recorded as failed."""
+    def create(
+        self, fam: Family, body: Any, anchors: tuple[bytes | None, bytes | None] = (None, None)
+    ) -> Task:
+        """Validate and record a create request; rejected requests are recorded as failed.
+
+        ``anchors``: the first and last frame pictures of a video (``_anchors``), if known.
+        """
         state = self._state
         now = state.now()
         model = body.get("model") if isinstance(body, dict) else None
@@ -245,7 +254,7 @@ class TaskStore:
             next_poll_at=now + interval * (1 - POLL_TOLERANCE),
         )
         if not task.rejected:
-            self._plan(task, body, now)
+            self._plan(task, body, now, anchors)
         with state.lock:
             self._remember(task)
             state.counters["tasks_rejected" if task.rejected else "tasks_created"] += 1
@@ -253,11 +262,19 @@ class TaskStore:
             self._journal.append(task_record(task))
         return task
 
-    def _plan(self, task: Task, body: dict[str, Any], now: float) -> None:
+    def _plan(
+        self,
+        task: Task,
+        body: dict[str, Any],
+        now: float,
+        anchors: tuple[bytes | None, bytes | None],
+    ) -> None:
         state, fam = self._state, task.family
         verdict = judge(fam, body, self._assets, now)
         task.asset_ids = verdict.asset_ids
-        task.spec = media_spec(fam, task.model, body, state.uniform(), verdict.video_seconds)
+        task.spec = media_spec(
+            fam, task.model, body, state.uniform(), verdict.video_seconds, anchors=anchors
+        )
         if verdict.immediate_error is not None:
             task.error = verdict.immediate_error
             return

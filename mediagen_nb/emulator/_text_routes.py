@@ -44,9 +44,10 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from mediagen_nb._serverkit.errors import JSON_KEY, TextProtocol, error_response, json_response
-from mediagen_nb.emulator._chat_plan import bad_signature
-from mediagen_nb.emulator._chat_reply import build_reply
+from mediagen_nb.emulator._chat_reply import build_reply, read_prompt
+from mediagen_nb.emulator._chat_thinking import bad_signature
 from mediagen_nb.emulator._chat_wire import Item, chat_body, chat_items
+from mediagen_nb.emulator._logprobs import check_logprobs
 from mediagen_nb.emulator._messages_wire import messages_body, messages_items
 from mediagen_nb.emulator._schema_limits import SchemaLimitError, body_schema_problems
 from mediagen_nb.emulator._textgen import (
@@ -214,13 +215,13 @@ async def chat_completions(request: Request) -> Response:
     request_id = "chatcmpl-" + state.random_hex(12)
     n_value = body.get("n")
     n = n_value if isinstance(n_value, int) else 1
+    top = body.get("top_logprobs")
+    top_logprobs = (top if isinstance(top, int) else 0) if body.get("logprobs") is True else None
     try:
+        prompt = read_prompt(body, "chat", conversation, model=model)
         replies = [
             build_reply(
-                body,
-                "chat",
-                conversation,
-                model=model,
+                prompt,
                 max_tokens=limit,
                 stop=_stop_list(body.get("stop")),
                 id_seed=request_id,
@@ -228,11 +229,10 @@ async def chat_completions(request: Request) -> Response:
             )
             for i in range(max(1, n))
         ]
+        check_logprobs(replies, top_logprobs)
     except SchemaLimitError as exc:
         return _bad_request([Problem(exc.field, exc.rule)], "chat")
     created = int(state.now())
-    top = body.get("top_logprobs")
-    top_logprobs = (top if isinstance(top, int) else 0) if body.get("logprobs") is True else None
     if body.get("stream") is not True:
         return json_response(
             chat_body(
@@ -274,10 +274,7 @@ async def messages(request: Request) -> Response:
     message_id = "msg_" + state.random_hex(12)
     try:
         reply = build_reply(
-            body,
-            "messages",
-            conversation,
-            model=model,
+            read_prompt(body, "messages", conversation, model=model),
             max_tokens=int(body["max_tokens"]),
             stop=_stop_list(body.get("stop_sequences")),
             id_seed=message_id,

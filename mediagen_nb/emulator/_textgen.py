@@ -28,14 +28,17 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "READ_CHARS",
     "Completion",
     "Conversation",
+    "Reading",
     "chat_conversation",
     "compose",
     "count_tokens",
     "generate",
     "limit",
     "messages_conversation",
+    "read",
     "request_seed",
     "split_deltas",
     "tokenize",
@@ -48,6 +51,13 @@ MESSAGE_OVERHEAD = 3
 """Prompt tokens added per message for its role framing."""
 MEDIA_TOKENS = 85
 """Prompt tokens charged per attached image or video part."""
+MAX_WORD_CHARS = 40
+"""Longer "words" (a pasted blob) are never picked as a keyword to repeat."""
+QUOTE_CHARS = 200
+"""At most this much of the question (or system prompt) is quoted back."""
+READ_CHARS = 100_000
+"""The answer reacts to the first this many characters of the question and of the system
+prompt (tokens are still counted in full): reading is bounded work whatever the prompt."""
 
 Finish = Literal["end", "length", "stop"]
 
@@ -79,7 +89,7 @@ def tokenize(text: str) -> list[str]:
 
 def count_tokens(text: str) -> int:
     """Number of tokens of ``text`` (see ``tokenize``)."""
-    return sum(1 for _ in _TOKEN.finditer(text))
+    return len(_TOKEN.findall(text))  # a C loop: 4 times faster than counting matches
 
 
 @dataclass(frozen=True)
@@ -172,33 +182,52 @@ class Completion:
         return self.prompt_tokens + self.completion_tokens
 
 
-def _seed(model: str, conversation: Conversation, body: dict[str, Any]) -> int:
-    knobs = {k: body.get(k) for k in ("temperature", "top_p", "seed")}
+def _seed_prefix(model: str, conversation: Conversation) -> str:
+    """The JSON the seed hashes, up to the sampling knobs (the same for every choice)."""
     blob = json.dumps(
-        [model, conversation.system, conversation.turns, conversation.media, knobs],
+        [model, conversation.system, conversation.turns, conversation.media],
         sort_keys=True,
         default=str,
     )
-    return int.from_bytes(hashlib.sha256(blob.encode("utf-8", "replace")).digest()[:8], "big")
+    return blob[:-1] + ", "
+
+
+def _seed_from(prefix: Any, body: dict[str, Any]) -> int:
+    """The seed of ``body``'s knobs after ``prefix`` (a sha256 of the prefix, to copy)."""
+    knobs = {k: body.get(k) for k in ("temperature", "top_p", "seed")}
+    digest = prefix.copy()
+    digest.update((json.dumps(knobs, sort_keys=True, default=str) + "]").encode("utf-8", "replace"))
+    return int.from_bytes(digest.digest()[:8], "big")
+
+
+def _hashed(prefix: str) -> Any:
+    return hashlib.sha256(prefix.encode("utf-8", "replace"))
 
 
 def _keywords(text: str) -> list[str]:
-    """Up to three distinctive words of the question (the longest), in order of appearance."""
-    seen: list[str] = []
+    """Up to three distinctive words of the question (the longest), in order of appearance;
+    words longer than ``MAX_WORD_CHARS`` are no words a reply repeats."""
+    seen: dict[str, None] = {}
     for word in re.findall(r"[^\W\d_][\w'-]*", text):
         low = word.lower()
-        long_cjk = bool(re.search(f"[{_CJK}]", low)) and len(low) > 4
-        if len(low) >= 4 and low not in _STOPWORDS and low not in seen and not long_cjk:
-            seen.append(low)
-    longest = sorted(seen, key=len, reverse=True)[:3]
+        if len(low) < 4 or len(low) > MAX_WORD_CHARS or low in _STOPWORDS or low in seen:
+            continue
+        if len(low) > 4 and re.search(f"[{_CJK}]", low):
+            continue  # a run of CJK characters is a phrase, not a word
+        seen[low] = None
+    longest = set(sorted(seen, key=len, reverse=True)[:3])
     return [w for w in seen if w in longest]
 
 
 def _quote(text: str, limit: int = 14) -> str:
-    """The first sentence of ``text`` (at most ``limit`` words) in quotes, ending a sentence."""
+    """The first sentence of ``text`` (at most ``limit`` words and ``QUOTE_CHARS``
+    characters) in quotes, ending a sentence."""
     first = re.split(r"(?<=[.!?。？！])\s+|\n", text.strip(), maxsplit=1)[0]
-    words = first.split()
-    short = " ".join(words[:limit]) + (" …" if len(words) > limit else "")
+    words = first.split(maxsplit=limit)
+    joined = " ".join(words[:limit])
+    short = joined[:QUOTE_CHARS]
+    if len(words) > limit or len(short) < len(joined):
+        short += " …"
     return f"“{short}”" + ("" if short[-1:] in ".!?。？！…" else ".")
 
 
@@ -238,41 +267,74 @@ _GREETINGS = frozenset({"hi", "hello", "hey", "hallo", "bonjour", "hola", "你�
 _FALLBACK = ("your topic", "the context", "the details")
 
 
-def _compose(model: str, conversation: Conversation, rng: random.Random) -> str:
-    question = conversation.question.strip()
+@dataclass(frozen=True)
+class Reading:
+    """What an answer says whatever its seed, read once per request (``n`` choices share it:
+    only the template choices differ, so a choice costs the same for any prompt length)."""
+
+    fill: dict[str, str]
+    kind: Literal["empty", "greeting", "poem", "prose"]
+    plan: bool
+    """The question asks for steps (a plan sentence is added)."""
+    tail: tuple[str, ...]
+    """Sentences after the closer: instructions followed, media, turn count, the model."""
+    seed_prefix: Any
+    """sha256 of the seed's JSON up to the knobs (``_seed_prefix``), copied per choice."""
+
+
+def read(model: str, conversation: Conversation) -> Reading:
+    """The seed-independent part of the answer to ``conversation`` (see :class:`Reading`)."""
+    question = conversation.question[:READ_CHARS].strip()
     words = _keywords(question)
     bare = [*words, *_FALLBACK[len(words) :]]
     fill = {f"k{i}": f"“{w}”" if i < len(words) else w for i, w in enumerate(bare)}
     fill |= {f"w{i}": w for i, w in enumerate(bare)}
     fill |= {"K0": bare[0][:1].upper() + bare[0][1:], "topic": _quote(question)}
-    parts: list[str] = []
+    kind: Literal["empty", "greeting", "poem", "prose"] = "prose"
     if not question:
-        parts.append("Your last message had no text, so there is nothing specific to answer.")
+        kind = "empty"
     elif question.lower().strip("!. ") in _GREETINGS:
-        parts.append("Hello! Ask me anything and I will answer briefly.")
-    else:
-        if re.search(r"\b(poem|haiku|verse|song|limerick|rhyme)s?\b", question, re.I):
-            parts.append(f"You asked for a poem: {fill['topic']}")
-            parts.append(rng.choice(_POEMS).format(**fill) + "\n")
-        else:
-            parts.append(rng.choice(_OPENERS).format(**fill))
-            parts.extend(s.format(**fill) for s in rng.sample(_BODY, 2))
-            if re.search(r"\b(how|steps?|list|plan|guide)\b", question, re.IGNORECASE):
-                parts.append(rng.choice(_STEPS).format(**fill))
-        parts.append(rng.choice(_CLOSERS).format(**fill))
+        kind = "greeting"
+    elif re.search(r"\b(poem|haiku|verse|song|limerick|rhyme)s?\b", question, re.I):
+        kind = "poem"
+    plan = bool(re.search(r"\b(how|steps?|list|plan|guide)\b", question, re.IGNORECASE))
+    tail: list[str] = []
     if conversation.system.strip():
-        parts.append(f"(I followed your instructions: {_quote(conversation.system, 10)})")
+        system = conversation.system[:READ_CHARS]
+        tail.append(f"(I followed your instructions: {_quote(system, 10)})")
     if conversation.media:
         count = len(conversation.media)
         kinds = " and ".join(sorted(set(conversation.media)))
-        parts.append(
+        tail.append(
             f"You attached {count} {kinds} part{'s' if count > 1 else ''}; the emulator does "
             "not look inside media, so this answer uses your text only."
         )
     user_turns = sum(1 for role, _ in conversation.turns if role == "user")
     if user_turns > 1:
-        parts.append(f"This is turn {user_turns} of our conversation.")
-    parts.append(f"— {model} (local emulator: a deterministic reply, not a real model)")
+        tail.append(f"This is turn {user_turns} of our conversation.")
+    tail.append(f"— {model} (local emulator: a deterministic reply, not a real model)")
+    prefix = _hashed(_seed_prefix(model, conversation))
+    return Reading(fill, kind, plan, tuple(tail), prefix)
+
+
+def _compose(reading: Reading, rng: random.Random) -> str:
+    fill = reading.fill
+    parts: list[str] = []
+    if reading.kind == "empty":
+        parts.append("Your last message had no text, so there is nothing specific to answer.")
+    elif reading.kind == "greeting":
+        parts.append("Hello! Ask me anything and I will answer briefly.")
+    else:
+        if reading.kind == "poem":
+            parts.append(f"You asked for a poem: {fill['topic']}")
+            parts.append(rng.choice(_POEMS).format(**fill) + "\n")
+        else:
+            parts.append(rng.choice(_OPENERS).format(**fill))
+            parts.extend(s.format(**fill) for s in rng.sample(_BODY, 2))
+            if reading.plan:
+                parts.append(rng.choice(_STEPS).format(**fill))
+        parts.append(rng.choice(_CLOSERS).format(**fill))
+    parts.extend(reading.tail)
     return " ".join(parts).replace("\n ", "\n")
 
 
@@ -285,18 +347,25 @@ def generate(
     stop: Sequence[str] = (),
 ) -> Completion:
     """The answer to ``conversation``, cut by ``stop`` sequences and ``max_tokens``."""
-    text = _compose(model, conversation, random.Random(_seed(model, conversation, body)))
+    text = compose(model, conversation, body)
     return limit(text, conversation.prompt_tokens, max_tokens=max_tokens, stop=stop)
 
 
-def compose(model: str, conversation: Conversation, body: dict[str, Any]) -> str:
-    """The whole answer text, before stop sequences and limits (deterministic)."""
-    return _compose(model, conversation, random.Random(_seed(model, conversation, body)))
+def compose(
+    model: str, conversation: Conversation, body: dict[str, Any], reading: Reading | None = None
+) -> str:
+    """The whole answer text, before stop sequences and limits (deterministic); pass the
+    request's ``reading`` when composing several choices of one request."""
+    reading = reading or read(model, conversation)
+    return _compose(reading, random.Random(_seed_from(reading.seed_prefix, body)))
 
 
-def request_seed(model: str, conversation: Conversation, body: dict[str, Any]) -> int:
+def request_seed(
+    model: str, conversation: Conversation, body: dict[str, Any], reading: Reading | None = None
+) -> int:
     """The deterministic seed of a request (what the wording is chosen by)."""
-    return _seed(model, conversation, body)
+    reading = reading or read(model, conversation)
+    return _seed_from(reading.seed_prefix, body)
 
 
 def limit(

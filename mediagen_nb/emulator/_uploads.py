@@ -169,9 +169,16 @@ async def _read_capped(request: Request, cap: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def upload_routes(state_dir: Path | None = None) -> list[BaseRoute]:
+def upload_store(state_dir: Path | None = None) -> UploadStore:
+    """The store of an emulator (on disk under ``state_dir/uploads`` when given)."""
+    return UploadStore(state_dir / "uploads" if state_dir is not None else None)
+
+
+def upload_routes(
+    state_dir: Path | None = None, store: UploadStore | None = None
+) -> list[BaseRoute]:
     """Routes (relative to the ``/api`` mount) that take a file and serve it back."""
-    store = UploadStore(state_dir / "uploads" if state_dir is not None else None)
+    store = store if store is not None else upload_store(state_dir)
     too_big = f"the file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB"
 
     async def upload(request: Request) -> Response:

@@ -1,12 +1,7 @@
 """History: an append-only SQLite ledger of every task, chat turn and asset event, a media
 cache beside it, a pandas view of it (``history_records``: the same rows without pandas),
 export/import of the ledger as JSON, and re-attaching tasks left running by a dead kernel.
-
-pandas is imported only when :func:`history` or :func:`export` is first used. This module
-is itself callable (``mediagen_nb.history(...)`` is :func:`history`): the package
-``mediagen_nb`` exports a function named like this subpackage, and once the subpackage has
-been imported Python binds the *module* to ``mediagen_nb.history``; making the module
-callable keeps ``mediagen_nb.history()`` working either way.
+The module is itself callable, so ``mediagen_nb.history()`` works once it is imported.
 """
 
 from __future__ import annotations
@@ -18,8 +13,16 @@ from typing import TYPE_CHECKING, Any
 from mediagen_nb.history._backup import export_history, import_history
 from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
+from mediagen_nb.history._lineage import lineage, lineage_records
 from mediagen_nb.history._records import HistoryRecords, history_records
-from mediagen_nb.history._resume import EXPIRED_ERROR, PendingTask, resume, unfinished
+from mediagen_nb.history._resume import (
+    EXPIRED_ERROR,
+    PendingTask,
+    process_alive,
+    resume,
+    resume_poller,
+    unfinished,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +41,11 @@ __all__ = [
     "history_records",
     "import_history",
     "ledger",
+    "lineage",
+    "lineage_records",
+    "process_alive",
     "resume",
+    "resume_poller",
     "unfinished",
 ]
 

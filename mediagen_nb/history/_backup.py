@@ -27,7 +27,7 @@ from mediagen_nb.history._ledger import Ledger, ledger
 
 FORMAT: Final = "mediagen_nb-history"
 VERSION: Final = 1
-_KINDS: Final = ("task", "chat", "asset")
+_KINDS: Final = ("task", "chat", "asset", "sweep")
 _OPTIONAL_TEXT: Final = ("family", "model", "service", "origin")
 
 
@@ -36,7 +36,15 @@ def _source(home: Path | str | None) -> Ledger:
 
 
 def export_history(path: Path | str, *, home: Path | str | None = None) -> Path:
-    """Write every event of the history to ``path`` (JSON, see the module docstring)."""
+    """Write every event of the history to a JSON file, to move or keep it.
+
+    Args:
+        path: The file to write (its folder is made when missing).
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+
+    Returns:
+        The path written.
+    """
     source = _source(home)
     try:
         events = source.events()
@@ -105,9 +113,19 @@ def read_export(path: Path | str) -> list[tuple[LedgerEvent, float, str]]:
 
 
 def import_history(path: Path | str, *, home: Path | str | None = None) -> int:
-    """Add the events of an export file that the history does not hold yet; return how many.
+    """Add the events of an export file that the history does not hold yet.
 
-    The whole file is checked before anything is written (ValueError naming the field).
+    The whole file is checked before anything is written; importing twice changes nothing.
+
+    Args:
+        path: A file written by :func:`export_history`.
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+
+    Returns:
+        How many events were added.
+
+    Raises:
+        ValueError: The file is not an export, naming the field and the rule.
     """
     events = read_export(path)
     target = _source(home)

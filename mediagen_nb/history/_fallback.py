@@ -14,6 +14,7 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
+from mediagen_nb import _env
 from mediagen_nb.history._schema import migrate
 
 
@@ -35,7 +36,7 @@ def describe(db_path: Path, exc: BaseException | str) -> str:
     return (
         f"History cannot use its file {db_path} ({why}). This session's history is kept in "
         "memory only and is lost when the kernel stops; repair or move the file, or set "
-        "MEDIAGEN_HOME to a writable folder."
+        f"{_env.HOME} to a writable folder."
     )
 
 

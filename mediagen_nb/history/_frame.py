@@ -57,21 +57,32 @@ def history(
     model: str | Iterable[str] | None = None,
     text: str | None = None,
     home: Path | str | None = None,
+    *,
+    sweep_id: str | Iterable[str] | None = None,
 ) -> pd.DataFrame:
-    """One row per task, chat turn or asset (``kind`` task / chat / asset), newest first.
-
-    ``kind``, ``status`` and ``model`` match exactly (a string or several); ``text`` is a
-    case-insensitive substring of prompt, answer, error, id or model. ``home`` reads another
-    history folder than ``$MEDIAGEN_HOME``.
+    """One row per task, chat turn or asset, newest first, as a pandas DataFrame.
 
     When the history file cannot be used, the rows come from the in-memory fallback (this
     session's at least), a ``HistoryUnavailableWarning`` says what happened and where, and
-    ``frame.attrs["problem"]`` holds the same sentence. Without pandas (a browser kernel)
-    this raises ImportError naming :func:`mediagen_nb.history_records`, the same rows as
-    dicts.
+    ``frame.attrs["problem"]`` holds the same sentence.
+
+    Args:
+        kind: ``task``, ``chat`` or ``asset`` (one, or several); None: all.
+        status: Statuses to keep (``completed``, ``failed``...), matched exactly.
+        model: Model names to keep, matched exactly.
+        text: A case-insensitive piece of the prompt, answer, error, id or model.
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        sweep_id: Keep the cells of one sweep (``plan.sweep_id``).
+
+    Returns:
+        The rows as a DataFrame.
+
+    Raises:
+        ImportError: pandas is not installed (a browser kernel): use
+            :func:`mediagen_nb.history_records`, the same rows as dicts.
     """
     _pandas()
-    records = history_records(kind, status, model, text, home, warn=False)
+    records = history_records(kind, status, model, text, home, warn=False, sweep_id=sweep_id)
     if records.problem is not None:
         warnings.warn(HistoryUnavailableWarning(records.problem), stacklevel=2)
     return to_frame(records)
@@ -115,11 +126,22 @@ def export(
     home: Path | str | None = None,
     **filters: Any,
 ) -> Path:
-    """Write the history (or ``frame``: a DataFrame or records) to ``path``: CSV for
-    ``.csv``, Parquet for ``.parquet`` / ``.pq``. Dict columns become JSON text so both
-    formats keep them. Without pandas, CSV only (written by the ``csv`` module).
+    """Write the history's rows to a CSV or Parquet file (by the file's suffix).
 
-    ``filters`` are those of :func:`history` when no frame is given. Returns the path.
+    Dict columns become JSON text so both formats keep them. Without pandas, CSV only.
+
+    Args:
+        path: The file: ``.csv``, or ``.parquet`` / ``.pq``.
+        frame: The rows to write (a DataFrame or records); None: the history's.
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        **filters: Those of :func:`history`, when no frame is given.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: Another suffix.
+        ImportError: Parquet without pandas.
     """
     target = Path(path).expanduser()
     fmt = _EXPORT_SUFFIXES.get(target.suffix.lower())

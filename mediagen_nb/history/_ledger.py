@@ -94,9 +94,12 @@ class _Pending:
 class Ledger:
     """SQLite history under one home folder; the client's default ``Recorder``.
 
-    ``clock`` (Unix seconds) is injectable for tests; ``max_wait_s`` bounds how long one
-    write keeps retrying while another process holds the lock. ``origin`` overrides the
-    process id written with each event (tests use it to play a previous kernel).
+    Args:
+        home: The history folder; None: ``$MEDIAGEN_HOME`` (default ``~/.mediagen_nb``).
+        clock: Unix seconds for each event (tests inject one).
+        busy_timeout_s: How long SQLite waits for a lock before one retry.
+        max_wait_s: How long one write keeps retrying while another process holds the lock.
+        origin: The process id written with each event (tests play a previous kernel).
     """
 
     def __init__(
@@ -366,12 +369,14 @@ class Ledger:
         status: str | Iterable[str] | None = None,
         model: str | Iterable[str] | None = None,
         text: str | None = None,
+        sweep_id: str | Iterable[str] | None = None,
     ) -> list[dict[str, Any]]:
         """Item rows, newest first; filters match exactly, ``text`` is a case-insensitive
         substring of prompt, answer text, error, key or model."""
         where: list[str] = []
         params: list[Any] = []
-        for column, wanted in (("kind", kind), ("status", status), ("model", model)):
+        filters = (("kind", kind), ("status", status), ("model", model), ("sweep_id", sweep_id))
+        for column, wanted in filters:
             if wanted is None:
                 continue
             values = [wanted] if isinstance(wanted, str) else list(wanted)
@@ -407,10 +412,18 @@ class Ledger:
         rows = self._read(sql, (self.origin if origin is None else origin,))
         return {(str(row["kind"]), str(row["key"])) for row in rows}
 
-    def events(self, key: str | None = None) -> list[dict[str, Any]]:
-        """Raw events in insertion order (all, or those of one key); ``data`` decoded."""
-        sql = "SELECT * FROM events" + (" WHERE key = ?" if key is not None else "")
-        rows = self._read(sql + " ORDER BY id", () if key is None else (key,))
+    def events(
+        self, key: str | None = None, kind: str | None = None, *, sweep_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Raw events in insertion order (all, or those of one key, kind, or sweep: the events
+        whose data names ``sweep_id``); ``data`` decoded."""
+        where = [(f"{c} = ?", v) for c, v in (("key", key), ("kind", kind)) if v is not None]
+        if sweep_id is not None:
+            where.append(("json_extract(data, '$.sweep_id') = ?", sweep_id))
+        sql = "SELECT * FROM events"
+        if where:
+            sql += " WHERE " + " AND ".join(c for c, _v in where)
+        rows = self._read(sql + " ORDER BY id", [v for _c, v in where])
         for row in rows:
             row["data"] = json.loads(row["data"])
         return rows

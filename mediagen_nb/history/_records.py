@@ -97,16 +97,28 @@ def history_records(
     home: Path | str | None = None,
     *,
     warn: bool = True,
+    sweep_id: str | Iterable[str] | None = None,
 ) -> HistoryRecords:
-    """The rows of :func:`mediagen_nb.history` as dicts (see the module docstring).
+    """The rows of :func:`mediagen_nb.history` as dicts, newest first (no pandas needed).
 
-    Same filters as ``history()``. When the history cannot keep its file (or keeps it in
-    this browser tab's memory only), a ``HistoryUnavailableWarning`` says so (``warn``) and
-    ``.problem`` holds the same sentence.
+    When the history cannot keep its file (or keeps it in this browser tab's memory only),
+    a ``HistoryUnavailableWarning`` says so and ``.problem`` holds the same sentence.
+
+    Args:
+        kind: ``task``, ``chat`` or ``asset`` (one, or several); None: all.
+        status: Statuses to keep (``completed``, ``failed``...), matched exactly.
+        model: Model names to keep, matched exactly.
+        text: A case-insensitive piece of the prompt, answer, error, id or model.
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        warn: Emit the ``HistoryUnavailableWarning``.
+        sweep_id: Keep the cells of one sweep (``plan.sweep_id``).
+
+    Returns:
+        A list of dicts, one per task, chat turn or asset, with ``.problem``.
     """
     source = ledger() if home is None else Ledger(home)
     try:
-        rows = source.items(kind=kind, status=status, model=model, text=text)
+        rows = source.items(kind=kind, status=status, model=model, text=text, sweep_id=sweep_id)
         problem = source.problem
         expected = source.problem_expected
     finally:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mediagen_nb import _env
+
 REDACTED = "[redacted]"
 
 _SECRET_NAMES = frozenset(
@@ -42,7 +44,7 @@ def is_secret_name(name: str) -> bool:
 
 
 def _env_secret() -> str | None:
-    value = os.environ.get("MEDIAGEN_API_KEY", "")
+    value = os.environ.get(_env.API_KEY, "")
     return value if len(value) >= _MIN_SECRET_LEN else None
 
 

@@ -54,7 +54,20 @@ strong references: the event loop holds only weak ones."""
 
 @dataclass(frozen=True)
 class PendingTask:
-    """A task whose last recorded status is ``queued`` or ``processing``."""
+    """A task whose last recorded status is ``queued`` or ``processing``.
+
+    Attributes:
+        task_id: The task's id on the service.
+        family: Its family id.
+        model: Its model name.
+        service: The base URL of the service the task was created on.
+        created: When the ledger first saw the task (UTC).
+        status: Its last recorded status.
+        prompt: Its prompt, when it had one.
+        polls: Result requests made so far.
+        origin: The process that wrote its last event.
+        updated: Unix time of its last event.
+    """
 
     task_id: str
     family: str | None
@@ -95,10 +108,15 @@ def unfinished(
 ) -> list[PendingTask]:
     """Tasks not yet completed, failed or cancelled according to the history, oldest first.
 
-    ``include_this_process=False`` leaves out tasks whose last event came from this process.
-    ``include_unkept=True`` adds completed tasks whose result was not downloaded (the
-    kernel died between seeing ``completed`` and storing the file) while the result URL
-    has not expired: re-attaching them fetches and keeps the media before it is lost.
+    Args:
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        include_this_process: Keep tasks whose last event came from this process.
+        include_unkept: Add completed tasks whose result was never downloaded (the kernel
+            died in between) while the result URL has not expired, so re-attaching them
+            keeps the media before it is lost.
+
+    Returns:
+        The tasks, oldest first.
     """
     store = _ledger_for(home)
     try:
@@ -182,13 +200,26 @@ def _forget(key: tuple[str, str]) -> Callable[[asyncio.Task[None]], None]:
     return done
 
 
+def resume_poller(task: Task) -> asyncio.Task[None] | None:
+    """The poller :func:`resume` runs for ``task`` (a handle it returned), or None.
+
+    Code that needs a resumed task's outcome awaits this instead of polling the task a
+    second time.
+    """
+    for service in {key[0] for key in _running}:
+        handle, poller = _running.get((service, task.id), (None, None))
+        if handle is task and poller is not None and not poller.done():
+            return poller
+    return None
+
+
 def _polled_elsewhere(pending: PendingTask) -> bool:
     """Whether another live kernel is polling this task (it wrote to it recently)."""
     if pending.origin is None or pending.origin == process_token():
         return False
     if pending.updated is None or time.time() - pending.updated > POLLED_RECENTLY_S:
         return False
-    return _process_alive(pending.origin)
+    return process_alive(pending.origin)
 
 
 def _attach(client: AsyncClient, pending: PendingTask, include_this_process: bool) -> Task | None:
@@ -221,12 +252,18 @@ async def resume(
     too, so their media is kept before the URL expires.
 
     Polling runs in asyncio tasks on the running loop, so this returns as soon as the tasks
-    are attached; ``on_task`` is called with each newly re-attached task (panels show a
-    card). Returns the tasks being resumed for this service, including ones an earlier call
-    started. ``wait=True`` returns only after all of those pollers have ended (scripts,
-    tests). A task whose record has expired ends marked failed in the history. ``home``
-    reads another history folder than ``$MEDIAGEN_HOME``; ``include_this_process=True``
-    also takes tasks this process wrote (a restart simulated within one process).
+    are attached. A task whose record has expired ends marked failed in the history.
+
+    Args:
+        client: The client whose service (base URL, or the emulator's id) to resume.
+        on_task: Called with each newly re-attached task (panels show a card).
+        home: Another history folder than ``$MEDIAGEN_HOME``.
+        wait: Return only after every poller has ended (scripts, tests).
+        include_this_process: Also take tasks this process wrote (a restart simulated
+            within one process).
+
+    Returns:
+        The tasks being resumed for this service, including ones an earlier call started.
     """
     store = _ledger_for(home)
     close_orphaned_turns(store)
@@ -262,7 +299,7 @@ ORPHANED_TURN_ERROR = "the kernel stopped before the reply finished"
 """Error text recorded for a chat turn whose kernel died while the reply was streaming."""
 
 
-def _process_alive(origin: str | None) -> bool:
+def process_alive(origin: str | None) -> bool:
     """Whether the process that wrote ``origin`` (``"{pid}-{random}"``) still runs here."""
     pid_text = (origin or "").split("-", 1)[0]
     if not pid_text.isdigit():
@@ -285,7 +322,7 @@ def close_orphaned_turns(store: Ledger) -> int:
     """
     closed = 0
     for item in store.items(kind="chat", status="started"):
-        if item.get("origin") == store.origin or _process_alive(item.get("origin")):
+        if item.get("origin") == store.origin or process_alive(item.get("origin")):
             continue
         store.record(
             LedgerEvent(

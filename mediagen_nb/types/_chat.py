@@ -153,9 +153,21 @@ class ChatCompletionRequest(RequestModel):
         if self.temperature is not None and self.top_p is not None:
             yield Problem("top_p", "adjust temperature or top_p, not both", "warning")
         for name in ("max_completion_tokens", "max_tokens"):
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                yield Problem(name, "must be at least 1")
+            yield from _reply_length_problems(self.model, name, getattr(self, name))
+
+
+def _reply_length_problems(model: str, name: str, value: int | None) -> Iterator[Problem]:
+    """A token limit: at least 1, at most the model's longest reply (catalog) when known."""
+    if value is None:
+        return
+    if value < 1:
+        yield Problem(name, "must be at least 1")
+        return
+    entry = text_model(model)
+    if entry is not None and value > entry.max_output_tokens:
+        yield Problem(
+            name, f"must be at most {entry.max_output_tokens:,} ({model}'s longest reply)"
+        )
 
 
 def _stop_problems(stop: Any) -> Iterator[Problem]:
@@ -185,8 +197,7 @@ class MessagesRequest(RequestModel):
         vendor = _vendor(self.model)
         if vendor == "gemini":
             yield Problem("model", "the messages endpoint accepts Claude and GPT models only")
-        if self.max_tokens < 1:
-            yield Problem("max_tokens", "must be at least 1")
+        yield from _reply_length_problems(self.model, "max_tokens", self.max_tokens)
         if not self.messages:
             yield Problem("messages", "must contain at least one message")
         for index, message in enumerate(self.messages):

@@ -36,6 +36,8 @@ from mediagen_nb.types._problem import (
 )
 
 _SIZE = re.compile(r"([0-9]{1,12})x([0-9]{1,12})", re.ASCII)
+_LONG_SIZE = re.compile(r"([0-9]+)x([0-9]+)", re.ASCII)
+"""WIDTHxHEIGHT whose edges are too long to be sizes: out of range, not malformed."""
 
 
 class BananaRequest(RequestModel):
@@ -83,7 +85,13 @@ def size_problems(size: str, field: str = "size") -> Iterator[Problem]:
     """The image2 ``size`` rules: edges, multiples of 16, aspect and total pixels."""
     parsed = parse_size(size)
     if parsed is None:
-        yield Problem(field, "must be WIDTHxHEIGHT in pixels, e.g. '1024x1536'")
+        long_size = _LONG_SIZE.fullmatch(size)
+        if long_size is None:
+            yield Problem(field, "must be WIDTHxHEIGHT in pixels, e.g. '1024x1536'")
+        else:
+            digits = max(len(long_size.group(1)), len(long_size.group(2)))
+            got = f"got a {digits}-digit number"
+            yield Problem(field, f"each edge must be at most {IMAGE2_SIZE_MAX_EDGE} px ({got})")
         return
     width, height = parsed
     if width == 0 or height == 0:

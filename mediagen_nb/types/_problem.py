@@ -23,7 +23,13 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong (``error``) or worth knowing (``warning``) about a request body."""
+    """One thing wrong (``error``) or worth knowing (``warning``) about a request body.
+
+    Attributes:
+        field: JSON path of the field, e.g. ``resolution`` or ``content[1].image_url.url``.
+        rule: The rule, in plain words.
+        severity: ``error`` stops the request; a ``warning`` does not.
+    """
 
     field: str
     """JSON path of the field, e.g. ``resolution`` or ``content[1].image_url.url``."""
@@ -41,7 +47,12 @@ class Problem:
 
 
 class RequestValidationError(ValueError):
-    """A request body breaks the spec's rules; raised before anything is sent."""
+    """A request body breaks the spec's rules; raised before anything is sent.
+
+    Args:
+        problems: What is wrong; only the errors are kept (``problems``), warnings dropped.
+        path: The endpoint's path, named in the message when given.
+    """
 
     def __init__(self, problems: Sequence[Problem], path: str | None = None) -> None:
         self.problems: tuple[Problem, ...] = tuple(p for p in problems if p.is_error)

@@ -59,12 +59,26 @@ def validate_request(
 ) -> list[Problem]:
     """Check ``body`` for the endpoint ``path`` against every rule of the spec.
 
-    ``path`` is the endpoint path as the spec writes it (``/v1/image2/images``,
-    ``/svcVideo2/asset/upload``). Returns errors and warnings (``Problem.severity``); a body
-    is valid when no problem is an error, and a fully clean body gives an empty list.
-    ``allow_unknown_models`` accepts model names newer than the catalog (their
-    model-specific limits are then not checked). ``service_origins`` are the service's own
-    base URLs (or their origins): URLs on them count as publicly reachable (``_urls``).
+    A body is valid when no problem is an error; a fully clean body gives an empty list.
+
+    Example:
+        ```python
+        mg.validate_request("/v1/banana/images", {"model": "nano-banana", "prompt": "x",
+                                                 "resolution": "4k"})
+        # [Problem(field='resolution', rule="'4k' is only available on ...")]
+        ```
+
+    Args:
+        path: The endpoint path as the spec writes it (``/v1/image2/images``,
+            ``/svcVideo2/asset/upload``).
+        body: The JSON body.
+        allow_unknown_models: Accept model names newer than the catalog (their
+            model-specific limits are then not checked).
+        service_origins: The service's own base URLs (or their origins): URLs on them
+            count as publicly reachable.
+
+    Returns:
+        Every error and warning (``Problem.severity``), each naming the field and the rule.
     """
     model_cls = request_model_for(path)
     if model_cls is None:

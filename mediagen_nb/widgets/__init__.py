@@ -14,6 +14,7 @@ from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._session import ActiveAsset, Session, current_session
 from mediagen_nb.widgets._studio import Studio
+from mediagen_nb.widgets._sweep_grid import SweepGrid
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Result",
     "Session",
     "Studio",
+    "SweepGrid",
     "VideoPanel",
     "current_session",
 ]

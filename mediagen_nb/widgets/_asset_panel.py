@@ -63,6 +63,12 @@ class AssetPanel(WidgetPanel):
     Programmatic use: set ``values`` (``library``, ``asset_type``, ``name``, ``url``) and call
     ``submit()``; ``upload_file(data, name, content_type)``; ``delete(id)`` asks and
     ``delete(id, confirm=True)`` deletes; ``copy_uri(id)``; ``assets`` lists ``AssetRow``.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        poll_interval: Seconds between review polls; None: the default over the service's
+            speed.
+        show_mode: Show the line saying demo mode or the connected service.
     """
 
     title = "Assets"

@@ -208,8 +208,10 @@ class WidgetPanel(_PanelCore, anywidget.AnyWidget):
         except Exception as exc:  # a click never shows a traceback: it becomes the notice
             self.show_error(exc)
 
-    def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+    def _on_custom_msg(self, _widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, dict):
+            if buffers:  # a file from the browser (a dropped saved result) travels as bytes
+                content = {**content, "buffers": [bytes(b) for b in buffers]}
             self.handle_action(content)
 
     def close(self) -> None:

@@ -26,9 +26,11 @@ from mediagen_nb.widgets._chat_options import (
     ChatSettings,
     attachment_kinds,
     capability_hint,
+    max_tokens_help,
     model_groups,
     model_title,
     protocols_for,
+    reply_limit,
     sampling_for,
     split_lines,
     takes_thinking,
@@ -61,17 +63,39 @@ def coerce(values: dict[str, Any]) -> dict[str, Any]:
         v["sampling"] = "default"
     if v["tool_choice"] not in dict(TOOL_CHOICES):
         v["tool_choice"] = "auto"
-    for name in ("max_tokens", "thinking_budget"):
-        try:
-            v[name] = max(0, int(v[name] or 0))
-        except (TypeError, ValueError):
-            v[name] = 0
+    v["max_tokens"] = _whole(v["max_tokens"])  # a bad length stays, for the validator to name
+    v["thinking_budget"] = max(0, _whole(v["thinking_budget"]))
     for name in ("temperature", "top_p"):
         try:
             v[name] = float(v[name])
         except (TypeError, ValueError):
             v[name] = 1.0
     return v
+
+
+def _whole(value: Any) -> int:
+    """A whole number typed in the form; empty or unreadable is 0 ("not set")."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    try:
+        return int(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def _fields(model: str) -> dict[str, dict[str, str]]:
+    """Each field's label, help, API name and placeholder; the reply length's help gives the
+    model's range."""
+    out = {
+        k: {"label": f.label, "help": f.help, "api": f.api, "placeholder": f.placeholder}
+        for k, f in FIELDS.items()
+    }
+    high = reply_limit(model)
+    if high is not None:
+        out["max_tokens"]["help"] = max_tokens_help(high)
+    return out
 
 
 def settings_of(values: dict[str, Any], attachments: Sequence[Attachment] = ()) -> ChatSettings:
@@ -118,7 +142,8 @@ def form_spec(settings: ChatSettings) -> dict[str, Any]:
         "tools_example": TOOLS_EXAMPLE,
         "capability": capability_hint(model, protocol),
         "title": model_title(model),
-        "fields": {k: {"label": f.label, "help": f.help, "api": f.api} for k, f in FIELDS.items()},
+        "fields": _fields(model),
+        "max_tokens_max": reply_limit(model),
         "file_types": sorted(FILE_TYPES),
         "max_file_bytes": MAX_FILE_BYTES,
     }

@@ -62,18 +62,23 @@ _VARIANT_WORDS = {
 
 @dataclass(frozen=True)
 class FieldInfo:
-    """How one form field is shown: its label, its help line and the API names it sets."""
+    """How one form field is shown: its label, its help line, the API names it sets and its
+    placeholder (a value the field's rules accept: a test sends each one)."""
 
     label: str
     help: str = ""
     api: str = ""
+    placeholder: str = ""
 
 
 FIELDS: dict[str, FieldInfo] = {
     "model": FieldInfo("Model", "", "model"),
     "protocol": FieldInfo("Protocol", "Which compatible API the request goes to.", ""),
     "system": FieldInfo(
-        "System prompt", "Instructions the model follows for the whole conversation.", "system"
+        "System prompt",
+        "Instructions the model follows for the whole conversation.",
+        "system",
+        "e.g. You are a concise tutor.",
     ),
     "sampling": FieldInfo("Sampling", "Leave on Default unless you want to steer variety.", ""),
     "temperature": FieldInfo(
@@ -84,16 +89,21 @@ FIELDS: dict[str, FieldInfo] = {
     ),
     "max_tokens": FieldInfo(
         "Max reply length",
-        "In tokens (about ¾ of a word). Empty: the service's default.",
+        "In tokens (about ¾ of a word), at least 1. Empty: the service's default.",
         "max_completion_tokens / max_tokens",
+        "default",
     ),
     "stop": FieldInfo(
-        "Stop sequences", f"One per line, at most {MAX_STOP}; the reply ends before one.", "stop"
+        "Stop sequences",
+        f"One per line, at most {MAX_STOP}; the reply ends before one.",
+        "stop",
+        "one per line",
     ),
     "tools": FieldInfo(
         "Tools",
         "A JSON array of tools (either protocol's shape); the model may ask to call one.",
         "tools",
+        '[{"name": "get_weather", "parameters": {"type": "object"}}]',
     ),
     "tool_choice": FieldInfo(
         "Tool use", "Whether the model may, must or must not call a tool.", "tool_choice"
@@ -103,6 +113,7 @@ FIELDS: dict[str, FieldInfo] = {
         f"Tokens the model may spend thinking before it answers; 0 is off, else at least "
         f"{MIN_THINKING_BUDGET}.",
         "thinking.budget_tokens",
+        "0 (off)",
     ),
     "attachments": FieldInfo(
         "Attachments", "Images (or videos, for Gemini) sent with your message.", ""
@@ -188,6 +199,17 @@ def model_groups() -> list[dict[str, Any]]:
             {"value": name, "label": model_title(name), "title": f"{name}: {entry.variant_meaning}"}
         )
     return groups
+
+
+def reply_limit(model: str) -> int | None:
+    """The model's longest reply in tokens (catalog); None for a model not in the catalog."""
+    entry = text_model(model)
+    return None if entry is None else entry.max_output_tokens
+
+
+def max_tokens_help(high: int) -> str:
+    """The reply length's help for a model whose longest reply is ``high`` tokens."""
+    return f"In tokens (about ¾ of a word), 1 to {high:,} for this model. Empty: the default."
 
 
 def protocols_for(model: str) -> tuple[Protocol, ...]:

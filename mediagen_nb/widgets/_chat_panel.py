@@ -68,6 +68,11 @@ class ChatPanel(ChatRunner, WidgetPanel):
     ``panel.send("hi")``) returns the streaming ``asyncio.Task``; ``panel.stop()`` cancels
     it; ``panel.retry()`` resends the last request; ``panel.transcript`` is the list of
     ``ChatTurn``.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The text model selected at first.
+        show_mode: Show the line saying demo mode or the connected service.
     """
 
     _esm = esm("chat_markdown.js", "chat_transcript.js", "chat.js")

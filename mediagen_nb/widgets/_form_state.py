@@ -1,10 +1,9 @@
 """The form's values, checked: problems in the user's words, offered options, carried work.
 
-``check`` runs ``types.validate_request`` on the body (``_form_body.to_body``) and names each
+``check`` runs ``types.validate_request`` on the body (``catalog.to_body``) and names each
 problem the way the user sees the field ("Reference images: item 2 must be an http(s) URL");
 ``offered`` narrows each option list to the options that yield no problem (2K/4K only on
-some models); ``carry`` moves the prompt, ratio/orientation and references to another family
-where the target control means the same. Nothing here knows a family by its id.
+some models); ``carry`` (the catalog's) moves the work to another family. No family ids here.
 """
 
 from __future__ import annotations
@@ -13,18 +12,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mediagen_nb.catalog import family
-from mediagen_nb.types import errors_only, validate_request
-from mediagen_nb.widgets._form_body import (
+from mediagen_nb.catalog import (
     EXTRA_KEY,
+    Control,
+    carry,
+    controls_for,
     defaults,
+    family,
     from_body,
     lines,
     parse_extra,
     shown,
     to_body,
 )
-from mediagen_nb.widgets._form_spec import Control, controls_for
+from mediagen_nb.types import errors_only, validate_request
 
 __all__ = [
     "EXTRA_KEY",
@@ -222,38 +223,3 @@ def normalize(family_id: str, values: dict[str, Any]) -> dict[str, Any]:
         if not changed:
             break
     return result
-
-
-def carry(
-    old: dict[str, Any], new_family: str, remembered: dict[str, Any] | None
-) -> dict[str, Any]:
-    """Values for ``new_family``: its remembered ones (or defaults) plus what carries over."""
-    values = dict(remembered) if remembered else defaults(new_family)
-    old_controls = {c.carry: c for c in controls_for(str(old.get("family"))) if c.carry}
-    for c in controls_for(new_family):
-        source = old_controls.get(c.carry) if c.carry else None
-        if source is None:
-            continue
-        value = _carried(source, old.get(source.key), c)
-        if value not in ("", None, []) or c.carry == "prompt":
-            values[c.key] = value
-    return values
-
-
-def _carried(source: Control, value: Any, target: Control) -> Any:
-    """``value`` of ``source`` in the target's terms; None when the target has no such value.
-
-    A choice stands for the entry of its table named after what it carries (orientation
-    "landscape" <-> ratio "16:9"); references become one or several lines; an option must
-    be one of the target's options.
-    """
-    if source.table:
-        value = source.table.get(value, {}).get(source.carry)
-    if target.table:
-        return next((k for k, v in target.table.items() if v.get(target.carry) == value), None)
-    if target.type in ("ref", "refs"):
-        found = lines(value)
-        return found if target.type == "refs" else (found[0] if found else None)
-    if target.options and not any(o["value"] == value for o in target.options):
-        return None
-    return value

@@ -18,12 +18,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mediagen_nb._imagesize import image_size
 from mediagen_nb._platform import off_loop
-from mediagen_nb.catalog import FAMILIES, model_title
+from mediagen_nb._provenance import embed, make_record
+from mediagen_nb.catalog import FAMILIES, controls_for, from_body, model_title
 from mediagen_nb.widgets._base import Throttle
+from mediagen_nb.widgets._card_actions import card_actions
 from mediagen_nb.widgets._codegen import code_for
-from mediagen_nb.widgets._form_body import from_body
-from mediagen_nb.widgets._form_spec import controls_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 from mediagen_nb.widgets._where import save_note, where
 
@@ -43,6 +44,15 @@ def prompt_of(body: dict[str, Any], family_id: str) -> str:
     values = from_body(family_id, body)
     keys = [c.key for c in controls_for(family_id) if c.carry == "prompt"]
     return str(values.get(keys[0]) or "") if keys else ""
+
+
+def media_size(data: bytes, kind: str) -> tuple[int, int] | None:
+    """Pixels of a picture, or a video's frame size (PyAV; None without it)."""
+    if kind == "video":
+        from mediagen_nb.client import video_size
+
+        return video_size(data)
+    return image_size(data)
 
 
 @dataclass
@@ -67,8 +77,16 @@ class Result:
     file_name: str = "result"
     local_path: str = ""
     resumed: bool = False
+    parents: list[str] = field(default_factory=list)
+    """Ids of the tasks and assets the request was made from (its inputs)."""
+    url: str = ""
+    """The result's service URL ("" until completed)."""
+    url_expires: float | None = None
+    size: tuple[int, int] | None = None
+    """The picture's pixels (a video's frame size), read from the file's header."""
     source: bytes = field(default=b"", repr=False)
     _code: str | None = field(default=None, repr=False)
+    _actions: list[dict[str, Any]] | None = field(default=None, repr=False)
 
     @property
     def model(self) -> str:
@@ -102,6 +120,9 @@ class Result:
     def follow(self, task: Any) -> None:
         """Take the state of a client ``Task`` handle."""
         self.task_id = task.id
+        self.parents = list(getattr(task, "parents", None) or [])
+        self.url = str(getattr(task, "url", None) or "")
+        self.url_expires = getattr(task, "url_expires", None)
         self.status = task.status
         self.elapsed = float(task.elapsed)
         if task.error:
@@ -126,7 +147,17 @@ class Result:
             "has_media": bool(self.preview_bytes),
             "resumed": self.resumed,
             "code": self.code(),
+            "parents": self.parents,
+            "actions": self.actions_json(),
         }
+
+    def actions_json(self) -> list[dict[str, Any]]:
+        """The card's Animate / Use as ... / Continue actions (``_card_actions``) once done."""
+        if self.status != "completed" or not (self.source or self.local_path):
+            return []
+        if self._actions is None:  # built once: a card's picture never changes
+            self._actions = [action.to_json() for action in card_actions(self.kind, self.size)]
+        return self._actions
 
     def set_media(self, data: bytes, task_id: str, local_path: str | None) -> None:
         """Build the preview from the result bytes (pure CPU work: fine in a thread)."""
@@ -134,6 +165,7 @@ class Result:
         self.file_name = f"{task_id}{_SUFFIX.get(sniff_mime(data), '.bin')}"
         if local_path:
             self.local_path = local_path
+        self.size = media_size(data, self.kind)
         if self.kind == "video":
             self.video, self.video_mime, note = video_preview(data)
             if note:
@@ -151,7 +183,8 @@ class Result:
         return {"data": self.thumbnail, "mime": self.thumbnail_mime}
 
     def full(self) -> tuple[bytes, str]:
-        """The bounded full-size image (or the video), for the lightbox and Save."""
+        """The bounded full-size image (or the video), for the lightbox and Save, carrying
+        the request (``_provenance``: a PNG text chunk, an MP4 box; JPEG has no room)."""
         source = self.source
         if not source and self.local_path:
             from pathlib import Path
@@ -159,9 +192,9 @@ class Result:
             source = Path(self.local_path).read_bytes()
         if not source:
             raise ValueError("the result's file is not available any more")
-        if self.kind == "video":
-            return source, self.video_mime
-        return full_image(source)
+        data, mime = (source, self.video_mime) if self.kind == "video" else full_image(source)
+        record = make_record(self.task_id, self.family, self.body, self.parents)
+        return embed(data, record), mime  # Save keeps the request inside (PNG, MP4)
 
 
 class GalleryMixin:

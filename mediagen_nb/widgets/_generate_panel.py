@@ -1,6 +1,6 @@
 """``ImagePanel`` and ``VideoPanel``: one anywidget each, a form drawn from data and a gallery.
 
-The form is data (``_form_spec.form_spec``) sent once in ``spec``; the user's input lives in
+The form is data (``catalog.form_spec``) sent once in ``spec``; the user's input lives in
 ``values`` (a dict trait: the front end sets it, Python owns it). On every change Python
 validates (``_form_state.check``), narrows option lists (``offered``), and publishes
 ``problems``, a neutral ``hint`` and ``can_generate``. Errors are shown only for fields the
@@ -19,14 +19,14 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import traitlets as t
 
-from mediagen_nb.catalog import Family, Kind, families, family, family_for_model
+from mediagen_nb.catalog import Family, Kind, families, family, family_for_model, form_spec
 from mediagen_nb.widgets._base import Throttle, WidgetPanel
 from mediagen_nb.widgets._codegen import code_for
-from mediagen_nb.widgets._form_spec import form_spec
 from mediagen_nb.widgets._form_state import (
     FormProblem,
     carry,
@@ -42,6 +42,9 @@ from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import GalleryMixin, Result
 from mediagen_nb.widgets._session import Session
 
+if TYPE_CHECKING:
+    from mediagen_nb.client import SavedRequest
+
 SubmitCallback = Callable[["GeneratePanel", dict[str, Any]], None]
 _FORMS: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
 """Per session: each family's form as last left or sent (a new panel finds them too)."""
@@ -50,7 +53,13 @@ _LAST: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.W
 
 
 class GeneratePanel(GalleryMixin, WidgetPanel):
-    """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``."""
+    """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     _esm = esm("generate.js")
     _css = css("generate.css")
@@ -58,7 +67,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     kind: Kind = "image"
     panel_name = t.Unicode("images").tag(sync=True)
     spec = t.Dict().tag(sync=True)
-    """The form as data: families, models with titles, controls (see ``_form_spec``)."""
+    """The form as data: families, models with titles, controls (see ``catalog.form_spec``)."""
     values = t.Dict().tag(sync=True)
     """The form's values: ``family``, ``model``, one entry per control, ``extra``."""
     offered = t.Dict().tag(sync=True)
@@ -86,6 +95,8 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     """Where the last Save went, in the user's terms (shown as a polite status line)."""
     save_path = t.Unicode("").tag(sync=True)
     """The full path of the last saved result's original (the status line's tooltip)."""
+    can_use = t.Bool(False).tag(sync=True)
+    """Cards offer Animate / Use as ... / Continue (set by the Studio, which carries them out)."""
     suggestions = t.Dict().tag(sync=True)
     """Model names typed for families whose names the catalog does not list, by family."""
 
@@ -103,6 +114,8 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.last_requests = _LAST.setdefault(self.session, {})
         """The last request sent from each family (by family id), for the session."""
         self._submit_callbacks: list[SubmitCallback] = []
+        self.use_handler: Callable[..., Any] | None = None
+        """Set by the Studio: carries out a card action (``use``)."""
         self._problems: list[FormProblem] = []
         self._syncing = False
         self._media_dirty = False
@@ -123,6 +136,10 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
             "cancel": lambda m: self.cancel(str(m.get("id", ""))),
             "full": lambda m: self.send_full(str(m.get("id", "")), str(m.get("purpose", "view"))),
             "saved": lambda m: self.saved(str(m.get("id", ""))),
+            "open_file": lambda m: self.load_saved(bytes((m.get("buffers") or [b""])[0])),
+            "use": lambda m: self.use(
+                str(m.get("id", "")), str(m.get("use", "")), m.get("family") or None
+            ),
         }.items():
             self.on_action(action, handler)
 
@@ -200,6 +217,37 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.attempted = False
         self.touched = []
         self._set_values(from_body(fam.id, body))
+
+    def use(self, result_id: str, action: str, family_id: str | None = None) -> Any:
+        """A card action (Animate, Use as reference, Continue from last frame, ...): the
+        Studio puts the result into the right form (``_card_use``); a lone panel cannot."""
+        if self.use_handler is None:
+            raise RuntimeError("card actions open other panels: use them in the Studio")
+        return self.use_handler(self, result_id, action, family_id)
+
+    def load_saved(self, source: str | Path | bytes) -> SavedRequest:
+        """Fill the form from a file Save wrote (its request is inside, or in a sidecar).
+
+        Args:
+            source: The file's path or bytes (a file dropped on the panel arrives as bytes).
+
+        Returns:
+            The request read back; the notice says which parameters the catalog no longer
+            knows (they are left out of the form).
+
+        Raises:
+            ValueError: The file carries no request, or one for the other panel.
+        """
+        from mediagen_nb.client import read_request
+
+        saved = read_request(source)
+        if saved.family is None or saved.kind != self.kind:
+            where = f"a {saved.kind} request" if saved.kind else "a request no family takes"
+            raise ValueError(f"this file holds {where}; open it in the {saved.kind} panel")
+        self.load(saved.body, saved.family)
+        made = f" of task {saved.task_id}" if saved.task_id else ""
+        self.show_info("; ".join([f"Filled from the saved request{made}", *saved.notes]))
+        return saved
 
     def _values_observed(self, change: dict[str, Any]) -> None:
         if self._syncing:
@@ -325,12 +373,24 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
 
 
 class ImagePanel(GeneratePanel):
-    """Image generation: the catalog's image families."""
+    """Image generation: a form per image family of the catalog, and a gallery of results.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     kind: Kind = "image"
 
 
 class VideoPanel(GeneratePanel):
-    """Video generation: every video family of the catalog."""
+    """Video generation: a form per video family of the catalog, and a gallery of results.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        model: The model selected at first ("": the catalog's first).
+        show_banner: Show the line saying demo mode or the connected service.
+    """
 
     kind: Kind = "video"

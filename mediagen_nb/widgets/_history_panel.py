@@ -97,6 +97,12 @@ class HistoryPanel(WidgetPanel):
     Programmatic use: ``values`` (filters), ``next_page()`` / ``prev_page()``, ``records``
     (the rows matching the filters, as dicts; ``frame``: the same as a DataFrame),
     ``reopen(task_id)``, ``export()``, ``download()``.
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        home: The history folder to show; None: ``$MEDIAGEN_HOME``.
+        page_size: Rows per page.
+        history_notice: Say so in the panel when the history file cannot be used.
     """
 
     title = "History"

@@ -124,6 +124,12 @@ def preview(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
     return {"media": "", "thumb": "", "cached": False}
 
 
+def parents_of(row: Mapping[Any, Any]) -> list[str]:
+    """The ids a row was made from ("made from ..." on its card), as strings."""
+    parents = row.get("parents")
+    return [str(p) for p in parents if p] if isinstance(parents, list | tuple) else []
+
+
 def front_end_row(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
     """One record as the table renders it."""
     key = text(row.get("task_id"))
@@ -155,5 +161,6 @@ def front_end_row(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
         "elapsed": "" if missing(elapsed) else f"{float(elapsed):.1f} s",
         "error": text(row.get("error")),
         "openable": openable,
+        "parents": parents_of(row),
         **preview(row, thumbs),
     }

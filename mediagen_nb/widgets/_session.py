@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from mediagen_nb import _env
+
 if TYPE_CHECKING:
     from mediagen_nb.client import AsyncClient
 
@@ -93,7 +95,7 @@ class Session:
     # --- mode ---------------------------------------------------------------------------
 
     def _key(self) -> str | None:
-        return self.__key or os.environ.get("MEDIAGEN_API_KEY", "").strip() or None
+        return self.__key or os.environ.get(_env.API_KEY, "").strip() or None
 
     @property
     def demo(self) -> bool:
@@ -112,7 +114,7 @@ class Session:
             return str(url) if url else None
         if self.demo:
             return None
-        return self._base_url or os.environ.get("MEDIAGEN_BASE_URL") or None
+        return self._base_url or os.environ.get(_env.BASE_URL) or None
 
     @property
     def service_origins(self) -> tuple[str, ...]:

@@ -44,13 +44,19 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets as t
 
+from mediagen_nb import _env
+from mediagen_nb._platform import off_loop
+from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._base import WidgetPanel
+from mediagen_nb.widgets._card_actions import Target
+from mediagen_nb.widgets._card_use import use_result
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import Result
-from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
+from mediagen_nb.widgets._generate_panel import GeneratePanel, ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
+from mediagen_nb.widgets._reopen_refs import restore_references
 from mediagen_nb.widgets._session import Session
 
 if TYPE_CHECKING:
@@ -72,6 +78,12 @@ class Studio(WidgetPanel):
     first selected, when lazy), ``tab`` (the
     selected tab's title), ``resume_text`` (the line about re-attached tasks), ``resumed``
     (the gallery ``Result`` of each re-attached task).
+
+    Args:
+        session: The panels' shared client and connection; None: the kernel's default.
+        resume: Re-attach the tasks a previous kernel left running, as cards.
+        lazy: Build the Videos, Assets and History panels only when first used; None: yes,
+            except under marimo (which can open a widget only while a cell runs).
     """
 
     _esm = esm("studio.js")
@@ -103,12 +115,14 @@ class Studio(WidgetPanel):
     ) -> None:
         super().__init__(
             session=session,
-            base_url_hint=os.environ.get("MEDIAGEN_BASE_URL", ""),
-            text_url_hint=os.environ.get("MEDIAGEN_TEXT_BASE_URL", ""),
+            base_url_hint=os.environ.get(_env.BASE_URL, ""),
+            text_url_hint=os.environ.get(_env.TEXT_BASE_URL, ""),
         )
         self.title = "mediagen Studio"
         self.chat = ChatPanel(session=self.session, show_mode=False)  # the bar says the mode
         self.images = ImagePanel(session=self.session, show_banner=False)
+        self.images.use_handler = self.use
+        self.images.can_use = True
         self.panel_chat = self.chat
         self.panel_images = self.images
         self._videos: VideoPanel | None = None
@@ -194,6 +208,8 @@ class Studio(WidgetPanel):
         """The Videos panel (built on first use)."""
         if self._videos is None:
             self._videos = VideoPanel(session=self.session, show_banner=False)
+            self._videos.use_handler = self.use
+            self._videos.can_use = True
             self.panel_videos = self._videos
         return self._videos
 
@@ -237,17 +253,63 @@ class Studio(WidgetPanel):
                 self._assets_listed = True
                 assets.refresh()
 
+    def use(
+        self, source: GeneratePanel, result_id: str, action: str, family: str | None = None
+    ) -> asyncio.Task[Target | None]:
+        """Carry out a card action of ``source``'s card: fill the target form, show its tab.
+
+        Args:
+            source: The panel whose card it is (its notice shows what went wrong).
+            result_id: The card's id.
+            action: ``animate``, ``reference``, ``first_frame``, ``last_frame``, ``continue``.
+            family: The family to open (default: the first that takes the picture).
+
+        Returns:
+            The background task (its result: the target family and slot; None when the
+            action does not apply, the panel's notice saying why).
+        """
+
+        def panel(kind: str) -> GeneratePanel:
+            return self.images if kind == "image" else self.videos
+
+        async def run() -> Target | None:
+            try:
+                target = await use_result(source, panel, result_id, action, family)
+            except ValueError as exc:  # the action does not apply: say why, in plain words
+                source.show_error(str(exc))
+                return None
+            self.select("Images" if FAMILIES[target.family].kind == "image" else "Videos")
+            return target
+
+        return source.spawn(run(), name=f"use {result_id} ({action})")
+
     def _open(self, kind: str, family: str | None, body: dict[str, Any]) -> None:
         """History "open in form": fill the matching panel and show its tab."""
         if kind == "chat":
             self.chat.load(body)
             self.select("Chat")
-        elif kind == "image":
-            self.images.load(body, family)
-            self.select("Images")
         else:
-            self.videos.load(body, family)
-            self.select("Videos")
+            panel: GeneratePanel = self.images if kind == "image" else self.videos
+            panel.load(body, family)
+            self.select("Images" if kind == "image" else "Videos")
+            if _loop_running() and self._history is not None:
+                home = self._history.home
+                panel.spawn(self._restore(panel, body, family, home), name="restore refs")
+
+    async def _restore(
+        self,
+        panel: GeneratePanel,
+        body: dict[str, Any],
+        family: str | None,
+        home: Any,
+    ) -> None:
+        """Reopen restores the references (``_reopen_refs``): expired ones hosted again."""
+        from mediagen_nb.history import history_records
+
+        records = await off_loop(history_records, kind="task", home=home, warn=False)
+        restored = await restore_references(self.session.client, body, records)
+        if restored is not body:
+            panel.load(restored, family)
 
     # --- resume -----------------------------------------------------------------------------
 

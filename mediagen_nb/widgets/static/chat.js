@@ -78,6 +78,7 @@ function chatHead(ctx) {
 /** The settings' controls: text boxes, numbers and sliders that write `values` on change. */
 function chatSettingControls(ctx) {
   const id = (name) => mgId(`mg-chat-${name}`);
+  const hint = (name) => ctx.field(name).placeholder || "";
   const text = (name, attrs) => {
     const node = mgEl("textarea", { class: "mg-input", name, id: id(name), ...attrs });
     node.addEventListener("change", () => ctx.setValues({ [name]: node.value }));
@@ -103,20 +104,20 @@ function chatSettingControls(ctx) {
     return { input, out, wrap: mgEl("div", { class: "mg-row mg-chat__slider" }, input, out) };
   };
   const c = {
-    system: text("system", { rows: 2, placeholder: "e.g. You are a concise tutor." }),
+    system: text("system", { rows: 2, placeholder: hint("system") }),
     sampling: mgEl("div"),
     temperature: slider("temperature", 2),
     top_p: slider("top_p", 1),
-    max_tokens: number("max_tokens", { placeholder: "default", step: "1" }),
-    stop: text("stop", { rows: 2, placeholder: "one per line" }),
+    max_tokens: number("max_tokens", { placeholder: hint("max_tokens"), step: "1", min: "1" }),
+    stop: text("stop", { rows: 2, placeholder: hint("stop") }),
     tools: text("tools", {
       rows: 6,
       spellcheck: "false",
       class: "mg-input mg-chat__mono",
-      placeholder: '[{"name": "get_weather", "parameters": {…}}]',
+      placeholder: hint("tools"),
     }),
     tool_choice: mgEl("select", { class: "mg-input mg-select", name: "tool_choice", id: id("tool-choice") }),
-    thinking_budget: number("thinking_budget", { step: "256", placeholder: "0 (off)" }),
+    thinking_budget: number("thinking_budget", { step: "256", placeholder: hint("thinking_budget") }),
   };
   c.tool_choice.addEventListener("change", () => ctx.setValues({ tool_choice: c.tool_choice.value }));
   return c;
@@ -171,6 +172,8 @@ function chatSyncSettings(c, v, spec) {
   put(c.stop, v.stop || "");
   put(c.tools, v.tools || "");
   put(c.max_tokens, v.max_tokens ? String(v.max_tokens) : "");
+  if (spec.max_tokens_max) c.max_tokens.max = String(spec.max_tokens_max);
+  else c.max_tokens.removeAttribute("max");
   put(c.thinking_budget, v.thinking_budget ? String(v.thinking_budget) : "");
   if (c.tool_choice.options.length === 0) {
     const choices = spec.tool_choices || [];

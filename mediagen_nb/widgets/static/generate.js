@@ -236,7 +236,7 @@ function mgGenModelRow(model, st, fam) {
 
 /** "More parameters (JSON)": any other body field, open when the family is partly documented. */
 function mgGenExtraRow(st, fam) {
-  const input = mgEl("textarea", { name: "extra", rows: 3, placeholder: '{"resolution": "1080p"}' });
+  const input = mgEl("textarea", { name: "extra", rows: 3, placeholder: fam.extra_example || "{}" });
   input.addEventListener("input", () => st.commitSoon("extra", input.value));
   input.addEventListener("change", () => st.commit("extra", input.value));
   input.value = st.values().extra || "";
@@ -323,6 +323,36 @@ function mgGenActions(model, st) {
   };
 }
 
+/**
+ * "Open a saved file": a file carrying its request (saved by Save) refills the form; the file
+ * can also be dropped anywhere on the request column. The kernel reads it (`open_file`).
+ */
+function mgGenOpenFile(model, column) {
+  const accept = "image/png,video/mp4,.json";
+  const input = mgEl("input", { type: "file", accept, "aria-label": "Saved file", tabindex: "-1" });
+  input.hidden = true; // the button opens it
+  const title = "Refill the form from a file saved by Save";
+  const button = mgButton({ label: "Open a saved file", action: "open_file", title });
+  const send = async (file) => {
+    if (file) model.send({ action: "open_file", name: file.name }, [await file.arrayBuffer()]);
+  };
+  button.addEventListener("click", () => input.click());
+  input.addEventListener("change", () => {
+    send(input.files?.[0]);
+    input.value = "";
+  });
+  column.addEventListener("dragover", (event) => {
+    if (event.dataTransfer?.types?.includes("Files")) event.preventDefault();
+  });
+  column.addEventListener("drop", (event) => {
+    const file = event.dataTransfer?.files?.[0];
+    if (!file) return;
+    event.preventDefault();
+    send(file);
+  });
+  return mgEl("div", { class: "mg-row mg-gen__open" }, button, input);
+}
+
 /** "Images" or "Videos", and the demo-mode chip when the panel stands alone. */
 function mgGenHeader(model) {
   const chip = mgChip("", "neutral");
@@ -362,6 +392,7 @@ function mgGenResults(model) {
     cancel: (id) => model.send({ action: "cancel", id }),
     remove: (id) => model.send({ action: "remove", id }),
     rerun: (id) => model.send({ action: "rerun", id }),
+    use: model.get("can_use") ? (id, use, family) => model.send({ action: "use", id, use, family }) : null,
     code: (id) => find(id)?.code || "",
     open: (id) => {
       const close = () => {
@@ -465,14 +496,21 @@ function mgGenLightbox(model, id, host, files, onClose) {
   };
 }
 
+/** The request column: the form, Generate, copy as code, and "Open a saved file". */
+function mgGenRequest(model, st) {
+  const group = mgGroup({ tag: "section", class: "mg-gen__form", "aria-label": "Request" },
+    mgGenForm(model, st), mgGenActions(model, st), mgCodeBox("mg-gen__codebox"));
+  group.el.append(mgGenOpenFile(model, group.el));
+  return group;
+}
+
 function render({ model, el }) {
   const st = mgGenState(model);
   return mgCompose(model, el, model.get("panel_name"), [
     mgGenHeader(model),
     mgNoticePart(model),
     mgGroup({ class: "mg-gen" },
-      mgGroup({ tag: "section", class: "mg-gen__form", "aria-label": "Request" },
-        mgGenForm(model, st), mgGenActions(model, st), mgCodeBox("mg-gen__codebox")),
+      mgGenRequest(model, st),
       mgGenResults(model)),
   ]);
 }

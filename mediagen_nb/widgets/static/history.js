@@ -192,9 +192,26 @@ function mgHistHint() {
   };
 }
 
+/** "made from <id>, <id>": each parent a link that shows that row (all sessions). */
+function mgHistParents(model, row) {
+  if (!row.parents?.length) return null;
+  const links = row.parents.map((id) => {
+    const link = mgEl("button", { type: "button", class: "mg-history-parent", text: id, title: `Show ${id}` });
+    link.addEventListener("click", () => mgHistSet(model, { scope: "all", kind: "", status: "", model: "", text: id }));
+    return link;
+  });
+  const parts = links.flatMap((link, i) => (i ? [", ", link] : [link]));
+  return mgEl("span", { class: "mg-history-made" }, "made from ", ...parts);
+}
+
 /** The cells of one row, column by column. */
-function mgHistColumns(expanded) {
+function mgHistColumns(model, expanded) {
   const clamp = (text, cls, key) => (text ? mgClamp(text, cls, key, expanded) : null);
+  const prompt = (row) => {
+    const made = mgHistParents(model, row);
+    const shown = clamp(row.prompt, "mg-history-prompt", `${row.id}:prompt`);
+    return made ? mgEl("div", {}, shown, made) : shown;
+  };
   const preview = (row) => {
     if (row.media === "image" && row.thumb) return mgEl("img", { src: row.thumb, alt: "", class: "mg-history-thumb" });
     return row.media === "video" ? mgVideoBadge(row.cached) : null;
@@ -205,7 +222,7 @@ function mgHistColumns(expanded) {
     { label: "When", cls: "mg-col-1 mg-nowrap", cell: (row) => mgEl("span", { title: row.time_full, text: row.time }) },
     { label: "Kind", cls: "mg-col-2 mg-nowrap", cell: (row) => row.kind_label },
     { label: "Model", cls: "mg-col-3", cell: (row) => mgEl("span", { title: modelName(row), text: row.model_title }) },
-    { label: "Prompt", cls: "mg-col-4", cell: (row) => clamp(row.prompt, "mg-history-prompt", `${row.id}:prompt`) },
+    { label: "Prompt", cls: "mg-col-4", cell: prompt },
     { label: "Status", cls: "mg-col-5", cell: (row) => (row.status ? mgBadge(row.status, row.status_label) : null) },
     { label: "Took", cls: "mg-col-6 mg-nowrap", cell: (row) => row.elapsed || null },
     { label: "Error", cls: "mg-col-7", cell: (row) => clamp(row.error, "mg-history-error", `${row.id}:error`) },
@@ -219,7 +236,7 @@ function mgHistTable(model) {
   const table = mgTable({
     label: "History rows (scrolls)",
     cls: "mg-history-table",
-    columns: mgHistColumns(new Set()),
+    columns: mgHistColumns(model, new Set()),
     canOpen: (row) => clickable && row.openable,
     open: (row) => model.send({ action: "reopen", id: row.id }),
     rowAttrs: (row) => {

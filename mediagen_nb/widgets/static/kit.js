@@ -465,12 +465,66 @@ function mgOn(model, names, fn) {
   };
 }
 
+/** The names of the --jp-* variables a JupyterLab page's theme stylesheets declare. */
+function mgThemeNames(doc) {
+  const names = new Set();
+  for (const sheet of doc.styleSheets) {
+    let rules;
+    try {
+      rules = sheet.cssRules;
+    } catch {
+      continue; // a stylesheet of another origin: not a JupyterLab theme
+    }
+    for (const rule of rules) {
+      if (!rule.style) continue;
+      for (const name of rule.style) if (name.startsWith("--jp-")) names.add(name);
+    }
+  }
+  return names;
+}
+
+/**
+ * In Voila's preview tab (a same-origin iframe of JupyterLab), follow JupyterLab's theme live:
+ * JupyterLab sets data-jp-theme-name on its body once a new theme's CSS is in, and each time
+ * the page takes the host's --jp-* values (and its light/dark flags), so a switch to Dark
+ * needs no reload. Installed once per page; anywhere else (a notebook, marimo, another
+ * origin) it does nothing.
+ */
+function mgFollowHostTheme(doc = document) {
+  const view = doc.defaultView;
+  if (!view || view.mgFollowsHostTheme || view.parent === view) return;
+  let host;
+  try {
+    host = view.parent.document.body;
+  } catch {
+    return; // embedded by another origin: its theme is not ours to read
+  }
+  if (!host?.dataset?.jpThemeName || doc.body === host) return;
+  view.mgFollowsHostTheme = true;
+  const sync = () => {
+    const values = view.parent.getComputedStyle(host);
+    for (const name of mgThemeNames(view.parent.document)) {
+      const value = values.getPropertyValue(name).trim();
+      if (value) doc.documentElement.style.setProperty(name, value);
+    }
+    const light = host.dataset.jpThemeLight !== "false";
+    doc.documentElement.style.colorScheme = light ? "light" : "dark";
+    doc.body.dataset.jpThemeLight = String(light);
+    doc.body.dataset.jpThemeName = host.dataset.jpThemeName;
+  };
+  const watch = new view.parent.MutationObserver(sync);
+  watch.observe(host, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
+  view.addEventListener("pagehide", () => watch.disconnect(), { once: true });
+  sync();
+}
+
 /**
  * The panel root: <div class="mg-panel mg-panel--<name>">, appended to `el`.
  */
 function mgPanel(el, name, ...children) {
   const root = mgEl("div", { class: `mg-panel mg-panel--${name}` }, ...children);
   el.append(root);
+  mgFollowHostTheme(el.ownerDocument);
   return root;
 }
 

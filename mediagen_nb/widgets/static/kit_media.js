@@ -109,10 +109,39 @@ function mgCardMedia(r, url, onOpen) {
 }
 
 /**
+ * One card action (Animate, Use as reference, Continue from last frame...): a button, and a
+ * family picker when several families take the result. A disabled action stays focusable
+ * (aria-disabled) and says why in its tooltip and description.
+ */
+function mgCardUse(id, a, use) {
+  const usable = a.targets.filter((t) => !t.reason);
+  const cls = "mg-btn mg-btn--secondary mg-card__use";
+  const button = mgEl("button", { type: "button", class: cls, "data-mg-use": a.action, text: a.label });
+  const parts = [button];
+  let pick = null;
+  if (!a.enabled) {
+    const why = mgEl("span", { id: mgId("mg-why"), class: "mg-sr-only", text: a.reason });
+    button.setAttribute("aria-disabled", "true");
+    button.setAttribute("aria-describedby", why.id);
+    button.title = a.reason;
+    parts.push(why);
+  } else if (usable.length > 1) {
+    pick = mgEl("select", { class: "mg-card__use-family", "aria-label": `Family for ${a.label}` },
+      usable.map((t) => mgEl("option", { value: t.family, text: t.title, title: `${t.title}: ${t.field}` })));
+    parts.push(pick);
+  }
+  button.addEventListener("click", () => {
+    if (a.enabled) use(id, a.action, pick ? pick.value : usable[0]?.family);
+  });
+  return mgEl("span", { class: "mg-card__use-item" }, ...parts);
+}
+
+/**
  * A result card (<article class="mg-card" role=listitem>) of one task `r` of the `results`
  * trait: status badge, title, Cancel / Remove, time against the estimate, the media, the
- * prompt, why it failed, a note, and Save / Run again / Copy as code. `on` holds the actions
- * ({cancel, remove, save, rerun, open, code}), each called with the result id.
+ * prompt, why it failed, a note, Save / Run again / Copy as code, and the card actions
+ * (`r.actions`, when `on.use` is given). `on` holds the actions ({cancel, remove, save, rerun,
+ * open, code, use}), each called with the result id.
  * `update(r, url)` redraws it from a new `r` and preview URL; `tick(r, elapsed)` the clock.
  */
 function mgResultCard(id, on) {
@@ -138,7 +167,11 @@ function mgResultCard(id, on) {
     mgEl("div", { class: "mg-card__status" }, p.meta, p.resumed),
     p.progress, p.media, p.prompt, p.error, p.note,
     mgEl("div", { class: "mg-card__actions" }, p.save, p.rerun, mgCopy(act("code"), "Copy as code")));
+  p.uses = mgEl("div", { class: "mg-card__uses", role: "group", "aria-label": "Use this result" });
+  p.uses.hidden = true;
+  el.append(p.uses);
   let mediaFor = null;
+  let usesFor = null;
   function update(r, url) {
     const done = MG_TERMINAL.has(r.status);
     el.dataset.status = r.status;
@@ -157,6 +190,12 @@ function mgResultCard(id, on) {
     p.progress.hidden = p.cancel.hidden = done;
     p.save.hidden = r.status === "failed" || r.status === "cancelled"; // nothing to save
     p.save.disabled = !(r.status === "completed" && (r.has_media || r.kind === "image"));
+    const uses = on.use && r.actions?.length ? JSON.stringify(r.actions) : "";
+    if (usesFor !== uses) {
+      usesFor = uses;
+      mgReplace(p.uses, uses ? r.actions.map((a) => mgCardUse(id, a, on.use)) : []);
+      p.uses.hidden = !uses;
+    }
     if (mediaFor !== `${r.status}:${url}`) {
       mediaFor = `${r.status}:${url}`;
       mgReplace(p.media, mgCardMedia(r, url, act("open")));

@@ -1,10 +1,8 @@
 """The form's values to a request body and back, by the catalog's declaration of each control.
 
-``values`` is a flat dict keyed by the controls of ``_form_spec`` plus ``family``, ``model``
-and ``extra`` (a JSON object of more parameters, which override the fields). ``to_body``
-builds the request; ``from_body`` fills values from a past request (History "open"). How a
-control maps to the body is ``Control.send`` (a field, a choice standing for API values, an
-item of an array, a selector that is not sent): nothing here knows a family by its id.
+``values``: the controls' keys plus ``family``, ``model`` and ``extra`` (a JSON object of more
+parameters). ``to_body`` builds the request; ``from_body`` fills values from a past request.
+No family ids here: how a control reaches the body is its ``send``.
 """
 
 from __future__ import annotations
@@ -12,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mediagen_nb.catalog import VALUE, best_option, family
-from mediagen_nb.widgets._form_spec import Control, controls_for
+from mediagen_nb.catalog._controls import Control, controls_for
+from mediagen_nb.catalog._families import family
+from mediagen_nb.catalog._forms import VALUE, best_option
 
 EXTRA_KEY = "extra"
 

@@ -1,38 +1,21 @@
-"""A generation form described as data, derived from the catalog, for the panels' front end.
-
-``family_spec(family)`` lists the family's controls in the user's words: each ``Control``
-has a key (its entry in the panel's ``values``), a type the front end knows how to draw
-(``text``, ``select``, ``segmented``, ``number``, ``checkbox``, ``ref``, ``refs``, ``size``,
-``json``), a label, help, the API name(s) it sends (tooltip and copy-as-code), options with
-readable labels and limits, all from the same catalog numbers the validator uses.
-
-How each control maps to and from the body (a field, an exclusive pair shown as one
-choice, an item of an array, a selector that shows some controls) is the catalog's
-declaration (``catalog.form_for``); this module only turns it into controls. ``carry``
-marks what a control means across families (prompt, ratio, references...), so the user's
-work survives a switch.
+"""A generation form as data, derived from the catalog: each family's ``Control``s (key, type
+the front end draws, label, help, API name, options, limits) and how each maps to and from
+the body (the catalog's declaration, ``form_for``). ``carry`` marks what a control means
+across families (prompt, ratio, references...), so work survives a switch of family.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from mediagen_nb.catalog import (
-    REFERENCE_FIELDS,
-    Family,
-    FormControl,
-    Kind,
-    Param,
-    families,
-    family,
-    form_for,
-    model_title,
-    option_label,
-    param_label,
-    revision,
-)
+from mediagen_nb.catalog._families import REFERENCE_FIELDS, Family, Kind, families, family
+from mediagen_nb.catalog._forms import FormControl
+from mediagen_nb.catalog._labels import model_title, option_label, param_label
+from mediagen_nb.catalog._params import Param
+from mediagen_nb.catalog._registry import form_for, params_for, revision
 
 ASSET_TYPE_FOR = {"referenceVideos": "Video", "referenceAudios": "Audio"}
 """Which kind of Active asset a reference field offers (Image for the rest)."""
@@ -124,9 +107,29 @@ def _options(param: Param, decl: FormControl) -> tuple[dict[str, Any], ...]:
 
 
 def _limits_help(param: Param) -> str:
-    if param.type == "int" and param.minimum is not None and param.maximum is not None:
-        return f"{param.minimum} to {param.maximum}."
-    return ""
+    """The rule's range in words: ``4 to 15.``, ``2 to 12, or -1.``"""
+    if param.type != "int" or param.minimum is None or param.maximum is None:
+        return ""
+    also = "".join(f", or {value}" for value in param.also)
+    return f"{param.minimum} to {param.maximum}{also}."
+
+
+GENERIC_EXTRA = {"resolution": "1080p"}
+"""More parameters of a partly documented family: one the service may know, the form not."""
+
+
+def extra_example(family_id: str) -> str:
+    """The "More parameters" placeholder: a JSON object the family's validator accepts.
+
+    A documented family's first parameter with a service default, set to that default (an
+    override that changes nothing: no error on any model); else ``GENERIC_EXTRA``.
+    """
+    fam = family(family_id)
+    if fam.documented:
+        for param in params_for(fam.id):
+            if param.default is not None and param.type in ("enum", "int"):
+                return json.dumps({param.name: param.default})
+    return json.dumps(GENERIC_EXTRA)
 
 
 def _by_type(param: Param, decl: FormControl) -> dict[str, Any]:
@@ -247,6 +250,7 @@ def family_spec(fam: Family) -> dict[str, Any]:
         "models": [{"value": m, "label": model_title(m), "title": m} for m in fam.models],
         "free_model": not fam.models,
         "controls": [c.to_json() for c in controls_for(fam.id)],
+        "extra_example": extra_example(fam.id),
     }
 
 

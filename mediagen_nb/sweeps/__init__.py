@@ -1,0 +1,25 @@
+"""Sweeps: one prompt across models and parameters, planned, validated and run as one call.
+
+``mg.sweep(kind, **axes)`` makes a :class:`SweepPlan` (nothing sent); ``await plan.run()``
+sends its valid cells and returns a DataFrame; ``mg.resume()`` finishes a sweep a restarted
+kernel left unfinished. This package sits above the client, the history and the widgets.
+"""
+
+from mediagen_nb.sweeps._plan import Cell, SweepPlan, sweep
+from mediagen_nb.sweeps._results import CellResult
+from mediagen_nb.sweeps._resume import plan_from_event, resume_sweeps, unfinished_sweeps
+from mediagen_nb.sweeps._translate import COMMON, SweepKind, Translation, translate
+
+__all__ = [
+    "COMMON",
+    "Cell",
+    "CellResult",
+    "SweepKind",
+    "SweepPlan",
+    "Translation",
+    "plan_from_event",
+    "resume_sweeps",
+    "sweep",
+    "translate",
+    "unfinished_sweeps",
+]
