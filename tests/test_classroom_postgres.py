@@ -278,3 +278,20 @@ def test_gateways_sharing_a_ledger_refuse_an_emulator_each(
 ) -> None:
     with pytest.raises(ValueError, match="one upstream"):
         start_classroom(1, upstream="emulator", folder=tmp_path, ledger=postgres_dsn)
+
+
+def test_a_gateway_stopping_hands_its_tasks_over_at_once(postgres_dsn: str) -> None:
+    """A gateway that stops (not killed) gives its leases up: another claims them without
+    waiting for them to expire."""
+    stopping = PostgresClassLedger(postgres_dsn, lease_s=600)
+    other = PostgresClassLedger(postgres_dsn, lease_s=600)
+    try:
+        for n in range(3):
+            stopping.save_task(_running(n))
+        assert other.claim_leases() == []
+        stopping.release_leases()
+        assert sorted(t.id for t in other.claim_leases()) == ["t0", "t1", "t2"]
+        assert not stopping.renew_lease("t0")
+    finally:
+        stopping.close()
+        other.close()

@@ -95,6 +95,9 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
                     with contextlib.suppress(asyncio.CancelledError):
                         await keeper
                 await gw.tracker.stop()
+                if shared is not None:  # the other gateways take its tasks at once
+                    with contextlib.suppress(Exception):
+                        shared.release_leases()
                 gw.http = None
 
     api, text = student_routes(gw)

@@ -1,13 +1,7 @@
 """``PostgresClassLedger``: the whole class in PostgreSQL, shared by several gateways.
 
-The same tables as the SQLite ledger, plus ``usage_locks`` (one row per student and one,
-``''``, for the class), ``leases`` (who follows each task in flight, until when) and
-``gateways`` (each gateway's last sign of life). A budget check is one transaction: it
-reads the rules, locks the class's row (when a class-wide limit applies) and the student's
-(``SELECT ... FOR UPDATE``, always in that order), then counts what is used and held, so
-two gateways never both spend a student's last image. Expired leases are claimed with
-``FOR UPDATE SKIP LOCKED``: each orphaned task goes to exactly one gateway. Needs psycopg 3
-(``pip install 'mediagen_nb[postgres]'``).
+A budget check is one transaction holding the class's and the student's usage rows; an
+expired lease goes to one gateway (``SKIP LOCKED``). Needs psycopg 3 (the postgres extra).
 """
 
 from __future__ import annotations
@@ -60,7 +54,26 @@ def _connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
 
 
 class PostgresClassLedger:
-    """``ClassLedger`` and ``SharedLedger`` in PostgreSQL (see the module docstring)."""
+    """``ClassLedger`` and ``SharedLedger`` in PostgreSQL.
+
+    The same tables as the SQLite ledger, plus ``usage_locks`` (a row per student and one,
+    ``''``, for the class), ``leases`` (which gateway follows each task in flight, until
+    when) and ``gateways`` (each one's last sign of life). ``reserve`` reads the stored
+    rules, locks the class's row (when a class-wide limit applies) then the student's
+    (``SELECT ... FOR UPDATE``, always in that order) and counts what is used and held in
+    one statement, so two gateways never both spend a student's last image. Times come
+    from the server's clock, so every gateway compares leases on one clock.
+
+    Args:
+        dsn: ``postgresql://user@host:port/database`` (libpq's variables such as
+            ``PGPASSWORD`` apply).
+        lease_s: Seconds a gateway holds a task in flight without renewing it.
+        holder: This gateway's id in leases and reservations (default: a fresh one).
+
+    Raises:
+        ValueError: ``lease_s`` is not above 0.
+        RuntimeError: psycopg is not installed.
+    """
 
     def __init__(self, dsn: str, *, lease_s: float = LEASE_S, holder: str | None = None) -> None:
         if lease_s <= 0:
@@ -331,6 +344,11 @@ class PostgresClassLedger:
                 (self.lease_s, task_id, self.holder),
             )
             return done.rowcount == 1
+
+    def release_leases(self) -> None:
+        """Let every task this gateway follows go (expired now: the next claim takes it)."""
+        with self._tx() as conn:
+            conn.execute("UPDATE leases SET expires = 0 WHERE holder = %s", (self.holder,))
 
     # --- events --------------------------------------------------------------------------------
 

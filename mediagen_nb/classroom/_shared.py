@@ -1,9 +1,7 @@
-"""What a ledger shared by several gateways adds: changes to catch up on, and task leases.
+"""What a ledger several gateways share adds: changes to catch up on, and task leases.
 
-Each gateway keeps a short-lived copy of the class (``ClassState``) that it refreshes from
-``changes``; budgets never come from the copy (``reserve`` is one transaction in the store).
-Each task in flight is followed by the one gateway holding its lease: renewed at each poll,
-claimed by another gateway once it has expired (its holder died).
+Each gateway keeps a short-lived copy of the class it refreshes from ``changes`` (budgets
+never come from the copy). A task in flight is followed by the gateway holding its lease.
 """
 
 from __future__ import annotations
@@ -61,4 +59,8 @@ class SharedLedger(ClassLedger, Protocol):
 
     def renew_lease(self, task_id: str) -> bool:
         """Extend this gateway's lease on ``task_id``; False when another gateway holds it."""
+        ...
+
+    def release_leases(self) -> None:
+        """Give up every lease this gateway holds (it is stopping): others take them now."""
         ...
