@@ -56,14 +56,15 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 async def keep_shared(gw: Gateway, shared: SharedLedger) -> None:
     """Follow the tasks whose holder died and catch up on the other gateways, every tick
-    (at most a fifth of a lease, so an orphan waits at most a lease and a fifth)."""
-    tick = min(SYNC_S, shared.lease_s / 5)
+    (at most a tenth of a lease: an orphan waits at most a lease and a tenth after the
+    last renewal of its dead holder)."""
+    tick = min(SYNC_S, shared.lease_s / 10)
     while True:
         try:
             claimed = await asyncio.to_thread(shared.claim_leases)
             if gw.tracker is not None:
                 for record in gw.state.adopt(claimed):
-                    gw.tracker.follow(record)
+                    gw.tracker.follow(record, taken_over=True)
             await asyncio.to_thread(gw.state.sync)
         except Exception:  # the database may be restarting: try again at the next tick
             log.exception("catching up on the shared ledger failed")

@@ -82,6 +82,10 @@ class PostgresClassLedger:
         self.lease_s = float(lease_s)
         self._lock = threading.Lock()
         self._conn = _connect(dsn)
+        self._read_lock = threading.Lock()
+        self._reader = _connect(dsn)
+        """Reads (catching up, look-ups, events) on a connection of their own: a long read
+        in the gateway's background thread never holds up a budget check or a renewal."""
         with self._tx() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in SCHEMA:
@@ -94,8 +98,8 @@ class PostgresClassLedger:
             yield self._conn
 
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+        with self._read_lock:
+            return self._reader.execute(sql, args).fetchall()
 
     # --- the class's state ---------------------------------------------------------------------
 
@@ -108,8 +112,8 @@ class PostgresClassLedger:
         """Settings, students and tasks changed since ``since`` (all when None), and every
         student's chat tokens, in one consistent read."""
         after = -1.0 if since is None else since - CATCH_UP_MARGIN_S
-        with self._lock, self._conn.transaction():
-            conn = self._conn
+        with self._read_lock, self._reader.transaction():
+            conn = self._reader
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             (at,) = conn.execute(f"SELECT {NOW}").fetchone() or (0.0,)
             settings = {
@@ -297,8 +301,8 @@ class PostgresClassLedger:
 
     def usage(self, student: str | None = None) -> Usage:
         """Used and held, by every gateway (one read)."""
-        with self._lock:
-            return usage_of(self._conn, None if student is None else student.casefold())
+        with self._read_lock:
+            return usage_of(self._reader, None if student is None else student.casefold())
 
     # --- leases --------------------------------------------------------------------------------
 
@@ -374,5 +378,6 @@ class PostgresClassLedger:
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
-        with self._lock:
+        with self._lock, self._read_lock:
             self._conn.close()
+            self._reader.close()

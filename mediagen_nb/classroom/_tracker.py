@@ -61,11 +61,20 @@ class Tracker:
         # On a shared ledger a poll ends within the lease renewed just before it.
         self._timeout = httpx2.Timeout(shared.lease_s / 2) if shared is not None else http.timeout
 
-    def follow(self, record: TaskRecord) -> None:
-        """Start following ``record`` on the running loop (once per task)."""
+    def follow(self, record: TaskRecord, *, taken_over: bool = False) -> None:
+        """Start following ``record`` on the running loop (once per task).
+
+        Args:
+            record: The task.
+            taken_over: Its lease expired under another gateway, which last polled it at
+                least a lease ago: the first poll comes that much sooner.
+        """
         if record.done or record.refused or record.id in self._followers:
             return
-        task = asyncio.get_running_loop().create_task(self._follow(record))
+        first = self.interval(record)
+        if taken_over and self.state.shared is not None:
+            first = max(0.0, first - self.state.shared.lease_s)
+        task = asyncio.get_running_loop().create_task(self._follow(record, first))
         self._followers[record.id] = task
         task.add_done_callback(lambda _t: self._followers.pop(record.id, None))
 
@@ -92,10 +101,9 @@ class Tracker:
         high = fam.eta(record.model)[1] if fam is not None else MIN_DEADLINE_S
         return max(MIN_DEADLINE_S, 3.0 * high) / self.upstream.speed
 
-    async def _follow(self, record: TaskRecord) -> None:
+    async def _follow(self, record: TaskRecord, wait: float) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._deadline_s(record)
-        wait = self.interval(record)
         try:
             while loop.time() < deadline:
                 if not await self._wait(record, min(wait, deadline - loop.time())):
