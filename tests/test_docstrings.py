@@ -265,8 +265,6 @@ LONG_MODULE_DOCSTRINGS = frozenset(
         "mediagen_nb/widgets/_chat_request.py",
         "mediagen_nb/widgets/_chat_runner.py",
         "mediagen_nb/widgets/_chat_stream.py",
-        "mediagen_nb/widgets/_form_body.py",
-        "mediagen_nb/widgets/_form_spec.py",
         "mediagen_nb/widgets/_form_state.py",
         "mediagen_nb/widgets/_frontend.py",
         "mediagen_nb/widgets/_gallery.py",

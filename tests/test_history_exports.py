@@ -22,9 +22,7 @@ def test_exported_names() -> None:
         "ledger",
         "lineage",
         "lineage_records",
-        "process_alive",
         "resume",
-        "resume_poller",
         "unfinished",
     ]
     assert history_pkg.__all__ == sorted(history_pkg.__all__)

@@ -16,7 +16,8 @@ import pytest
 
 import mediagen_nb as mg
 from mediagen_nb._hooks import LedgerEvent
-from mediagen_nb.catalog import carry, defaults
+from mediagen_nb.catalog._carry import carry
+from mediagen_nb.catalog._form_body import defaults
 from mediagen_nb.client import AsyncClient, recording_tags
 from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.history import Ledger

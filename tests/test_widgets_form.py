@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 import mediagen_nb
-from mediagen_nb.catalog import Family, Kind, controls_for, families, form_spec
+from mediagen_nb.catalog import Family, Kind, families
+from mediagen_nb.catalog._controls import controls_for, form_spec
 from mediagen_nb.catalog._params import IMAGE2_MAX_REFS, STARVIDEOS_MODE_FIELDS
 from mediagen_nb.emulator import start_emulator
 from mediagen_nb.widgets._codegen import code_for

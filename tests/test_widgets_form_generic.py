@@ -23,9 +23,9 @@ from mediagen_nb.catalog import (
     Family,
     FormControl,
     Param,
-    form_spec,
     register_family,
 )
+from mediagen_nb.catalog._controls import form_spec
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import create_app
 from mediagen_nb.widgets._generate_panel import VideoPanel

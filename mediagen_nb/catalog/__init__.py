@@ -15,8 +15,6 @@ from mediagen_nb.catalog._assets import (
     library_for_id,
     parse_asset_uri,
 )
-from mediagen_nb.catalog._carry import carried_into, carrier, carry, meaning
-from mediagen_nb.catalog._controls import Control, controls_for, family_spec, form_spec
 from mediagen_nb.catalog._families import (
     FAMILIES,
     REFERENCE_FIELDS,
@@ -27,15 +25,7 @@ from mediagen_nb.catalog._families import (
     family_for_model,
     family_for_path,
 )
-from mediagen_nb.catalog._form_body import (
-    EXTRA_KEY,
-    defaults,
-    from_body,
-    lines,
-    parse_extra,
-    shown,
-    to_body,
-)
+from mediagen_nb.catalog._form_body import EXTRA_KEY
 from mediagen_nb.catalog._forms import FORMS, VALUE, FormControl, best_option
 from mediagen_nb.catalog._labels import (
     MODEL_TITLES,
@@ -94,7 +84,6 @@ __all__ = [
     "AssetLibrary",
     "AssetStatus",
     "AssetType",
-    "Control",
     "Family",
     "FormControl",
     "Kind",
@@ -104,34 +93,21 @@ __all__ = [
     "Vendor",
     "asset_uri",
     "best_option",
-    "carried_into",
-    "carrier",
-    "carry",
-    "controls_for",
-    "defaults",
     "families",
     "family",
     "family_for_model",
     "family_for_path",
-    "family_spec",
     "form_for",
-    "form_spec",
-    "from_body",
     "generic_params",
     "library_for_id",
-    "lines",
-    "meaning",
     "model_title",
     "option_label",
     "options",
     "param_label",
     "params_for",
     "parse_asset_uri",
-    "parse_extra",
     "register_family",
     "revision",
-    "shown",
     "text_model",
     "text_vendor_of",
-    "to_body",
 ]

@@ -1,9 +1,7 @@
 """What a form's work means across families, and how it lands in another family's controls.
 
-Each control's ``carry`` names what its value means everywhere ("prompt", "ratio",
-"length", "refs", "first_frame"...). ``carry`` moves a form's values to another family
-(the panels' family switch); ``meaning`` and ``carried_into`` are its two halves, which a
-sweep uses to write one common parameter into every family's own control.
+``carry`` moves a form's values to another family (the panels' family switch); ``meaning``
+and ``carried_into`` are its two halves, which a sweep uses to fill each family's control.
 """
 
 from __future__ import annotations

@@ -201,17 +201,21 @@ class SqliteClassLedger:
         self._conn = sqlite3.connect(
             self.path, timeout=10.0, isolation_level=None, check_same_thread=False
         )
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        with self._write() as conn:
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            self._migrate(conn)
-            for statement in INDEXES:
-                conn.execute(statement)
-            # One gateway per SQLite ledger: what a previous run held belonged to requests
-            # that ended with it.
-            conn.execute("DELETE FROM reservations")
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            with self._write() as conn:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                self._migrate(conn)
+                for statement in INDEXES:
+                    conn.execute(statement)
+                # One gateway per SQLite ledger: what a previous run held belonged to requests
+                # that ended with it.
+                conn.execute("DELETE FROM reservations")
+        except BaseException:
+            self._conn.close()  # a file that cannot be set up leaves no connection open
+            raise
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:

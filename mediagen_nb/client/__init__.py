@@ -12,8 +12,9 @@ from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
 from ._chat_tools import FunctionTool, ToolCallRecord, ToolRun, function_tool
+from ._classroom import Classroom
 from ._client import DEFAULT_RECORDER, AsyncClient
-from ._config import RedactingFilter, Secret, install_log_redaction, redact
+from ._config import RedactingFilter, Secret, install_log_redaction, redact, resolve_settings
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -24,9 +25,11 @@ from ._exceptions import (
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
+    MalformedResponseError,
     MediagenError,
     NotFoundError,
     RateLimitError,
+    ResponseTooLargeError,
     ServerError,
     StreamInterruptedError,
     TaskCancelledError,
@@ -64,11 +67,13 @@ __all__ = [
     "ChatAccumulator",
     "ChatCompletionStream",
     "ChatRetryPolicy",
+    "Classroom",
     "Client",
     "Completions",
     "ConfigurationError",
     "FunctionTool",
     "Images",
+    "MalformedResponseError",
     "MediaHost",
     "MediagenError",
     "MessageAccumulator",
@@ -78,6 +83,7 @@ __all__ = [
     "RateLimitError",
     "RedactingFilter",
     "RequestValidationError",
+    "ResponseTooLargeError",
     "RetryTransport",
     "SSEDecoder",
     "SavedRequest",
@@ -106,5 +112,6 @@ __all__ = [
     "read_request",
     "recording_tags",
     "redact",
+    "resolve_settings",
     "video_size",
 ]

@@ -18,9 +18,7 @@ from mediagen_nb.history._records import HistoryRecords, history_records
 from mediagen_nb.history._resume import (
     EXPIRED_ERROR,
     PendingTask,
-    process_alive,
     resume,
-    resume_poller,
     unfinished,
 )
 
@@ -43,9 +41,7 @@ __all__ = [
     "ledger",
     "lineage",
     "lineage_records",
-    "process_alive",
     "resume",
-    "resume_poller",
     "unfinished",
 ]
 

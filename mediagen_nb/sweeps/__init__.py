@@ -7,8 +7,8 @@ kernel left unfinished. This package sits above the client, the history and the 
 
 from mediagen_nb.sweeps._plan import Cell, SweepPlan, sweep
 from mediagen_nb.sweeps._results import CellResult
-from mediagen_nb.sweeps._resume import plan_from_event, resume_sweeps, unfinished_sweeps
-from mediagen_nb.sweeps._translate import COMMON, SweepKind, Translation, translate
+from mediagen_nb.sweeps._resume import resume_sweeps, unfinished_sweeps
+from mediagen_nb.sweeps._translate import COMMON, SweepKind, translate
 
 __all__ = [
     "COMMON",
@@ -16,8 +16,6 @@ __all__ = [
     "CellResult",
     "SweepKind",
     "SweepPlan",
-    "Translation",
-    "plan_from_event",
     "resume_sweeps",
     "sweep",
     "translate",

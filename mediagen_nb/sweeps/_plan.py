@@ -32,13 +32,22 @@ SUMMARY_REASONS = 3
 
 @dataclass(frozen=True)
 class Cell:
-    """One cell of a sweep: its axis values and its request, or why it cannot be sent."""
+    """One cell of a sweep: its axis values and its request, or why it cannot be sent.
+
+    Attributes:
+        index: Its position in the plan (the product of the axes, in order).
+        axes: This cell's value of each axis, by parameter name.
+        params: Every parameter of the cell (axes and fixed values), as given.
+        family: The model family its request goes to (``None`` for chat or an unknown model).
+        path: The service path its request is sent to.
+        body: The request body, in the family's own field names.
+        problems: Why the cell cannot be sent (empty when it is valid).
+        notes: What the translation changed or dropped, one line each.
+    """
 
     index: int
     axes: dict[str, Any]
-    """This cell's value of each axis, by parameter name."""
     params: dict[str, Any]
-    """Every parameter of the cell (axes and fixed values), as given."""
     family: str | None
     path: str
     body: dict[str, Any]
@@ -115,11 +124,29 @@ def _cells(kind: SweepKind, axes: dict[str, list[Any]], fixed: dict[str, Any]) -
 
 
 class SweepPlan:
-    """The cells of a sweep: made by :func:`sweep`, run by :meth:`run` (see the module doc).
+    """The cells of a sweep: made by ``mg.sweep(...)``, run by :meth:`run`.
 
-    Attributes: ``kind``, ``axes`` (name -> values), ``fixed`` (name -> value), ``cells``,
-    ``sweep_id`` (recorded with every task and chat turn of the run), ``results`` (index ->
-    :class:`CellResult`, filled while the plan runs).
+    Build one with ``mg.sweep``; the constructor is how a resumed sweep is rebuilt from the
+    history. Each attribute below keeps the argument of the same name.
+
+    Args:
+        kind: ``"image"``, ``"video"`` or ``"chat"``.
+        axes: Parameter name -> the values it takes; the cells are their product, in order.
+        fixed: Parameter name -> the one value every cell takes.
+        sweep_id: The id recorded with every task and chat turn of the run; a new one when
+            omitted.
+        cells: The cells as recorded by an earlier run; omitted, they are computed (and
+            validated) from ``axes`` and ``fixed``.
+        order: The parameters in the order the user gave them (for :meth:`code`); omitted,
+            the axes then the fixed values.
+
+    Attributes:
+        cells: Every :class:`Cell`, valid or not.
+        results: Cell index -> its :class:`CellResult`, filled while the plan runs.
+
+    Example:
+        >>> plan = mg.sweep("image", model=["nano-banana", "seedream"], prompt="a fox")
+        >>> df = await plan.run()
     """
 
     def __init__(

@@ -21,7 +21,18 @@ create whose answer was lost; not sent again, to avoid paying twice)."""
 
 @dataclass
 class CellResult:
-    """The state of one cell while and after the plan runs."""
+    """The state of one cell while and after the plan runs.
+
+    Attributes:
+        status: ``pending``, a task status, or ``invalid`` / ``error`` / ``unconfirmed``.
+        task_id: The service's task id once the cell is created.
+        local_file: The downloaded result in the media cache.
+        elapsed: Seconds the cell took to reach its outcome.
+        error: Why the cell failed, in one line.
+        text: A chat cell's answer.
+        usage: A chat cell's token usage, as the service reports it.
+        task: The client task that followed the cell (not shown in the repr).
+    """
 
     status: str = "pending"
     task_id: str | None = None

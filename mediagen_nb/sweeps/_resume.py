@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mediagen_nb.history import Ledger, ledger, process_alive
+from mediagen_nb.history import Ledger, ledger
+from mediagen_nb.history._resume import process_alive
 from mediagen_nb.sweeps._plan import Cell, SweepPlan
 from mediagen_nb.sweeps._run import ACTIVE
 

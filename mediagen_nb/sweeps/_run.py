@@ -1,10 +1,7 @@
 """Running a plan's valid cells through an ``AsyncClient``, each created at most once.
 
-The plan is recorded (kind ``sweep``, action ``planned``) before the first cell is sent, and
-every create carries ``sweep_id`` and ``sweep_cell`` (``client.recording_tags``). Before
-creating a cell the run asks the history whether this sweep already created it (an earlier
-run, a kernel before a restart): such a cell is polled to the end or read back, never sent.
-``stop_plan`` (``plan.stop()``) ends a run at once and records it as finished.
+A cell the history shows this sweep already created is polled or read back, never sent
+again (see "Sweeps run each cell once" on the design page).
 """
 
 from __future__ import annotations
@@ -16,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.client import MediagenError, Task, TaskError, recording_tags
-from mediagen_nb.history import Ledger, resume_poller
+from mediagen_nb.history import Ledger
+from mediagen_nb.history._resume import resume_poller
 from mediagen_nb.sweeps._results import CellResult
 from mediagen_nb.types import RequestValidationError
 

@@ -1,9 +1,7 @@
 """One cell's parameters, in common words, as the request body of its model's family.
 
-A common word (``prompt``, ``ratio``, ``duration``, ``references``...) names what a value
-means; each family's control that carries that meaning receives it, converted the way the
-forms convert it on a family switch (``catalog.carry``). A family's own control or body
-field names are taken as they are; anything else is dropped, and the cell says so.
+A common word (``prompt``, ``ratio``, ``duration``...) reaches the family's control that
+carries that meaning (``_carry``); unknown names are dropped, and the cell says so.
 """
 
 from __future__ import annotations
@@ -15,18 +13,15 @@ from typing import Any, Literal
 from mediagen_nb.catalog import (
     EXTRA_KEY,
     FAMILIES,
-    Control,
     Family,
     best_option,
-    carried_into,
-    carrier,
-    controls_for,
     family_for_model,
-    from_body,
     params_for,
     text_model,
-    to_body,
 )
+from mediagen_nb.catalog._carry import carried_into, carrier
+from mediagen_nb.catalog._controls import Control, controls_for
+from mediagen_nb.catalog._form_body import from_body, to_body
 from mediagen_nb.types import Problem, validate_request
 
 SweepKind = Literal["image", "video", "chat"]

@@ -24,6 +24,7 @@ from mediagen_nb.types._chat_parts import (
     ToolUseBlock,
     tool_results_turn,
 )
+from mediagen_nb.types._classroom import ClassroomAmounts, ClassroomMe
 from mediagen_nb.types._images import BananaRequest, Image2Request, parse_size, size_problems
 from mediagen_nb.types._json import json_value_problems
 from mediagen_nb.types._problem import (
@@ -88,6 +89,8 @@ __all__ = [
     "ChatMessage",
     "ChunkChoice",
     "ChunkDelta",
+    "ClassroomAmounts",
+    "ClassroomMe",
     "CompletionUsage",
     "ContentBlock",
     "DoneEvent",

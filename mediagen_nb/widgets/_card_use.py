@@ -17,11 +17,11 @@ from mediagen_nb.catalog import (
     ASSET_LIBRARIES,
     FAMILIES,
     asset_uri,
-    carry,
-    controls_for,
     params_for,
-    to_body,
 )
+from mediagen_nb.catalog._carry import carry
+from mediagen_nb.catalog._controls import controls_for
+from mediagen_nb.catalog._form_body import to_body
 from mediagen_nb.widgets._asset_form import bodies
 from mediagen_nb.widgets._card_actions import CardAction, Target, card_actions
 from mediagen_nb.widgets._session import ActiveAsset

@@ -12,19 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mediagen_nb.catalog import (
-    EXTRA_KEY,
-    Control,
-    carry,
-    controls_for,
-    defaults,
-    family,
-    from_body,
-    lines,
-    parse_extra,
-    shown,
-    to_body,
-)
+from mediagen_nb.catalog import EXTRA_KEY, family
+from mediagen_nb.catalog._carry import carry
+from mediagen_nb.catalog._controls import Control, controls_for
+from mediagen_nb.catalog._form_body import defaults, from_body, lines, parse_extra, shown, to_body
 from mediagen_nb.types import errors_only, validate_request
 
 __all__ = [

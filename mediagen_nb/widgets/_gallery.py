@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mediagen_nb._imagesize import image_size
 from mediagen_nb._platform import off_loop
 from mediagen_nb._provenance import embed, make_record
-from mediagen_nb.catalog import FAMILIES, controls_for, from_body, model_title
+from mediagen_nb.catalog import FAMILIES, model_title
+from mediagen_nb.catalog._controls import controls_for
+from mediagen_nb.catalog._form_body import from_body
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._card_actions import card_actions
 from mediagen_nb.widgets._codegen import code_for
