@@ -3,9 +3,9 @@
 A PostgreSQL server of its own (Debian's ``postgresql``, as the tests start it), one emulator
 (``_server.py emulator``, which lists every result poll and the gateway that sent it) and
 three ``mediagen-nb classroom --ledger postgresql://...`` processes on one class folder.
-Each student may make ``LIMIT`` images and tries ``TRIES`` at once, each try through another
-gateway; then polls each task every ``STUDENT_POLL_S`` through the gateways in turn (no sticky
-sessions; a gateway that does not answer is skipped). Once every task is created and the
+Students start over ``RAMP_S``; each may make ``LIMIT`` images and tries ``TRIES`` at once,
+each try through another gateway, then polls each task every ``STUDENT_POLL_S`` through the
+gateways in turn (no sticky sessions; a gateway that does not answer is skipped). Once every task is created and the
 quickest could be done (a quarter of the slowest's time), the first gateway is SIGKILLed.
 Four numbers:
 
@@ -50,7 +50,9 @@ POLL_RATIO_TARGET = 1.1
 MODEL = "nano-banana"
 ETA_S = (10.0, 40.0)
 """The model's generation time at the service's pace (the catalog's ETA)."""
-CLIENT_TIMEOUT_S = 60.0
+CLIENT_TIMEOUT_S = 120.0
+RAMP_S = 10.0
+"""Students start over this many seconds (service pace), as a class does, not in one burst."""
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Class:
     done: dict[str, str] = field(default_factory=dict)
     killed_at: float = 0.0
     done_at_kill: int = 0
+    students: int = 0
     creating: int = 0
     """Students still sending their creates."""
     created: asyncio.Event = field(default_factory=asyncio.Event)
@@ -107,7 +110,10 @@ async def _follow(http: httpx2.AsyncClient, room: Class, code: str, task: str, t
             return
 
 
-async def _student(http: httpx2.AsyncClient, room: Class, code: str, index: int) -> None:
+async def _student(
+    http: httpx2.AsyncClient, room: Class, code: str, index: int, ramp: float
+) -> None:
+    await asyncio.sleep(ramp * index / max(1, room.students))
     made = await asyncio.gather(*(_create(http, room, code, index + k) for k in range(TRIES)))
     tasks = [t for t in made if t is not None]
     for task in tasks:
@@ -130,14 +136,17 @@ async def _kill_halfway(room: Class, after: float) -> None:
 async def measure(
     upstream: Server, room: Class, codes: list[str], lease: float, speed: float
 ) -> Figure:
-    limits = httpx2.Limits(max_connections=400, max_keepalive_connections=400)
+    limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=1000)
     transport = httpx2.AsyncHTTPTransport(limits=limits, retries=2)
     async with httpx2.AsyncClient(timeout=CLIENT_TIMEOUT_S, transport=transport) as http:
         start = time.perf_counter()
         halfway = ETA_S[0] / speed  # the quickest image is done, the slowest has 3/4 to go
-        room.creating = len(codes)
+        room.creating = room.students = len(codes)
         killer = asyncio.create_task(_kill_halfway(room, halfway))
-        await asyncio.gather(*(_student(http, room, code, n) for n, code in enumerate(codes)))
+        ramp = RAMP_S / speed
+        await asyncio.gather(
+            *(_student(http, room, code, n, ramp) for n, code in enumerate(codes))
+        )
         elapsed = time.perf_counter() - start
         killer.cancel()
         polls = (await http.get(upstream.root + "/bench/polls")).json()["polls"]
