@@ -5,8 +5,9 @@ A PostgreSQL server of its own (Debian's ``postgresql``, as the tests start it),
 three ``mediagen-nb classroom --ledger postgresql://...`` processes on one class folder.
 Students start over ``RAMP_S``; each may make ``LIMIT`` images and tries ``TRIES`` at once,
 each try through another gateway, then polls each task every ``STUDENT_POLL_S`` through the
-gateways in turn (no sticky sessions; a gateway that does not answer is skipped). Once every task is created and the
-quickest could be done (a quarter of the slowest's time), the first gateway is SIGKILLed.
+gateways in turn (no sticky sessions; a gateway that does not answer is skipped). Once
+every task is created and the quickest could be done (a quarter of the slowest's time),
+the first gateway is SIGKILLed.
 Four numbers:
 
 * **tasks completed**: all of them, the dead gateway's included (else a wrong result);
