@@ -145,9 +145,7 @@ async def measure(
         room.creating = room.students = len(codes)
         killer = asyncio.create_task(_kill_halfway(room, halfway))
         ramp = RAMP_S / speed
-        await asyncio.gather(
-            *(_student(http, room, code, n, ramp) for n, code in enumerate(codes))
-        )
+        await asyncio.gather(*(_student(http, room, code, n, ramp) for n, code in enumerate(codes)))
         elapsed = time.perf_counter() - start
         killer.cancel()
         polls = (await http.get(upstream.root + "/bench/polls")).json()["polls"]
