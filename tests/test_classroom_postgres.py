@@ -137,6 +137,8 @@ async def test_concurrent_chats_on_three_gateways_stay_within_one_reply(
     assert used == sum(replies)
     assert used <= 10 + max(replies)
     assert rooms[0].state.ledger.held() == []
+    turns = rooms[1].state.ledger.chat_turns()  # the teacher reads every gateway's turns
+    assert sorted(t.tokens for t in turns) == sorted(replies)
 
 
 def shows(room: ClassroomHandle, ids: list[str]) -> Callable[[], bool]:

@@ -21,6 +21,7 @@ from mediagen_nb.classroom._budget import (
     needs_class_usage,
     refusal,
 )
+from mediagen_nb.classroom._chat_turns import ChatTurn
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._ledger import Snapshot, TaskRecord, task_data
 from mediagen_nb.classroom._pg_schema import NOW, SCHEMA, SCHEMA_LOCK, usage_of
@@ -375,6 +376,35 @@ class PostgresClassLedger:
             {"ts": ts, "student": s, "action": a, "key": k, **json.loads(d)}
             for ts, s, a, k, d in rows
         ]
+
+    def save_chat_turn(self, turn: ChatTurn) -> None:
+        """Keep one chat turn."""
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO chat_turns (ts, student, who, path, model, prompt, answer, tokens, "
+                "outcome) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    turn.ts,
+                    turn.student,
+                    turn.student.casefold(),
+                    turn.path,
+                    turn.model,
+                    turn.prompt,
+                    turn.answer,
+                    turn.tokens,
+                    turn.outcome,
+                ),
+            )
+
+    def chat_turns(self, student: str | None = None, limit: int = 200) -> list[ChatTurn]:
+        """The newest chat turns of the class (or of ``student``), newest first."""
+        columns = "ts, student, path, model, prompt, answer, tokens, outcome"
+        where, args = ("WHERE who = %s", (student.casefold(),)) if student is not None else ("", ())
+        rows = self._rows(
+            f"SELECT {columns} FROM chat_turns {where} ORDER BY id DESC LIMIT %s",
+            (*args, int(limit)),
+        )
+        return [ChatTurn(*row) for row in rows]
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

@@ -28,7 +28,9 @@ from mediagen_nb.classroom._codes import (
 )
 from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._gateway import Gateway
+from mediagen_nb.classroom._handle_moderation import ModerationControls
 from mediagen_nb.classroom._hub import HubAuth
+from mediagen_nb.classroom._moderation import Moderation
 from mediagen_nb.classroom._open import open_ledger, open_upstream
 from mediagen_nb.classroom._rules import Limits, Rules
 from mediagen_nb.classroom._shared import LEASE_S
@@ -77,7 +79,7 @@ def share_addresses(port: int) -> list[str]:
     return [f"http://{a}:{port}" for a in sorted(found)]
 
 
-class ClassroomHandle:
+class ClassroomHandle(ModerationControls):
     """A running classroom gateway (use ``stop()`` or a ``with`` block)."""
 
     def __init__(
@@ -277,6 +279,8 @@ def start_classroom(
     enrol_limit: int = ENROL_LIMIT,
     ledger: str | None = None,
     lease: float = LEASE_S,
+    blocked: Iterable[str] | None = None,
+    approve: bool | None = None,
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
@@ -309,6 +313,10 @@ def start_classroom(
         folder: Where the ledger and media live (default ``$MEDIAGEN_HOME/classroom``); a
             gateway started again on it keeps codes, rules, usage and wall.
         enrol_limit: New class-code names one client address may enrol per 10 minutes.
+        blocked: Prompt rules that refuse a prompt before it is sent: words or phrases
+            (whole words, any case) and ``re:PATTERN`` regular expressions; None: as the
+            class folder kept them.
+        approve: True: the wall shows only items the teacher approved; None: as kept.
         ledger: None keeps the class in SQLite in ``folder``; a ``postgresql://`` URL keeps
             it in PostgreSQL, shared by every gateway started on it (give them one
             ``folder`` for media, and one upstream: not an emulator each).
@@ -319,10 +327,10 @@ def start_classroom(
         The handle: ``codes``, ``base_url``, ``text_base_url``, ``wall_url``, ``stop()``.
 
     Raises:
-        ValueError: ``students`` is neither a count nor names, or the upstream ``service``
-            is asked for without a key or base URLs (naming the variable), or ``ledger``
-            is not a ``postgresql://`` URL, or gateways sharing a ledger would each start
-            an emulator.
+        ValueError: ``students`` is neither a count nor names, the upstream ``service``
+            is asked for without a key or base URLs (naming the variable), a blocked rule
+            is too long or does not compile, ``ledger`` is not a ``postgresql://`` URL, or
+            gateways sharing a ledger would each start an emulator.
         RuntimeError: ``ledger`` is a PostgreSQL URL and psycopg is not installed.
     """
     install_log_redaction()
@@ -334,6 +342,8 @@ def start_classroom(
         snap = store.load()
         people = start_roster(snap.students, students, roster)
         rules = start_rules(snap.settings.get("rules"), models, limits, class_limits, group_limits)
+        kept = Moderation.from_json(snap.settings.get("moderation"))
+        moderation = kept.updated(blocked, approve)
         up = open_upstream(upstream, folder, speed, shared=ledger is not None)
     except Exception:
         store.close()
@@ -351,8 +361,17 @@ def start_classroom(
     store.save_setting("class_code", code)
     store.save_setting("teacher_token", token)
     state.set_rules(rules)
+    state.moderation = kept  # as the class left it; a switch to approval keeps what was shown
+    state.set_moderation(moderation)
+    moderation.refusals.extend(
+        {k: e.get(k) for k in ("ts", "student", "asked", "prompt", "rule")} | {"where": e["key"]}
+        for e in store.events(5000)
+        if e["action"] == "blocked"
+    )
     hub = HubAuth(jupyterhub) if isinstance(jupyterhub, str) else jupyterhub
-    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit), hub=hub)
+    gw = Gateway(
+        state, up, folder / "media", guard=Guard(enrol_limit), hub=hub, teacher_token=str(token)
+    )
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins, prefix)
