@@ -122,8 +122,13 @@ class ClassState:
     def _catch_up(self, found: Changes) -> bool:
         saved = found.settings.get("rules")
         rules = rules_from_json(saved) if saved else self._rules
+        kept = found.settings.get("moderation")
         with self._lock:
             changed = rules != self._rules or found.chat_tokens != self._tokens
+            if kept is not None and kept != self.moderation.to_json():  # rules or approval
+                moderation = Moderation.from_json(kept)
+                moderation.refusals.extend(self.moderation.refusals)
+                self.moderation, changed = moderation, True
             self._rules = rules
             self._tokens = dict(found.chat_tokens)
             for record in found.tasks:
