@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mediagen_nb import _env
 from mediagen_nb.classroom._ledger import ClassLedger, SqliteClassLedger
 from mediagen_nb.classroom._pg_ledger import PostgresClassLedger, is_postgres_url
 from mediagen_nb.classroom._shared import LEASE_S
@@ -24,7 +25,7 @@ def open_upstream(
     if shared and up.emulator is not None:
         up.stop()
         raise ValueError(
-            "gateways sharing a ledger need one upstream: set MEDIAGEN_API_KEY and the "
+            f"gateways sharing a ledger need one upstream: set {_env.API_KEY} and the "
             "service's URLs, or pass an Upstream"
         )
     return up
