@@ -5,6 +5,7 @@ parses chat streams and records everything to the history. With no key it talks 
 built-in emulator ("demo mode"). Importing it loads neither pandas, PIL nor ipywidgets.
 """
 
+from mediagen_nb._frame_sources import FrameUnavailableError
 from mediagen_nb.types import RequestValidationError
 
 from ._assemble import ChatAccumulator, MessageAccumulator
@@ -38,7 +39,7 @@ from ._exceptions import (
     TaskTimeoutError,
     ToolLoopError,
 )
-from ._frames import frame_png, video_size
+from ._frames import any_frame_png, frame_png, video_size
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
 from ._recording import recording_tags
@@ -71,6 +72,7 @@ __all__ = [
     "Client",
     "Completions",
     "ConfigurationError",
+    "FrameUnavailableError",
     "FunctionTool",
     "Images",
     "MalformedResponseError",
@@ -105,6 +107,7 @@ __all__ = [
     "ToolRun",
     "Videos",
     "aiter_sse",
+    "any_frame_png",
     "frame_png",
     "function_tool",
     "install_log_redaction",
