@@ -147,7 +147,11 @@ class BrowserStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.fs.mount(self.folder)
         if self.tabs is not None:
-            self.tabs.listen(self._heard)
+            try:
+                self.tabs.listen(self._heard)
+            except Exception as exc:  # the other tabs unheard: still kept, last save wins
+                log.warning("history: no messages between this site's tabs (%s)", exc)
+                self.tabs = None
         self.fs.sync(True, self._loaded)
 
     def _heard(self, text: str) -> None:
