@@ -1,12 +1,7 @@
 """The browser tab's history kept in the browser: Emscripten's IDBFS (IndexedDB) at the home.
 
-SQLite cannot use a file on JupyterLite's ``/drive`` (NOTES.md), so the ledger keeps its
-database in memory as before; this store mounts IDBFS at ``$MEDIAGEN_HOME`` (the media cache
-is written there), loads it from IndexedDB once (``syncfs(populate)``), seeds the ledger with
-the saved events, and after every write copies the database into ``history.sqlite3`` there and
-syncs it to IndexedDB at once, so a reload or a closed tab loses at most the write in flight.
-Two tabs of the site share that storage: a tab that saved tells the others (a
-``BroadcastChannel``), and their next save first loads what it wrote and merges it.
+The ledger stays in memory (SQLite fails on JupyterLite's ``/drive``); after every write its
+database is copied here and synced to IndexedDB. How two tabs merge: the docs' Design page.
 """
 
 from __future__ import annotations

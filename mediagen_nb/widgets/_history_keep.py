@@ -1,11 +1,7 @@
 """The History panel's Export, Import, "Export this session" and storage line (``HistoryKeep``).
 
-Export writes the whole history with its cached files (``mediagen_nb.history._backup``): in a
-kernel with a file system into ``$MEDIAGEN_HOME/exports/history-<UTC time>.json``, saying
-where; in the browser as a download. Import takes a file the person picks (its bytes come
-in the message's buffer, in every front end), adds what the history lacks, and shows all
-rows at once (scope "All", thumbnails from the carried files). In the browser the line
-``storage`` says how much the browser keeps, with Clear (``_browser``).
+Export carries the cached files (a file in a kernel, a download in the browser); Import adds
+what the history lacks and shows every row at once. See the docs' Design page.
 """
 
 from __future__ import annotations

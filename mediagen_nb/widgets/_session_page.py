@@ -1,10 +1,7 @@
 """ "Export this session": one self-contained HTML page of a session's results.
 
-Each picture and video is inline (a ``data:`` URL of the cached file), with its prompt, its
-parameters (the request as JSON) and its Copy-as-code snippet (the ``client.images.create``
-call, with a Copy button of a few lines of inline script); chat turns show the message and
-the reply. Nothing on the page refers to another file or host, so it opens offline, in any
-browser, from a download folder or an e-mail.
+Pictures and videos inline (``data:`` URLs), each with its prompt, parameters and
+Copy-as-code snippet; nothing refers to another file or host, so it opens offline.
 """
 
 from __future__ import annotations

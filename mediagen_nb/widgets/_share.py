@@ -1,13 +1,7 @@
-"""Links that share a request: ``?tab=images&model=...&prompt=...`` and the request's other
-fields, read from the page's address by the Studio (in the browser playground and in Voila).
+"""Links that share a request: ``?tab=images&model=...&prompt=...`` and its other fields.
 
-``share_query`` writes a result's request as such a query (every top-level field of the
-body; text as is, anything else as compact JSON; never a field named like a key or token).
-``parse_link`` reads one back into a tab and a request body, naming every value it refuses
-(``tab`` not a Studio tab, a key in a link); a query without ``tab``, ``model`` or
-``prompt`` is no link (some page's own options). The Studio fills the panel with the body, whose
-own checks then name a bad field value. The page's own parameters (``theme``, JupyterLite's
-REPL options, Voila's ``token``) are not the Studio's and are left alone.
+``share_query`` writes a result's request as a query (never a key); ``parse_link`` reads one
+back, naming each value it refuses. See the docs' Design page.
 """
 
 from __future__ import annotations

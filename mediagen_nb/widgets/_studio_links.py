@@ -1,9 +1,7 @@
 """The Studio's links that share and its ``busy`` state (``StudioLinks``, mixed into it).
 
-``prefill(query)``: a page address's ``?tab=images&model=...&prompt=...`` (``_share``) fills
-the matching panel, shows its tab and names each bad value in the Studio's notice and under
-the field. ``update_busy()``: whether a task or chat reply of this session is under way, or a
-write the browser has not kept yet; the front end asks before the page is left while it is.
+``prefill(query)`` fills the matching panel and names each bad value; ``update_busy()`` says
+whether work is under way that leaving the page would lose.
 """
 
 from __future__ import annotations

@@ -329,7 +329,8 @@ function mgHistExport(model) {
  * the browser what its storage keeps, with Clear. While a write is not yet in the browser's
  * storage (`unsaved`), leaving the page asks first. */
 function mgHistKeep(model) {
-  const exporter = mgButton({ label: "Export", action: "export-history", onClick: () => model.send({ action: "export-history" }) });
+  const exporter = mgButton({ label: "Export", action: "export-history",
+    onClick: () => model.send({ action: "export-history" }) });
   const page = mgButton({
     label: "Export this session",
     action: "export-session",
@@ -345,7 +346,8 @@ function mgHistKeep(model) {
     picker.value = "";
   });
   const clear = mgButton({ label: "Clear", kind: "ghost", action: "clear-history", onClick: () => {
-    if (confirm("Remove every row and picture this browser keeps for the playground?")) model.send({ action: "clear-history" });
+    const question = "Remove every row and picture this browser keeps for the playground?";
+    if (confirm(question)) model.send({ action: "clear-history" });
   } });
   const storage = mgEl("span", { class: "mg-history-storage mg-muted", role: "status" });
   const note = mgEl("span", { class: "mg-history-keep-note mg-muted", role: "status" });

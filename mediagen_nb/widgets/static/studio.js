@@ -121,7 +121,8 @@ function studioReadLink(model) {
   window.mgLinkRead = true;
   const queries = [location.search];
   try {
-    if (window.top !== window && window.top.location.origin === location.origin) queries.push(window.top.location.search);
+    const sameOrigin = window.top !== window && window.top.location.origin === location.origin;
+    if (sameOrigin) queries.push(window.top.location.search);
   } catch (_err) {
     // another site's frame: only this page's own query
   }
