@@ -5,6 +5,7 @@ sends its valid cells and returns a DataFrame; ``mg.resume()`` finishes a sweep 
 kernel left unfinished. This package sits above the client, the history and the widgets.
 """
 
+from mediagen_nb.sweeps._budget import BudgetWarning
 from mediagen_nb.sweeps._plan import Cell, SweepPlan, sweep
 from mediagen_nb.sweeps._results import CellResult
 from mediagen_nb.sweeps._resume import resume_sweeps, unfinished_sweeps
@@ -12,6 +13,7 @@ from mediagen_nb.sweeps._translate import COMMON, SweepKind, translate
 
 __all__ = [
     "COMMON",
+    "BudgetWarning",
     "Cell",
     "CellResult",
     "SweepKind",

@@ -172,6 +172,8 @@ class SweepPlan:
         self.sweep_id = sweep_id or f"sweep-{uuid.uuid4().hex[:12]}"
         self.cells: list[Cell] = cells if cells is not None else _cells(kind, axes, fixed, fit)
         self.results: dict[int, CellResult] = {}
+        self.budget: str | None = None
+        """Through a classroom gateway, what the last run was told fits (:meth:`fits`)."""
         self._listeners: list[Callable[[int], None]] = []
 
     def __len__(self) -> int:
@@ -285,7 +287,29 @@ class SweepPlan:
         from mediagen_nb.sweeps._run import run_plan
 
         await run_plan(self, client, concurrency, timeout, attached or {})
-        return frame(self)
+        result = frame(self)
+        if self.budget is not None:
+            result.attrs["budget"] = self.budget
+        return result
+
+    async def fits(self, client: AsyncClient | None = None) -> str | None:
+        """Through a classroom gateway: how many cells fit the class's budget, before a run.
+
+        :meth:`run` asks this too, keeps the answer in :attr:`budget` (and the frame's
+        ``attrs["budget"]``) and warns (``BudgetWarning``) when not every cell fits.
+
+        Args:
+            client: The client the plan will run through (default: ``mg``'s default client).
+
+        Returns:
+            e.g. "5 of 10 cells fit your budget (5 of 5 images left)", or None when the
+            service is not a classroom gateway.
+        """
+        from mediagen_nb._defaults import default_client
+        from mediagen_nb.sweeps._budget import budget_line, classroom_of
+
+        me = await classroom_of(client if client is not None else default_client())
+        return None if me is None else budget_line(self, me)
 
     def stop(self) -> bool:
         """Stop this plan's run in progress (one Stop for every cell).

@@ -15,6 +15,7 @@ from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.client import MediagenError, Task, TaskError, recording_tags
 from mediagen_nb.history import Ledger
 from mediagen_nb.history._resume import resume_poller
+from mediagen_nb.sweeps._budget import forecast
 from mediagen_nb.sweeps._results import CellResult
 from mediagen_nb.types import RequestValidationError
 
@@ -141,6 +142,7 @@ async def run_plan(
     running = ACTIVE.get(plan.sweep_id)
     if running is not None and not running.done():
         raise RuntimeError(f"sweep {plan.sweep_id} is already running: await that run")
+    plan.budget = await forecast(plan, client)
     store = client.recorder if isinstance(client.recorder, Ledger) else None
     earlier = earlier_cells(store, plan.sweep_id)
     gate = asyncio.Semaphore(max(1, concurrency))
