@@ -12,7 +12,7 @@ import pytest
 from mediagen_nb import validate_request
 from mediagen_nb.catalog import TEXT_MODELS, families, family
 from mediagen_nb.catalog._controls import Control, controls_for, extra_example
-from mediagen_nb.types import errors_only
+from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._chat_form import form_spec as chat_form_spec
 from mediagen_nb.widgets._chat_options import FIELDS, TOOLS_EXAMPLE, ChatSettings, Protocol
 from mediagen_nb.widgets._chat_panel import ChatPanel

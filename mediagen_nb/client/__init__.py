@@ -7,13 +7,11 @@ built-in emulator ("demo mode"). Importing it loads neither pandas, PIL nor ipyw
 
 from mediagen_nb.types import RequestValidationError
 
-from ._assemble import ChatAccumulator, MessageAccumulator
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
 from ._chat_tools import FunctionTool, ToolCallRecord, ToolRun, function_tool
-from ._client import DEFAULT_RECORDER, AsyncClient
-from ._config import RedactingFilter, Secret, install_log_redaction, redact
+from ._client import AsyncClient
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -35,19 +33,15 @@ from ._exceptions import (
     TaskTimeoutError,
     ToolLoopError,
 )
-from ._frames import frame_png, video_size
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
 from ._recording import recording_tags
-from ._retry import RetryTransport
 from ._saved import SavedRequest, read_request
-from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
 from ._sync import Client, SyncStream, SyncTask
-from ._tasks import Task, normalize_status
+from ._tasks import Task
 
 __all__ = [
-    "DEFAULT_RECORDER",
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
@@ -61,7 +55,6 @@ __all__ = [
     "BadRequestError",
     "BaseStream",
     "Chat",
-    "ChatAccumulator",
     "ChatCompletionStream",
     "ChatRetryPolicy",
     "Client",
@@ -71,19 +64,13 @@ __all__ = [
     "Images",
     "MediaHost",
     "MediagenError",
-    "MessageAccumulator",
     "MessageStream",
     "Messages",
     "NotFoundError",
     "RateLimitError",
-    "RedactingFilter",
     "RequestValidationError",
-    "RetryTransport",
-    "SSEDecoder",
     "SavedRequest",
-    "Secret",
     "ServerError",
-    "ServerSentEvent",
     "StreamInterruptedError",
     "StreamManager",
     "SyncStream",
@@ -98,13 +85,7 @@ __all__ = [
     "ToolLoopError",
     "ToolRun",
     "Videos",
-    "aiter_sse",
-    "frame_png",
     "function_tool",
-    "install_log_redaction",
-    "normalize_status",
     "read_request",
     "recording_tags",
-    "redact",
-    "video_size",
 ]

@@ -56,7 +56,8 @@ from mediagen_nb.emulator._textgen import (
     count_tokens,
     messages_conversation,
 )
-from mediagen_nb.types import Problem, errors_only, validate_request
+from mediagen_nb.types import Problem, validate_request
+from mediagen_nb.types._problem import errors_only
 
 __all__ = ["STREAM_DELTA_S", "TextState", "text_routes"]
 

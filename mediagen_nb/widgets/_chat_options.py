@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mediagen_nb.catalog import TEXT_MODELS, VENDOR_TITLE, text_model
+from mediagen_nb.catalog import TEXT_MODELS, text_model
+from mediagen_nb.catalog._text import VENDOR_TITLE
 
 Protocol = Literal["chat-completions", "messages"]
 Sampling = Literal["default", "temperature", "top_p"]

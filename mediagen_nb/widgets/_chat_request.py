@@ -24,7 +24,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mediagen_nb.types import Problem, is_url
+from mediagen_nb.types import Problem
+from mediagen_nb.types._problem import is_url
 from mediagen_nb.widgets._chat_options import (
     DEFAULT_MAX_TOKENS,
     FILE_TYPES,
