@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
+import traceback
 
 import httpx2
 import pytest
@@ -21,6 +23,7 @@ from mediagen_nb.client import (
     TaskFailedError,
     TaskTimeoutError,
 )
+from mediagen_nb.client._config import Secret
 from mediagen_nb.client._exceptions import parse_retry_after
 from tests._support import KEY
 from tests.client_fakes import BASE, TEXT
@@ -134,3 +137,32 @@ async def test_client_maps_http_and_transport_errors() -> None:
             await client.tasks.get("slow")
         with pytest.raises(NotFoundError):
             await client.tasks.get("missing")
+
+
+def test_errors_chained_from_other_libraries_are_redacted() -> None:
+    """A transport error that quotes the Authorization header (h11's "Illegal header value",
+    an encoding error) reaches the user redacted, its text and its chain's."""
+    key = "sk-chained-Q7v2Lx9"
+    Secret(key)  # known to redact, as every client's key is
+
+    def quoting(request: httpx2.Request) -> httpx2.Response:
+        value = request.headers["authorization"]
+        try:
+            (value + "\u200b").encode("ascii")
+        except UnicodeEncodeError as inner:
+            raise httpx2.LocalProtocolError(f"Illegal header value {value.encode()!r}") from inner
+        raise AssertionError("unreachable")
+
+    async def main() -> BaseException:
+        transport = httpx2.MockTransport(quoting)
+        async with AsyncClient(key, BASE, TEXT, transport, recorder=None, max_retries=0) as client:
+            with pytest.raises(APIConnectionError) as caught:
+                await client.tasks.get("t1")
+        return caught.value
+
+    error = asyncio.run(main())
+    shown = "".join(traceback.format_exception(error))
+    assert key not in shown
+    assert "Illegal header value" in shown  # the chain is kept, only the key is gone
+    assert isinstance(error.__cause__, httpx2.LocalProtocolError)
+    assert isinstance(error.__cause__.__cause__, UnicodeEncodeError)

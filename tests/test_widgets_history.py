@@ -241,8 +241,10 @@ async def test_video_rows_show_a_video_badge_not_a_broken_image(
 
 
 def test_unknown_family_goes_by_the_cached_files_suffix(tmp_path: Path) -> None:
-    panel = HistoryPanel(session=Session(mode_text="test"))
-    clip = tmp_path / "t1.mp4"
+    home = tmp_path / "home"
+    panel = HistoryPanel(session=Session(mode_text="test"), home=home)
+    clip = home / "media" / "ab" / "t1.mp4"
+    clip.parent.mkdir(parents=True)
     clip.write_bytes(b"\x00\x00\x00\x18ftypmp42")
     row: dict[Hashable, Any] = {
         "kind": "task",
@@ -251,6 +253,10 @@ def test_unknown_family_goes_by_the_cached_files_suffix(tmp_path: Path) -> None:
         "status": "completed",
     }
     assert panel._preview(row) == {"media": "video", "thumb": "", "cached": True}
+    outside = tmp_path / "t1.mp4"  # the same file outside the media folder: never used
+    outside.write_bytes(clip.read_bytes())
+    uncached = {"media": "video", "thumb": "", "cached": False}
+    assert panel._preview({**row, "local_file": str(outside)}) == uncached
     none = {"media": "", "thumb": "", "cached": False}
     assert panel._preview({**row, "local_file": str(tmp_path / "t1.txt")}) == none
     assert panel._preview({**row, "kind": "chat"}) == none

@@ -135,11 +135,15 @@ class SqliteClassLedger:
         self._conn = sqlite3.connect(
             self.path, timeout=10.0, isolation_level=None, check_same_thread=False
         )
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        with self._write() as conn:
-            for statement in _SCHEMA:
-                conn.execute(statement)
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            with self._write() as conn:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+        except BaseException:
+            self._conn.close()  # a file that cannot be set up leaves no connection open
+            raise
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:

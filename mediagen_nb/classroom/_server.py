@@ -342,8 +342,8 @@ def start_classroom(
         get_logger(name)
     folder = Path(folder) if folder is not None else resolve_home() / "classroom"
     ledger = SqliteClassLedger(folder)
-    snap = ledger.load()
     try:
+        snap = ledger.load()
         people = _roster(snap.students, students, roster)
         rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
         up = resolve_upstream(upstream, folder, speed=speed)
@@ -367,13 +367,13 @@ def start_classroom(
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)
-    if not is_loopback(host):
-        warnings.warn(
-            f"the classroom gateway listens on {host}: anyone who can reach this machine "
-            "and holds a class code can use your budget",
-            stacklevel=2,
-        )
     try:
+        if not is_loopback(host):
+            warnings.warn(
+                f"the classroom gateway listens on {host}: anyone who can reach this machine "
+                "and holds a class code can use your budget",
+                stacklevel=2,
+            )
         server, thread, bound = serve_in_thread(
             app,
             host,

@@ -29,6 +29,7 @@ from mediagen_nb.types._urls import not_public_reason, origins
 
 from ._context import DELETED, ClientContext
 from ._exceptions import APIConnectionError, AssetError, AssetNotUsableError, AssetTimeoutError
+from ._parse import parse_answer
 
 ASSET_POLL_S = 3.0
 ASSET_DEADLINE_S = 600.0
@@ -90,10 +91,10 @@ class Assets:
         """
         if body is not None:
             self._ctx.check(path, body)
-        data, _response = await self._ctx.core.request(
+        data, response = await self._ctx.core.request(
             method, "base", path, body, idempotent=method != "POST" or path == _SD2.status_path
         )
-        envelope = AssetEnvelope.model_validate(data)
+        envelope = parse_answer(AssetEnvelope, data, response)
         if not envelope.ok:
             failure = {"code": envelope.code, "msg": envelope.msg, "path": path}
             error = f"{path}: code {envelope.code}: {envelope.msg}"

@@ -48,6 +48,7 @@ from ._chat_tools import (
     tool_loop,
 )
 from ._context import ClientContext
+from ._parse import parse_answer
 from ._recording import new_turn_id
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
 
@@ -169,7 +170,7 @@ class _TextResource:
             if stream:
                 response = sent
             else:
-                data, _response = sent
+                data, answer = sent
         except asyncio.CancelledError:  # stopped (a sweep's Stop, an interrupted cell)
             self._ctx.recorder.event("chat", "incomplete", turn_id, model=model, error=CANCELLED)
             raise
@@ -181,8 +182,11 @@ class _TextResource:
             result: BaseStream[Any] = cls(response, **self._callbacks(turn_id, model))
             result.turn_id = turn_id
             return result
-        reply = ChatCompletion if path == CHAT_PATH else Message
-        parsed = reply.model_validate(data)
+        parsed: ChatCompletion | Message
+        if path == CHAT_PATH:
+            parsed = parse_answer(ChatCompletion, data, answer)
+        else:
+            parsed = parse_answer(Message, data, answer)
         self._ctx.recorder.event(
             "chat",
             "completed",

@@ -25,11 +25,19 @@ from mediagen_nb._platform import is_browser
 from ._assets import Assets
 from ._chat import Chat, Messages
 from ._chat_retry import DEFAULT_CHAT_RETRIES, ChatRetryPolicy
-from ._config import Secret, Settings, get_logger, install_log_redaction, resolve_settings
+from ._config import (
+    Secret,
+    Settings,
+    get_logger,
+    install_log_redaction,
+    key_problem,
+    resolve_settings,
+)
 from ._context import ClientContext
 from ._exceptions import ConfigurationError
 from ._http import HTTPCore
 from ._inputs import host_media
+from ._limits import MaxDownload
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
 from ._recording import SafeRecorder
@@ -144,9 +152,15 @@ class AsyncClient:
         media_host: Where local files and expired results are uploaded so the service can
             fetch them: a bucket URL (``s3://bucket/prefix``) or a ``MediaHost``; None reads
             ``MEDIAGEN_MEDIA_HOST``.
+        max_download_bytes: The largest result downloaded, in bytes: one number, or one per
+            kind (``{"image": ..., "video": ...}``); None reads ``MEDIAGEN_MAX_DOWNLOAD_MB``
+            (MiB), else 64 MiB for images and 512 MiB for videos. A larger result raises
+            ``ResponseTooLargeError``.
 
     Raises:
-        ConfigurationError: A base URL is set without a key, or a key without a base URL.
+        ConfigurationError: A base URL is set without a key, or a key without a base URL; a
+            key with a character a header cannot hold (named by kind and position, never
+            shown); a download cap that is not a positive whole number.
     """
 
     def __init__(
@@ -164,10 +178,14 @@ class AsyncClient:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        max_download_bytes: MaxDownload = None,
         media_host: MediaHost | str | None = None,
     ) -> None:
         install_log_redaction()
         settings = resolve_settings(api_key, base_url, text_base_url)
+        problem = key_problem(settings.api_key.get_secret_value()) if settings.api_key else None
+        if problem is not None:
+            raise ConfigurationError(problem)
         self.demo_mode = False
         """True when no key was configured and the built-in emulator is used."""
         service_id: str | None = None
@@ -209,7 +227,9 @@ class AsyncClient:
             max_retries=max_retries,
             sleep=sleep,
             rng=rng,
+            max_download_bytes=max_download_bytes,
         )
+        self._core.demo = self.demo_mode
         self._ctx = ClientContext(
             core=self._core,
             recorder=SafeRecorder(_resolve_recorder(recorder), self.service_id),

@@ -22,6 +22,7 @@ ENV_BASE_URL = _env.BASE_URL
 ENV_TEXT_BASE_URL = _env.TEXT_BASE_URL
 ENV_MEDIA_HOST = _env.MEDIA_HOST
 ENV_MEDIA_HOST_PUBLIC = _env.MEDIA_HOST_PUBLIC
+ENV_MAX_DOWNLOAD_MB = _env.MAX_DOWNLOAD_MB
 
 REDACTED = "[redacted]"
 _MIN_SECRET_LEN = 4
@@ -75,6 +76,66 @@ def redact(text: str) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return _BEARER_RE.sub(rf"\g<1>{REDACTED}", text)
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be sent in an ``Authorization`` header (None when it can).
+
+    A key may hold only visible ASCII characters (``!`` to ``~``): a space, a line break, a
+    control or a non-ASCII character (a zero-width space pasted with it) would make the
+    header illegal, and the HTTP library's error would quote the header, key and all. The
+    answer names the kind of character and its position, never the key.
+    """
+    for index, char in enumerate(key, start=1):
+        if "!" <= char <= "~":
+            continue
+        if char in "\r\n":
+            kind = "a line break"
+        elif char.isspace():
+            kind = "a space or other white space"
+        elif char.isascii():
+            kind = "a control character"
+        else:
+            kind = f"a non-ASCII character (U+{ord(char):04X})"
+        return (
+            f"the API key has {kind} at position {index} of {len(key)}; a key may hold only "
+            "visible ASCII characters (check for a pasted line break or invisible character)"
+        )
+    return None
+
+
+def redact_chain(exc: BaseException) -> None:
+    """Scrub the API key from the messages of every exception chained to ``exc``.
+
+    Another library's error (an illegal header value, an encoding error) may quote the
+    request's ``Authorization`` header; Jupyter saves the whole chain into the notebook.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        _redact_one(current)  # ours are redacted already: a no-op for them
+        current = current.__cause__ or current.__context__
+
+
+def _redact_one(exc: BaseException) -> None:
+    """Replace what ``str(exc)`` shows when it holds the key (a UnicodeError shows its
+    ``object``, not its ``args``)."""
+    obj = getattr(exc, "object", None)
+    if isinstance(exc, UnicodeError) and isinstance(obj, str) and redact(obj) != obj:
+        clean = redact(obj)
+        exc.object = clean  # type: ignore[attr-defined]
+        exc.start, exc.end = 0, len(clean)  # type: ignore[attr-defined]
+    text = _exception_text(exc)
+    if redact(text) != text:
+        exc.args = (redact(text),)
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a broken __str__: judge by the arguments
+        return repr(exc.args)
 
 
 class RedactingFilter(logging.Filter):

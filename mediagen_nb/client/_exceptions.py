@@ -1,7 +1,8 @@
 """Every error the client raises, as one tree under ``MediagenError``.
 
 The tree is drawn on the site's Exceptions page (docs/reference/exceptions.md). Messages
-never contain the API key: each passes through ``_config.redact``.
+never contain the API key: each passes through ``_config.redact``, and errors of other
+libraries chained to ours are redacted too (``_config.redact_chain``).
 """
 
 from __future__ import annotations
@@ -86,11 +87,12 @@ class APIError(MediagenError):
         return self.headers.get("x-request-id") or self.headers.get("request-id")
 
     @classmethod
-    def from_response(cls, response: httpx2.Response) -> APIError:
-        """Build the right subclass from an error response (its body must be read)."""
+    def from_response(cls, response: httpx2.Response, body: str | None = None) -> APIError:
+        """Build the right subclass from an error response: its ``body`` as read, or (None)
+        the response's own (it must be read)."""
         status = response.status_code
         error_cls = _class_for_status(status)
-        text = _safe_text(response)
+        text = _safe_text(response) if body is None else body
         message, error_type, param = _parse_error_body(text)
         if not message:
             message = response.reason_phrase or "error"
@@ -140,6 +142,29 @@ class RateLimitError(APIError):
 
 class ServerError(APIError):
     """The service failed (5xx)."""
+
+
+class MalformedResponseError(APIError):
+    """A success answer the client cannot read: not JSON, nested too deeply, or fields of the
+    wrong type (a ``status`` that is an object). ``status_code`` is the answer's own status."""
+
+
+class ResponseTooLargeError(MediagenError):
+    """An answer larger than its cap; nothing beyond the cap was read.
+
+    Args:
+        what: What was refused: the JSON answer, the image result, the video result.
+        limit: The cap in bytes.
+        declared: The answer's ``Content-Length``, or None when it did not say.
+        hint: How to raise the cap (named in the message).
+    """
+
+    def __init__(self, what: str, *, limit: int, declared: int | None, hint: str) -> None:
+        self.what = what
+        self.limit = limit
+        self.declared = declared
+        size = f"declares {declared:,} bytes" if declared is not None else "is longer"
+        super().__init__(f"{what} {size}, over the limit of {limit:,} bytes ({hint})")
 
 
 class APIConnectionError(MediagenError):

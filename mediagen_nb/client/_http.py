@@ -3,8 +3,10 @@
 Every resource namespace sends through :class:`HTTPCore`. It owns the single
 ``httpx2.AsyncClient`` (wrapped in :class:`RetryTransport`), adds the Bearer header only to
 requests for the service's own origins (a result URL on a CDN never sees the key), turns
-transport failures and HTTP error statuses into the exception tree, and remembers the
-emulator's ``x-mediagen-emulator-speed`` header (1.0 when absent, i.e. the real service).
+transport failures and HTTP error statuses into the exception tree, reads bodies within
+their caps (``_limits``), and remembers the emulator's ``x-mediagen-emulator-speed`` header
+(1.0 when absent, i.e. the real service; clamped to ``[MIN_SPEED, MAX_SPEED]``, and a
+warning once when a service outside demo mode sends it).
 
 Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` (16) requests are handed to the
 connection pool at once; the rest wait on a semaphore in the client, where waiting costs
@@ -41,12 +43,22 @@ from mediagen_nb._platform import is_browser
 from mediagen_nb.types import Problem, RequestValidationError
 from mediagen_nb.types._json import json_value_problems
 
-from ._config import Settings, get_logger
+from ._config import Settings, get_logger, redact_chain
 from ._exceptions import (
     APIError,
     APITimeoutError,
     ConfigurationError,
+    MalformedResponseError,
     connection_error,
+)
+from ._limits import (
+    DOWNLOAD_HINT,
+    JSON_HINT,
+    MAX_JSON_BYTES,
+    MaxDownload,
+    declared_size,
+    download_limits,
+    read_capped,
 )
 from ._retry import IDEMPOTENT_EXTENSION, NO_RETRY_EXTENSION, RetryTransport, Sleep
 
@@ -60,17 +72,28 @@ POOL_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
 """Connection pool of the default transport: idle connections are kept up to the maximum."""
 MAX_IN_FLIGHT = 16
 """Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``; see above)."""
+ERROR_BODY_BYTES = 64 * 1024
+"""How much of an error answer is read (its message is in the first few hundred bytes)."""
+
+
+MIN_SPEED = 1.0
+"""A speed header never slows the client's clock: deadlines never grow past the real ones."""
+MAX_SPEED = 1_000.0
+"""Nor speeds it up beyond this (a 10 s poll interval becomes 10 ms)."""
 
 
 def parse_speed(value: str | None) -> float | None:
-    """The emulator speed from its header, None when absent or not a positive number."""
+    """The emulator speed from its header, clamped to ``[MIN_SPEED, MAX_SPEED]``; None when
+    absent or not a positive number."""
     if value is None:
         return None
     try:
         speed = float(value)
     except ValueError:
         return None
-    return speed if speed > 0 and speed != float("inf") else None
+    if not speed > 0:  # NaN too
+        return None
+    return min(max(speed, MIN_SPEED), MAX_SPEED)
 
 
 def encode_json(body: Any, url: str | None = None) -> bytes:
@@ -94,23 +117,50 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return (parsed.scheme, parsed.host, parsed.port)
 
 
-def download_problem(response: httpx2.Response) -> str | None:
-    """Why a result download is not the file (None when it is): a redirect (never followed),
-    any other non-2xx answer, an empty body, or fewer bytes than ``Content-Length`` says."""
+def status_problem(response: httpx2.Response) -> str | None:
+    """Why a result download's answer is not the file, by its status: a redirect (never
+    followed) or any other non-2xx answer (None when 2xx)."""
     status = response.status_code
     if 300 <= status < 400:
         where = response.headers.get("location", "elsewhere")
         return f"the result URL redirects to {where[:200]} (redirects are not followed)"
     if not 200 <= status < 300:
         return f"the result URL answered HTTP {status}, not the file"
-    size = len(response.content)
+    return None
+
+
+def body_problem(response: httpx2.Response, size: int) -> str | None:
+    """Why a downloaded body of ``size`` bytes is not the file: empty, or fewer bytes than
+    ``Content-Length`` says (None when it is)."""
     if size == 0:
         return "the result URL answered an empty body"
-    declared = response.headers.get("content-length", "")
-    encoded = response.headers.get("content-encoding", "identity").lower() != "identity"
-    if declared.isdigit() and not encoded and int(declared) != size:
+    declared = declared_size(response)
+    if declared is not None and declared != size:
         return f"the result body is {size} bytes, but Content-Length says {declared}"
     return None
+
+
+async def error_body(response: httpx2.Response) -> str:
+    """A streamed error answer's text, read up to ``ERROR_BODY_BYTES``; the response closed."""
+    kept = bytearray()
+    try:
+        async for chunk in response.aiter_bytes():
+            kept += chunk[: ERROR_BODY_BYTES - len(kept)]
+            if len(kept) >= ERROR_BODY_BYTES:
+                break
+    except httpx2.HTTPError:
+        pass
+    finally:
+        await response.aclose()
+    return kept.decode(response.encoding or "utf-8", "replace")
+
+
+def decode_json(content: bytes) -> Any:
+    """``content`` as JSON; ValueError when it is not JSON or nests too deeply to decode."""
+    try:
+        return jsonlib.loads(content)
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
 
 
 class HTTPCore:
@@ -125,8 +175,14 @@ class HTTPCore:
         max_retries: int = 3,
         sleep: Sleep | None = None,
         rng: Callable[[], float] | None = None,
+        max_download_bytes: MaxDownload = None,
     ) -> None:
         self.settings = settings
+        self.download_limits = download_limits(max_download_bytes)
+        """Largest result read per kind (``image``, ``video``), in bytes (see ``_limits``)."""
+        self.demo = False
+        """True for the built-in emulator, whose speed header is expected (no warning)."""
+        self._speed_warned = False
         if transport is None and is_browser():
             # httpx2's own transport there is the browser's fetch (httpx2-jsfetch): no pool,
             # no sockets, and pool limits do not apply (it warns when given any).
@@ -204,10 +260,22 @@ class HTTPCore:
         return headers
 
     def _note_speed(self, response: httpx2.Response) -> float:
-        speed = parse_speed(response.headers.get(SPEED_HEADER))
+        raw = response.headers.get(SPEED_HEADER)
+        speed = parse_speed(raw)
         if speed is not None:
             self.speed = speed
             self.emulated = True
+        if raw is not None and not self.demo and not self._speed_warned:
+            self._speed_warned = True
+            logger.warning(
+                "the service at %s sends %s: %.40r, which only an emulator should; polling "
+                "and default deadlines follow it, clamped to %g..%g (deadlines never longer)",
+                response.request.url.host,
+                SPEED_HEADER,
+                raw,
+                MIN_SPEED,
+                MAX_SPEED,
+            )
         return speed if speed is not None else 1.0
 
     def _build(
@@ -239,20 +307,19 @@ class HTTPCore:
             async with self._turn():
                 response = await self.http.send(request, stream=stream)
         except httpx2.TimeoutException as exc:
+            redact_chain(exc)
             raise APITimeoutError(
                 f"{request.method} {request.url.path} timed out ({type(exc).__name__})"
             ) from exc
         except httpx2.TransportError as exc:
+            redact_chain(exc)
             raise connection_error(request, exc, browser=is_browser()) from exc
+        except Exception as exc:  # another library's error may quote the headers
+            redact_chain(exc)
+            raise
         self._note_speed(response)
         if response.status_code >= 400:
-            try:
-                await response.aread()
-            except httpx2.HTTPError:
-                pass
-            finally:
-                await response.aclose()
-            raise APIError.from_response(response)
+            raise APIError.from_response(response, await error_body(response) if stream else None)
         return response
 
     async def request(
@@ -272,18 +339,33 @@ class HTTPCore:
         request = self._build(
             method, self.url(base, path), body, idempotent=idempotent, own=True, retry=retry
         )
-        response = await self._send(request, stream=False)
+        response = await self._send(request, stream=True)
+        content = await self._read(response, MAX_JSON_BYTES, what="the JSON answer", hint=JSON_HINT)
         try:
-            data = response.json()
+            data = decode_json(content)
         except ValueError as exc:
-            raise APIError(
-                "response is not JSON",
+            raise MalformedResponseError(
+                f"response is not JSON ({exc})",
                 status_code=response.status_code,
                 method=request.method,
                 path=request.url.path,
-                body=response.text,
-            ) from exc
+                body=content[:500].decode("utf-8", "replace"),
+            ) from None
         return data, response
+
+    async def _read(self, response: httpx2.Response, limit: int, *, what: str, hint: str) -> bytes:
+        """An open response's body within ``limit``; transport failures as in :meth:`_send`."""
+        request = response.request
+        try:
+            return await read_capped(response, limit, what=what, hint=hint)
+        except httpx2.TimeoutException as exc:
+            redact_chain(exc)
+            raise APITimeoutError(
+                f"{request.method} {request.url.path} timed out ({type(exc).__name__})"
+            ) from exc
+        except httpx2.TransportError as exc:
+            redact_chain(exc)
+            raise connection_error(request, exc, browser=is_browser()) from exc
 
     async def open_stream(
         self, base: Base, path: str, body: Any, *, retry: bool = True
@@ -295,13 +377,24 @@ class HTTPCore:
         request.headers["Accept"] = "text/event-stream"
         return await self._send(request, stream=True)
 
-    async def download(self, url: str) -> bytes:
-        """GET a result URL (auth only if it is on the service's own origin); idempotent."""
+    async def download(self, url: str, kind: str = "image") -> bytes:
+        """GET a result URL (auth only if it is on the service's own origin); idempotent.
+
+        Reads at most ``download_limits[kind]`` bytes (``ResponseTooLargeError`` beyond).
+        """
         if url.startswith("/"):
             url = str(httpx2.URL(self.url("base", "")).join(url))  # relative: the service's own
         request = self._build("GET", url, None, idempotent=True, own=False)
-        response = await self._send(request, stream=False)
-        problem = download_problem(response)
+        response = await self._send(request, stream=True)
+        problem = status_problem(response)
+        content = b""
+        if problem is None:
+            limit = self.download_limits.get(kind, max(self.download_limits.values()))
+            what = f"the {kind} result" if kind in self.download_limits else "the result"
+            content = await self._read(response, limit, what=what, hint=DOWNLOAD_HINT)
+            problem = body_problem(response, len(content))
+        else:
+            await response.aclose()
         if problem is not None:
             raise APIError(
                 problem,
@@ -310,7 +403,7 @@ class HTTPCore:
                 path=request.url.path,
                 headers=dict(response.headers),
             )
-        return response.content
+        return content
 
     async def aclose(self) -> None:
         """Close the connection pool."""

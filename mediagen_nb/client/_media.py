@@ -12,6 +12,7 @@ pay for a duplicate); the error says so and history gets an ``unconfirmed`` row 
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -30,6 +31,7 @@ from ._exceptions import (
 )
 from ._http import SPEED_HEADER, parse_speed
 from ._inputs import prepare_inputs
+from ._parse import parse_answer
 from ._tasks import Task, normalize_status, result_path
 
 UNCONFIRMED_NOTE = (
@@ -115,7 +117,7 @@ class _TaskResource:
                 raise
             self._note_unconfirmed(exc, fam, model, body)
             raise
-        created = TaskCreateResponse.model_validate(data)
+        created = parse_answer(TaskCreateResponse, data, response)
         status = normalize_status(created.status)
         if not created.id:
             if status == "failed":
@@ -125,7 +127,7 @@ class _TaskResource:
                 status_code=response.status_code,
                 method="POST",
                 path=response.request.url.path,
-                body=response.text,
+                body=json.dumps(data)[:500],
             )
         result = TaskResult(
             id=created.id,
@@ -209,10 +211,10 @@ class Tasks:
 
     async def get(self, task_id: str) -> TaskResult:
         """``GET /v1/result/{id}`` once, as a typed result."""
-        data, _response = await self._ctx.core.request(
+        data, response = await self._ctx.core.request(
             "GET", "base", result_path(task_id), idempotent=True
         )
-        return TaskResult.model_validate(data)
+        return parse_answer(TaskResult, data, response)
 
     def attach(self, task_id: str, family: str, model: str) -> Task:
         """A handle for an existing task (e.g. after a kernel restart); nothing is sent yet.

@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 
 import httpx2
+from pydantic import BaseModel, ValidationError
 
 from mediagen_nb.types import (
     ChatCompletion,
@@ -41,9 +42,11 @@ from mediagen_nb.types import (
 
 from ._assemble import ChatAccumulator, MessageAccumulator, done
 from ._exceptions import StreamInterruptedError
+from ._parse import first_problem
 from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 DONE = "[DONE]"
 
 OnComplete = Callable[["BaseStream[Any]"], None]
@@ -196,14 +199,22 @@ class BaseStream(Generic[T]):
     def _json(self, event: ServerSentEvent) -> Any:
         try:
             payload = json.loads(event.data)
-        except ValueError as exc:
+        except (ValueError, RecursionError):
             raise StreamInterruptedError(
                 self.text, f"event is not JSON: {event.data[:80]!r}"
-            ) from exc
+            ) from None
         error = _error_text(payload)
         if error is not None:
             raise StreamInterruptedError(self.text, f"the service sent an error: {error}")
         return payload
+
+    def _typed(self, model: type[M], payload: Any) -> M:
+        """An event as ``model``; a wrong shape ends the stream (``StreamInterruptedError``)."""
+        try:
+            return model.model_validate(payload)
+        except ValidationError as exc:
+            reason = f"event is not a valid {model.__name__} ({first_problem(exc)})"
+        raise StreamInterruptedError(self.text, reason)
 
 
 class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
@@ -224,7 +235,7 @@ class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
             self.done = True
             return None
         payload = self._json(event)
-        chunk = ChatCompletionChunk.model_validate(payload)
+        chunk = self._typed(ChatCompletionChunk, payload)
         if isinstance(payload, dict):
             self.accumulator.emit = self._emit
             updates = self.accumulator.feed(payload)
@@ -266,7 +277,7 @@ class MessageStream(BaseStream[StreamEvent]):
         payload = self._json(event)
         if isinstance(payload, dict) and "type" not in payload:
             payload = {**payload, "type": event.event}
-        item = StreamEvent.model_validate(payload)
+        item = self._typed(StreamEvent, payload)
         if isinstance(payload, dict):
             self.accumulator.emit = self._emit
             updates = self.accumulator.feed(payload)

@@ -19,6 +19,7 @@ from mediagen_nb import _hooks
 
 from ._chat_retry import DEFAULT_CHAT_RETRIES
 from ._client import DEFAULT_RECORDER, AsyncClient, _Default
+from ._limits import MaxDownload
 from ._media_host import MediaHost
 from ._retry import Sleep
 from ._sync_loop import LoopRunner, SyncStream, SyncTask
@@ -72,6 +73,7 @@ class Client:
         rng: Callable[[], float] | None = None,
         recorder: _hooks.Recorder | _Default | None = DEFAULT_RECORDER,
         allow_unknown_models: bool = False,
+        max_download_bytes: MaxDownload = None,
         media_host: MediaHost | str | None = None,
     ) -> None:
         self._runner = LoopRunner()
@@ -90,6 +92,7 @@ class Client:
                 rng=rng,
                 recorder=recorder,
                 allow_unknown_models=allow_unknown_models,
+                max_download_bytes=max_download_bytes,
                 media_host=media_host,
             )
 

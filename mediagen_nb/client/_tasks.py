@@ -5,7 +5,9 @@ speed the emulator announces in ``x-mediagen-emulator-speed`` (1.0 on the real s
 seedance is never polled more often than every 10 s there). A 429 is honoured: the transport
 retries it after ``Retry-After``; if its retries run out, the wait loop sleeps ``retry_after``
 and goes on. Every wait has a deadline; without ``timeout`` it is
-``max(600 s, 3 x the catalog's upper ETA) / speed``.
+``max(600 s, 3 x the catalog's upper ETA) / speed``, never below ``DEADLINE_FLOOR_S``; the
+speed is clamped to ``[1, 1000]`` (``_http.parse_speed``), so no header makes a deadline
+longer than the real service's, and ``wait(timeout=...)`` is never scaled.
 
 Decisions where the spec is silent: unknown status words from the service are mapped to the
 nearest known one (``pending`` -> queued, ``running`` -> processing, ``succeeded`` ->
@@ -42,6 +44,7 @@ from ._exceptions import (
 )
 from ._files import safe_file_name, write_atomic
 from ._http import SPEED_HEADER, parse_speed
+from ._parse import parse_answer
 from ._recording import media_suffix
 
 if TYPE_CHECKING:
@@ -51,6 +54,10 @@ logger = get_logger("mediagen_nb.client")
 
 OnUpdate = Callable[["Task"], Awaitable[None] | None]
 MIN_DEFAULT_DEADLINE_S = 600.0
+DEADLINE_FLOOR_S = 10.0
+"""A default deadline scaled by the emulator's speed never drops below this."""
+MIN_POLL_INTERVAL_S = 0.01
+"""Nor does a poll interval (so a stuck task is polled at most 100 times a second)."""
 ASSUMED_URL_LIFETIME_S = 24 * 3600.0
 """A result URL's lifetime where the catalog has none (the spec's documented 24 h)."""
 
@@ -186,15 +193,16 @@ class Task:
 
     @property
     def poll_interval(self) -> float:
-        """Seconds between result polls: the family's minimum for this model over speed."""
-        return self.family_info.min_poll_interval(self.model) / self.speed
+        """Seconds between result polls: the family's minimum for this model over speed
+        (at least ``MIN_POLL_INTERVAL_S``)."""
+        return max(MIN_POLL_INTERVAL_S, self.family_info.min_poll_interval(self.model) / self.speed)
 
     def default_timeout(self) -> float:
         """Deadline used by :meth:`wait` without ``timeout`` (see module docstring)."""
         duration = self.request.get("duration") if self.request else None
         seconds = float(duration) if isinstance(duration, int | float) and duration > 0 else None
         _low, high = self.family_info.eta(self.model, seconds)
-        return max(MIN_DEFAULT_DEADLINE_S, 3.0 * high) / self.speed
+        return max(DEADLINE_FLOOR_S, max(MIN_DEFAULT_DEADLINE_S, 3.0 * high) / self.speed)
 
     async def refresh(self) -> Task:
         """Fetch ``GET /v1/result/{id}`` once and update this handle."""
@@ -205,7 +213,7 @@ class Task:
         self._stale = False
         speed = parse_speed(response.headers.get(SPEED_HEADER))
         self.speed = speed if speed is not None else 1.0
-        self._apply(TaskResult.model_validate(data))
+        self._apply(parse_answer(TaskResult, data, response))
         return self
 
     def _apply(self, result: TaskResult) -> None:
@@ -276,7 +284,9 @@ class Task:
         Raises:
             TaskFailedError: The service reports the task failed.
             TaskCancelledError: The task was cancelled (here or by the service).
-            TaskTimeoutError: ``timeout`` seconds passed first.
+            TaskTimeoutError: ``timeout`` seconds passed first. Whatever the service's
+                headers say, the wait ends by then, plus at most one poll's transport
+                retries (``max_retries`` waits of at most 60 s each).
         """
         if self._stale:
             await self.refresh()
@@ -324,6 +334,7 @@ class Task:
             await self.refresh()
         except RateLimitError as exc:
             wanted = exc.retry_after if exc.retry_after is not None else self.poll_interval
+            wanted = max(wanted, MIN_POLL_INTERVAL_S)  # "Retry-After: 0" is no busy loop
             await self._pause(min(wanted, max(0.0, deadline - self._ctx.clock())))
             return False
         except (ServerError, APIConnectionError) as exc:
@@ -402,7 +413,7 @@ class Task:
                     f"task {self.id} has no result yet (status {self.status}); "
                     "await task.wait() first"
                 )
-            self._bytes = await self._ctx.core.download(url)
+            self._bytes = await self._ctx.core.download(url, self.family_info.kind)
         return self._bytes
 
     async def read_bytes(self) -> bytes:

@@ -5,8 +5,10 @@ For where the ledger cannot keep a file (a browser tab keeps it in memory; see
 append-only event log (each event's time, kind, action, key, family, model, service, origin
 and data), from which the ledger rebuilds every row; the media cache is not included
 (a result shows again once it is downloaded). Import adds only the events the ledger does
-not hold yet, so importing twice changes nothing. In JupyterLite, ``/drive/...`` is the
-browser's own storage, which outlives a reload.
+not hold yet, so importing twice changes nothing. A media path (``local_file``) is kept
+only when it lies inside the importing history's own media folder: any other (another
+machine's cache, or a file such as ``~/.ssh/id_rsa``) is dropped and counted. In
+JupyterLite, ``/drive/...`` is the browser's own storage, which outlives a reload.
 
 Format::
 
@@ -18,12 +20,17 @@ Format::
 from __future__ import annotations
 
 import json
+import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, cast
 
 from mediagen_nb._hooks import EventKind, LedgerEvent
 from mediagen_nb.history._ledger import Ledger, ledger
+from mediagen_nb.history._media import inside
+
+log = logging.getLogger("mediagen_nb.history")
 
 FORMAT: Final = "mediagen_nb-history"
 VERSION: Final = 1
@@ -112,25 +119,66 @@ def read_export(path: Path | str) -> list[tuple[LedgerEvent, float, str]]:
     return [_event(i, raw) for i, raw in enumerate(events)]
 
 
-def import_history(path: Path | str, *, home: Path | str | None = None) -> int:
+class ImportCount(int):
+    """How many events an import added (an ``int``); ``dropped``: how many media paths it
+    refused because they lie outside the history's media folder."""
+
+    dropped: int
+
+    def __new__(cls, added: int, dropped: int = 0) -> ImportCount:
+        count = super().__new__(cls, added)
+        count.dropped = dropped
+        return count
+
+
+def _keep_media_inside(
+    events: list[tuple[LedgerEvent, float, str]], media_root: Path
+) -> tuple[list[tuple[LedgerEvent, float, str]], int]:
+    """The events without any ``local_file`` outside ``media_root`` (a ``stored`` event
+    holding one is left out whole), and how many such paths there were."""
+    kept: list[tuple[LedgerEvent, float, str]] = []
+    dropped = 0
+    for event, ts, origin in events:
+        clean = event
+        if "local_file" in event.data and inside(media_root, event.data["local_file"]) is None:
+            dropped += 1
+            if event.action == "stored":
+                continue
+            clean = replace(event, data={k: v for k, v in event.data.items() if k != "local_file"})
+        kept.append((clean, ts, origin))
+    return kept, dropped
+
+
+def import_history(path: Path | str, *, home: Path | str | None = None) -> ImportCount:
     """Add the events of an export file that the history does not hold yet.
 
     The whole file is checked before anything is written; importing twice changes nothing.
+    Media paths outside the history's own media folder are dropped (see the module
+    docstring) and a warning says how many.
 
     Args:
-        path: A file written by :func:`export_history`.
-        home: Another history folder than ``$MEDIAGEN_HOME``.
+        path: The export file (see the module docstring for its format).
+        home: The history folder to import into (default: ``$MEDIAGEN_HOME``).
 
     Returns:
-        How many events were added.
+        How many events were added (an ``int``); its ``dropped`` counts refused media paths.
 
     Raises:
-        ValueError: The file is not an export, naming the field and the rule.
+        ValueError: The file is not a history export; the message names the field.
     """
     events = read_export(path)
     target = _source(home)
     try:
-        return target.restore(events)
+        events, dropped = _keep_media_inside(events, target.media_dir)
+        added = target.restore(events)
     finally:
         if home is not None:
             target.close()
+    if dropped:
+        log.warning(
+            "history import: %d media paths lie outside this history's media folder %s and "
+            "were dropped (the results show again once downloaded)",
+            dropped,
+            target.media_dir,
+        )
+    return ImportCount(added, dropped)

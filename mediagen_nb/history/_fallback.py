@@ -11,7 +11,9 @@ as one sentence (``Ledger.problem``) for ``history()``'s warning and the panels'
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 from mediagen_nb import _env
@@ -86,6 +88,24 @@ def open_memory(db_path: Path | None) -> sqlite3.Connection:
         conn.close()
         conn = open_memory(None)
     return conn
+
+
+@dataclass
+class Handles:
+    """The SQLite connections of one ledger: its file (opened by process ``pid``) and its
+    in-memory fallback. :meth:`close` runs when the ledger is closed for good or collected,
+    so no connection outlives its ledger (Python 3.13 warns about every unclosed one)."""
+
+    pid: int
+    file: sqlite3.Connection | None = None
+    memory: sqlite3.Connection | None = None
+
+    def close(self) -> None:
+        """Close both (a file connection inherited through fork is left to its parent)."""
+        if self.pid == os.getpid():
+            close_quietly(self.file)
+        close_quietly(self.memory)
+        self.file = self.memory = None
 
 
 def close_quietly(conn: sqlite3.Connection | None) -> None:

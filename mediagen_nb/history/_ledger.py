@@ -45,8 +45,14 @@ from typing import Any, TypeVar, cast
 from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import EventKind, LedgerEvent
 from mediagen_nb._platform import is_browser
-from mediagen_nb.history._fallback import BROWSER_NOTICE, close_quietly, describe, open_memory
-from mediagen_nb.history._media import find_media, media_path, write_atomic
+from mediagen_nb.history._fallback import (
+    BROWSER_NOTICE,
+    Handles,
+    close_quietly,
+    describe,
+    open_memory,
+)
+from mediagen_nb.history._media import find_media, media_file, media_path, write_atomic
 from mediagen_nb.history._rows import Prepared, decode, prepare, write
 from mediagen_nb.history._schema import migrate
 
@@ -119,11 +125,11 @@ class Ledger:
         self._busy_timeout_s = busy_timeout_s
         self._max_wait_s = max_wait_s
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = None
-        self._pid = os.getpid()
+        self._handles = Handles(os.getpid())
+        self._finalizer = weakref.finalize(self, self._handles.close)
+        self._finalizer.atexit = False  # at exit, _flush_at_exit still needs the file
         self._inherited: list[sqlite3.Connection] = []
         self._backlog: deque[_Pending] = deque()
-        self._memory: sqlite3.Connection | None = None
         self._next_file_try = 0.0
         self._memory_only = False
         self._on_problem: list[ProblemCallback] = []
@@ -138,6 +144,31 @@ class Ledger:
 
     def __repr__(self) -> str:
         return f"Ledger(home={str(self.home)!r})"
+
+    @property
+    def _conn(self) -> sqlite3.Connection | None:
+        return self._handles.file
+
+    @_conn.setter
+    def _conn(self, conn: sqlite3.Connection | None) -> None:
+        self._handles.file = conn
+
+    @property
+    def _memory(self) -> sqlite3.Connection | None:
+        return self._handles.memory
+
+    @_memory.setter
+    def _memory(self, conn: sqlite3.Connection | None) -> None:
+        self._handles.memory = conn
+
+    @property
+    def _pid(self) -> int:
+        """The process that opened the file connection (it alone may close it)."""
+        return self._handles.pid
+
+    @_pid.setter
+    def _pid(self, pid: int) -> None:
+        self._handles.pid = pid
 
     @property
     def origin(self) -> str:
@@ -332,11 +363,12 @@ class Ledger:
         return str(path)
 
     def cached_media(self, key: str) -> str | None:
-        """Path of a cached file for ``key`` that still exists, or None."""
+        """Path of a cached file for ``key`` that still exists inside the media folder (a
+        path elsewhere, say from an imported history, is never returned), or None."""
         for item in self._read(
             "SELECT * FROM items WHERE key = ? AND local_file IS NOT NULL", (key,)
         ):
-            if Path(item["local_file"]).is_file():
+            if media_file(self.media_dir, item["local_file"]) is not None:
                 return str(item["local_file"])
         found = find_media(self.media_dir, key)
         return str(found) if found is not None else None
@@ -480,6 +512,8 @@ def ledger() -> Ledger:
     with _default_lock:
         current = _default
         if current is None or current.home != home or current._pid != os.getpid():
+            if current is not None and current.home != home:
+                current.close()  # its file connection; whoever still holds it reopens it
             current = _default = Ledger(home)
             if is_browser():  # a file in the tab's file system is gone after a reload
                 current.keep_in_memory(BROWSER_NOTICE)

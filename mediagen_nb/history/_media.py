@@ -6,7 +6,9 @@ evenly). ``name`` is the key with every character outside ``[A-Za-z0-9._-]`` rep
 ``_`` and leading dots removed; when that changed the key, a short hash of the original is
 appended so that distinct keys never share a file. No key can therefore name a path outside
 the shard folder. Files are written to a temporary name in the same folder, flushed,
-fsynced and renamed over the final name (atomic on POSIX and Windows).
+fsynced and renamed over the final name (atomic on POSIX and Windows). A path read back
+(from the ledger, an imported history) is used only when it resolves inside the folder
+(:func:`inside`: symlinks followed).
 """
 
 from __future__ import annotations
@@ -51,6 +53,28 @@ def media_path(media_root: Path, key: str, suffix: str) -> Path:
     return shard_dir(media_root, key) / f"{safe_name(key)}{safe_suffix(suffix)}"
 
 
+def inside(media_root: Path, path: object) -> Path | None:
+    """``path`` resolved (every symlink followed) when it lies inside ``media_root``, else
+    None: a media path read back from the ledger or an imported file is never trusted."""
+    if not isinstance(path, str | Path) or not str(path):
+        return None
+    try:
+        root = media_root.resolve()
+        target = Path(path).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):  # a loop, a NUL byte, an odd name
+        return None
+    return target if target != root and target.is_relative_to(root) else None
+
+
+def media_file(media_root: Path, path: object) -> Path | None:
+    """The existing regular file ``path`` names inside ``media_root`` (None otherwise)."""
+    found = inside(media_root, path)
+    try:
+        return found if found is not None and found.is_file() else None
+    except OSError:
+        return None
+
+
 def find_media(media_root: Path, key: str) -> Path | None:
     """An existing file for ``key`` with any suffix, or None."""
     folder = shard_dir(media_root, key)
@@ -59,7 +83,11 @@ def find_media(media_root: Path, key: str) -> Path | None:
     name = safe_name(key)
     for entry in sorted(folder.iterdir()):
         rest = entry.name[len(name) :]
-        if entry.name.startswith(name) and _SUFFIX.match(rest) and entry.is_file():
+        if (
+            entry.name.startswith(name)
+            and _SUFFIX.match(rest)
+            and media_file(media_root, entry) is not None
+        ):
             return entry
     return None
 

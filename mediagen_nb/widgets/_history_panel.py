@@ -154,7 +154,7 @@ class HistoryPanel(WidgetPanel):
         self.records: list[Record] | None = None
         """The rows matching the filters, newest first (every page), as dicts."""
         self._callbacks: list[ReopenCallback] = []
-        self._thumbs = Thumbnails()
+        self._thumbs = Thumbnails(home)
         self._refreshing = False
         self._problem_shown: str | None = None
         self.on_action("refresh", lambda _m: self.refresh())

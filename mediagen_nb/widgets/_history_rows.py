@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from mediagen_nb._home import resolve_home
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.catalog._assets import ASSET_LIBRARIES
 from mediagen_nb.catalog._labels import model_title as media_model_title
@@ -90,17 +91,32 @@ def media_kind(row: Mapping[Any, Any]) -> str:
 
 
 class Thumbnails:
-    """Small data-URL thumbnails of cached images, made once per file."""
+    """Small data-URL thumbnails of cached images, made once per file.
 
-    def __init__(self) -> None:
+    Only files inside the history's media folder (of ``home``, default ``$MEDIAGEN_HOME``)
+    are read: a row's ``local_file`` may come from an imported history and name any file.
+    """
+
+    def __init__(self, home: Path | str | None = None) -> None:
+        self.home = home
         self._made: dict[str, str] = {}
+
+    def cached(self, path: Any) -> Path | None:
+        """The media file ``path`` names, when it is one inside the media folder."""
+        from mediagen_nb.history._ledger import MEDIA_DIR
+        from mediagen_nb.history._media import media_file
+
+        return media_file(resolve_home(self.home) / MEDIA_DIR, path)
 
     def __call__(self, path: Any) -> str:
         if not isinstance(path, str) or not path:
             return ""
         if path not in self._made:
+            found = self.cached(path)
             try:
-                data, mime = thumbnail(Path(path).read_bytes(), THUMB_PX)
+                if found is None:
+                    raise ValueError("not a file of the media folder")
+                data, mime = thumbnail(found.read_bytes(), THUMB_PX)
             except (OSError, ValueError):
                 self._made[path] = ""
             else:
@@ -118,7 +134,7 @@ def preview(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
         thumb = thumbs(path)
         return {"media": "image" if thumb else "", "thumb": thumb, "cached": bool(thumb)}
     if kind == "video":
-        if path is not None and Path(path).is_file():
+        if path is not None and thumbs.cached(path) is not None:
             return {"media": "video", "thumb": "", "cached": True}
         if row.get("status") == "completed":
             return {"media": "video", "thumb": "", "cached": False}
