@@ -192,7 +192,6 @@ LONG_MODULE_DOCSTRINGS = frozenset(
         "mediagen_nb/emulator/_asset_routes.py",
         "mediagen_nb/emulator/_assets.py",
         "mediagen_nb/emulator/_chat_facts.py",
-        "mediagen_nb/emulator/_chat_plan.py",
         "mediagen_nb/emulator/_chat_reply.py",
         "mediagen_nb/emulator/_chat_wire.py",
         "mediagen_nb/emulator/_clips.py",
