@@ -176,6 +176,7 @@ SUBPACKAGES: dict[str, list[str]] = {
         "ChatCompletion",
         "ChatCompletionChunk",
         "ChatCompletionMessage",
+        "ChatProtocol",
         "ChatMessage",
         "ChunkChoice",
         "ChunkDelta",

@@ -25,9 +25,10 @@ import httpx2
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from mediagen_nb._serverkit.errors import TextProtocol, error_response
+from mediagen_nb._serverkit.errors import error_response
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._config import redact
+from mediagen_nb.types import ChatProtocol
 
 REQUEST_HEADERS: Final = ("content-type", "accept", "anthropic-version", "anthropic-beta")
 RESPONSE_HEADERS: Final = (
@@ -61,7 +62,7 @@ def describe(error: BaseException) -> str:
     return redact(f"{type(error).__name__}: {error}")
 
 
-def relay(response: httpx2.Response, protocol: TextProtocol | None = None) -> Response:
+def relay(response: httpx2.Response, protocol: ChatProtocol | None = None) -> Response:
     """A read upstream response as a Starlette response (error bodies redacted).
 
     An upstream 401 means the teacher's key was refused: the student gets a 502 saying so
@@ -156,7 +157,7 @@ async def forward_chat(
     url: str,
     raw: bytes,
     on_done: OnDone,
-    protocol: TextProtocol,
+    protocol: ChatProtocol,
 ) -> Response:
     """Forward a chat or messages request, streaming the reply through as it arrives."""
     outgoing = http.build_request(

@@ -25,13 +25,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
 from mediagen_nb._serverkit.body import file_chunks
-from mediagen_nb._serverkit.errors import (
-    JSON_KEY,
-    TextProtocol,
-    dumps,
-    error_body,
-    error_response,
-)
+from mediagen_nb._serverkit.errors import JSON_KEY, dumps, error_body, error_response
 from mediagen_nb._serverkit.urls import media_root
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
@@ -47,6 +41,7 @@ from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._upstream import SPEED_HEADER, Upstream
 from mediagen_nb.client._tasks import normalize_status
+from mediagen_nb.types import ChatProtocol
 
 STUDENT_KEY: Final = "mediagen.student"
 """Scope key under which the front middleware puts the authenticated :class:`Student`."""
@@ -111,7 +106,7 @@ def prompt_of(body: Any) -> str:
 
 
 def upstream_failure(
-    error: httpx2.HTTPError, what: str, protocol: TextProtocol | None = None
+    error: httpx2.HTTPError, what: str, protocol: ChatProtocol | None = None
 ) -> Response:
     """502 when the upstream did not answer: the cause is logged (a warning naming the
     request and the error) and its kind named to the student (``ReadTimeout``, ...)."""
@@ -302,7 +297,7 @@ async def _outgoing(request: Request, headers: dict[str, str]) -> bytes | AsyncI
     return file_chunks(spooled)
 
 
-def _chat(gw: Gateway, path: str, protocol: TextProtocol) -> Endpoint:
+def _chat(gw: Gateway, path: str, protocol: ChatProtocol) -> Endpoint:
     async def chat(request: Request) -> Response:
         student = student_of(request)
         body = request.scope.get(JSON_KEY)
@@ -346,7 +341,11 @@ def student_routes(gw: Gateway) -> tuple[list[BaseRoute], list[BaseRoute]]:
     api += [Route(fam.create_path, _create(gw, fam), methods=["POST"]) for fam in FAMILIES.values()]
     api += [Route(path, _asset(gw, path), methods=list(m)) for path, m in ASSET_PATHS]
     text: list[BaseRoute] = [
-        Route("/v1/chat/completions", _chat(gw, "/v1/chat/completions", "chat"), methods=["POST"]),
+        Route(
+            "/v1/chat/completions",
+            _chat(gw, "/v1/chat/completions", "chat_completions"),
+            methods=["POST"],
+        ),
         Route("/v1/messages", _chat(gw, "/v1/messages", "messages"), methods=["POST"]),
     ]
     return api, text

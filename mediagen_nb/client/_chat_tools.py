@@ -29,13 +29,19 @@ from typing import Any, Generic, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ValidationError, create_model
 
-from mediagen_nb.types import ChatCompletion, Message, ToolCall, ToolUseBlock, tool_results_turn
+from mediagen_nb.types import (
+    ChatCompletion,
+    ChatProtocol,
+    Message,
+    ToolCall,
+    ToolUseBlock,
+    tool_results_turn,
+)
 
 from ._exceptions import ToolLoopError
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", ChatCompletion, Message)
-Protocol = str  # "chat" or "messages"
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,7 @@ Send = Callable[[list[dict[str, Any]]], Awaitable[R]]
 
 
 async def tool_loop(
-    protocol: Protocol,
+    protocol: ChatProtocol,
     send: Send[R],
     messages: list[dict[str, Any]],
     tools: Sequence[FunctionTool],
@@ -194,7 +200,7 @@ async def tool_loop(
             text, failed = await tool.run(arguments) if tool else (f"no tool named {name!r}", True)
             calls.append(ToolCallRecord(name, arguments, text, failed))
             answers.append(reply_to(text, failed))
-        if protocol == "chat":
+        if protocol == "chat_completions":
             conversation.extend(answers)
         else:
             conversation.append(tool_results_turn(*answers))

@@ -16,10 +16,9 @@ from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_facts import facts_of, prompted_schema, task_steps, without_json
 from mediagen_nb.emulator._chat_plan import (
+    AgentTask,
     Plan,
     PlannedCall,
-    Protocol,
-    Task,
     call_tokens,
     forces_tool,
     plan_calls,
@@ -45,12 +44,13 @@ from mediagen_nb.emulator._textgen import (
     read,
     request_seed,
 )
+from mediagen_nb.types import ChatProtocol
 
 Finish = Literal["end", "length", "stop", "tool"]
 
 
 @dataclass(frozen=True)
-class Reply:
+class PlannedReply:
     """What one reply says; the wire modules format it."""
 
     text: str
@@ -79,7 +79,7 @@ def _question(conversation: Conversation) -> str:
     return ""
 
 
-def _task_results(task: Task, trailing: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _task_results(task: AgentTask, trailing: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Every result the task has had, in call order (a two-step run answers from both
     steps, not only the last); the trailing results when no step holds one."""
     answered = [(s.name, s.result) for s in task.steps if s.result is not None]
@@ -92,12 +92,12 @@ class Prompt:
     of a chat request share it, so a choice costs the same for any prompt length."""
 
     body: dict[str, Any]
-    protocol: Protocol
+    protocol: ChatProtocol
     model: str
     question: str
     reading: Reading
     """The answer's seed-independent wording (``_textgen``)."""
-    task: Task
+    task: AgentTask
     """The question, steps and facts; each choice adds its answer's prose."""
     plan: Plan
     """The tools the step calls (arguments are made per choice)."""
@@ -115,13 +115,13 @@ class Prompt:
 
 
 def read_prompt(
-    body: dict[str, Any], protocol: Protocol, conversation: Conversation, *, model: str
+    body: dict[str, Any], protocol: ChatProtocol, conversation: Conversation, *, model: str
 ) -> Prompt:
     """Read ``body`` once (see :class:`Prompt`).
 
     Args:
         body: The request body (validated).
-        protocol: ``"chat"`` or ``"messages"``.
+        protocol: ``"chat_completions"`` or ``"messages"``.
         conversation: The body's conversation (``_textgen``).
         model: The model asked for.
 
@@ -133,7 +133,7 @@ def read_prompt(
     question = _question(conversation)[:READ_CHARS]
     steps = task_steps(body, protocol)
     plain = without_json(question)
-    task = Task(plain, steps, facts_of(steps, plain, ""))
+    task = AgentTask(plain, steps, facts_of(steps, plain, ""))
     last_is_user_text = bool(conversation.turns) and conversation.turns[-1][0] == "user"
     calls_possible = results is not None or last_is_user_text
     structured = output_schema(body, protocol)
@@ -154,14 +154,16 @@ def read_prompt(
         results_said=results_answer(_task_results(task, results)) if results else None,
         structured=structured,
         prompted=prompted,
-        quiet=protocol == "chat" or forces_tool(body, protocol) or structured is not None,
+        quiet=protocol == "chat_completions"
+        or forces_tool(body, protocol)
+        or structured is not None,
         prompt_tokens=conversation.prompt_tokens
         + (count_tokens(json.dumps(tools)) if tools else 0),
         budget=Budget(),
     )
 
 
-def _answer(prompt: Prompt, task: Task, answer: str, seed: int) -> str:
+def _answer(prompt: Prompt, task: AgentTask, answer: str, seed: int) -> str:
     """The answer step's text: schema instance, JSON asked in words, or prose."""
     structured, budget = prompt.structured, prompt.budget
     if structured is not None and structured[0] == "json_schema":
@@ -185,7 +187,7 @@ def build_reply(
     stop: list[str],
     id_seed: str,
     choice: int = 0,
-) -> Reply:
+) -> PlannedReply:
     """The reply to ``prompt``; ``choice`` > 0 words choice ``n`` differently (chat ``n``)."""
     body = prompt.body
     knobs = body if choice == 0 else {**body, "seed": [body.get("seed"), choice]}
@@ -214,7 +216,7 @@ def build_reply(
     room = None if max_tokens is None else max(0, max_tokens - think_tokens)
     limited = limit(text, prompt.prompt_tokens, max_tokens=room, stop=stop)
     finish: Finish = "tool" if calls else limited.finish
-    return Reply(
+    return PlannedReply(
         text=limited.text,
         finish=finish,
         stop_sequence=limited.stop_sequence if not calls else None,

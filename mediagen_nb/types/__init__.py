@@ -4,6 +4,7 @@
 ``Problem`` (field as JSON path, rule in plain words, severity error or warning).
 """
 
+from mediagen_nb.catalog._text import ChatProtocol
 from mediagen_nb.types._chat import ChatMessage, MessagesMessage
 from mediagen_nb.types._chat_parts import (
     AnyContentBlock,
@@ -53,6 +54,7 @@ __all__ = [
     "ChatCompletionChunk",
     "ChatCompletionMessage",
     "ChatMessage",
+    "ChatProtocol",
     "ChunkChoice",
     "ChunkDelta",
     "CompletionUsage",
