@@ -3,9 +3,11 @@
 ``start_classroom(...)`` serves the whole service interface on a loopback port and forwards
 to the real service (key from the teacher's environment) or the built-in emulator. Students
 use a code instead of the key (``_codes``); the teacher's rules refuse what a class should
-not spend (``_rules``, ``_refusals``); one follower per task polls the upstream at the
-family's pace however often students poll (``_tracker``); results are stored once and shown
-on the wall (``_wall``); a ledger keeps everything across restarts (``_ledger``).
+not spend (``_rules``, ``_refusals``); each create and chat is one pipeline that reserves
+its budget in the ledger before forwarding and settles it after (``_pipeline``); one
+follower per task polls the upstream at the family's pace however often students poll
+(``_tracker``); results are stored once and shown on the wall (``_wall``); a ledger keeps
+everything across restarts (``_ledger``).
 
 Layering: this package imports catalog, types, the client's helpers and the emulator; the
 client and the emulator never import it, and no widget but ``ClassroomPanel`` does.

@@ -27,7 +27,8 @@ from starlette.routing import Mount, Route
 from mediagen_nb._serverkit.errors import error_response, http_error_response, protocol_of
 from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.classroom._front import GatewayFront
-from mediagen_nb.classroom._routes import Gateway, result_reply, student_routes
+from mediagen_nb.classroom._gateway import Gateway
+from mediagen_nb.classroom._routes import result_reply, student_routes
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._wall import Wall
 
@@ -68,7 +69,7 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
 
     api, text = student_routes(gw)
     fast = functools.partial(result_reply, gw)
-    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast)]
+    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast, guard=gw.guard)]
     if cors_origins:
         middleware.insert(
             0,

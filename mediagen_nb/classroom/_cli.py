@@ -16,6 +16,7 @@ from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb.classroom._rules import Limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
+from mediagen_nb.classroom._throttle import ENROL_LIMIT
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,6 +43,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--port", type=int, default=8780, help="port (0: any free port)")
     p.add_argument("--cors-origin", action="append", default=[], help="browser origin to allow")
     p.add_argument("--folder", type=Path, default=None, help="ledger and media folder")
+    p.add_argument(
+        "--enrol-limit",
+        type=int,
+        default=ENROL_LIMIT,
+        help="new class-code names one client address may enrol per 10 minutes",
+    )
 
 
 def describe(handle: ClassroomHandle) -> str:
@@ -84,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
                 port=args.port,
                 cors_origins=args.cors_origin,
                 folder=args.folder,
+                enrol_limit=args.enrol_limit,
             )
     except (ValueError, RuntimeError, OSError) as error:
         print(f"mediagen-nb classroom: {error}", file=sys.stderr)

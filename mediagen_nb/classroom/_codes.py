@@ -130,15 +130,28 @@ class Roster:
                 return (None if student.revoked else student), False
             return self._join_with_class_code(credential)
 
-    def _join_with_class_code(self, credential: str) -> tuple[Student | None, bool]:
+    def joining(self, credential: str) -> str | None:
+        """The new name a class-code credential would enrol now, or None (a personal code,
+        a known name, a wrong class code or a malformed name enrol nobody)."""
+        cleaned = self._class_code_name(credential)
+        with self._lock:
+            return None if cleaned is None or cleaned.casefold() in self._by_name else cleaned
+
+    def _class_code_name(self, credential: str) -> str | None:
+        """The name in ``CLASSCODE:name`` when the class code matches and the name is valid."""
         if self.class_code is None or ":" not in credential:
-            return None, False
+            return None
         code, _, name = credential.partition(":")
         if not hmac.compare_digest(code.encode(), self.class_code.encode()):
-            return None, False
+            return None
         try:
-            cleaned = check_name(name)
+            return check_name(name)
         except ValueError:
+            return None
+
+    def _join_with_class_code(self, credential: str) -> tuple[Student | None, bool]:
+        cleaned = self._class_code_name(credential)
+        if cleaned is None:
             return None, False
         known = self._by_name.get(cleaned.casefold())
         if known is not None:

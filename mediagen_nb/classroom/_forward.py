@@ -9,7 +9,8 @@ even if a service echoed one).
 Streams (chat and messages with ``stream: true``) are sent on as they arrive: the upstream
 response is opened with ``send(stream=True)`` and its raw bytes relayed by a
 ``StreamingResponse``; when the student disconnects, the relay is cancelled and the upstream
-response closed. A :class:`UsageMeter` reads the relayed SSE to count tokens.
+response closed (:class:`MeteredStream`). A :class:`UsageMeter` reads the relayed SSE to count
+tokens.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ import anyio
 import httpx2
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from mediagen_nb._serverkit.errors import error_response
+from mediagen_nb.classroom._budget import estimate_tokens
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._config import redact
 from mediagen_nb.types import ChatProtocol
@@ -39,10 +42,9 @@ RESPONSE_HEADERS: Final = (
     "x-mediagen-emulator-speed",
     "cache-control",
 )
-CHARS_PER_TOKEN: Final = 4
 log = logging.getLogger("mediagen_nb.classroom")
-OnDone = Callable[[int, str], None]
-"""Called once a forwarded chat ends: tokens used, outcome (``ok``, ``error``, ``cut``)."""
+OnDone = Callable[[str], None]
+"""Called once a forwarded chat ends, with its outcome (``ok``, ``error``, ``cut``)."""
 
 
 def request_headers(request: Request, upstream: Upstream) -> dict[str, str]:
@@ -85,36 +87,40 @@ def relay(response: httpx2.Response, protocol: ChatProtocol | None = None) -> Re
 class UsageMeter:
     """Counts the tokens of a chat reply from its JSON or from its SSE stream.
 
-    The service's own ``usage`` (OpenAI ``prompt_tokens``/``completion_tokens``, Anthropic
-    ``input_tokens``/``output_tokens``) wins; without one, the streamed text's length over
-    ``CHARS_PER_TOKEN`` is the estimate.
+    Prompt: the service's ``prompt_tokens`` / ``input_tokens`` (cache reads and writes
+    included), else ``prompt`` (the estimate made on the way in). Output: the service's
+    ``completion_tokens`` / ``output_tokens`` for a reply that ended normally; for a cut reply,
+    or one that reports none, at least the estimate from everything it generated (text,
+    tool-call names and arguments, thinking: ``CHARS_PER_TOKEN`` characters per token).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, prompt: int = 0) -> None:
+        self.prompt = prompt
         self.reported: dict[str, int] = {}
-        self.text_chars = 0
+        self.out_chars = 0
         self._pending = b""
 
-    @property
-    def tokens(self) -> int:
-        """Tokens used, as well as known."""
-        if self.reported:
-            return sum(self.reported.values())
-        return -(-self.text_chars // CHARS_PER_TOKEN)
+    def tokens(self, *, complete: bool) -> int:
+        """Tokens used, as well as known (``complete``: the reply ended normally)."""
+        inputs = [self.reported[k] for k in _PROMPT_FIELDS if k in self.reported]
+        prompt = sum(inputs) if inputs else self.prompt
+        outputs = [self.reported[k] for k in _OUTPUT_FIELDS if k in self.reported]
+        estimate = estimate_tokens(self.out_chars)
+        if outputs and complete:
+            return prompt + sum(outputs)
+        return prompt + max(sum(outputs), estimate)
 
     def read_object(self, data: Any) -> None:
-        """Take usage (and text length) from one JSON object."""
+        """Take usage (and the length of what was generated) from one JSON object."""
         if not isinstance(data, dict):
             return
-        usage = data.get("usage")
-        if usage is None and isinstance(data.get("message"), dict):
-            usage = data["message"].get("usage")
-        if isinstance(usage, dict):
-            for name in ("prompt_tokens", "completion_tokens", "input_tokens", "output_tokens"):
-                value = usage.get(name)
-                if isinstance(value, int) and value >= self.reported.get(name, 0):
-                    self.reported[name] = value
-        self.text_chars += _text_length(data)
+        for usage in (data.get("usage"), (data.get("message") or {}).get("usage")):
+            if isinstance(usage, dict):
+                for name in (*_PROMPT_FIELDS, *_OUTPUT_FIELDS):
+                    value = usage.get(name)
+                    if isinstance(value, int) and value >= self.reported.get(name, 0):
+                        self.reported[name] = value
+        self.out_chars += generated_chars(data)
 
     def feed(self, chunk: bytes) -> None:
         """Read the complete SSE lines in ``chunk`` (a partial line waits for the next)."""
@@ -132,21 +138,72 @@ class UsageMeter:
                     continue
 
 
-def _text_length(data: dict[str, Any]) -> int:
-    """Characters of generated text in a reply, chunk or event."""
+_PROMPT_FIELDS: Final = (
+    "prompt_tokens",
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+_OUTPUT_FIELDS: Final = ("completion_tokens", "output_tokens")
+_GENERATED: Final = ("content", "text", "partial_json", "thinking", "arguments", "name", "refusal")
+"""Fields whose string value is text a model generated, wherever they sit in a reply."""
+
+
+def generated_chars(data: Any) -> int:
+    """Characters a model generated in a reply, chunk or event (both protocols): text,
+    tool-call names and arguments, streamed tool input, thinking, refusals."""
+    if isinstance(data, list):
+        return sum(generated_chars(item) for item in data)
+    if not isinstance(data, dict):
+        return 0
     total = 0
-    for choice in data.get("choices") or ():
-        if isinstance(choice, dict):
-            for part in (choice.get("delta"), choice.get("message")):
-                if isinstance(part, dict) and isinstance(part.get("content"), str):
-                    total += len(part["content"])
-    delta = data.get("delta")
-    if isinstance(delta, dict) and isinstance(delta.get("text"), str):
-        total += len(delta["text"])
-    for block in data.get("content") or ():
-        if isinstance(block, dict) and isinstance(block.get("text"), str):
-            total += len(block["text"])
+    for key, value in data.items():
+        if key == "usage":
+            continue
+        if key == "input" and isinstance(value, dict):  # a whole tool_use block's arguments
+            total += len(json.dumps(value)) if value else 0
+        elif isinstance(value, str):
+            total += len(value) if key in _GENERATED else 0
+        elif isinstance(value, dict | list):
+            total += generated_chars(value)
     return total
+
+
+class MeteredStream(StreamingResponse):
+    """A streamed reply relayed as it arrives; when it ends (finished, cut by the student,
+    broken upstream or never sent), the upstream response is closed and ``on_done`` called
+    once with the outcome (``ok`` or ``cut``)."""
+
+    def __init__(
+        self, response: httpx2.Response, meter: UsageMeter, on_done: OnDone, url: str
+    ) -> None:
+        self._upstream = response
+        self._meter = meter
+        self._on_done = on_done
+        self._url = url
+        self._outcome = "cut"
+        super().__init__(
+            self._relay(),
+            status_code=response.status_code,
+            headers=response_headers(response.headers),
+        )
+
+    async def _relay(self) -> AsyncIterator[bytes]:
+        async for chunk in self._upstream.aiter_raw():
+            self._meter.feed(chunk)
+            yield chunk
+        self._outcome = "ok"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except httpx2.HTTPError as error:
+            log.warning("the upstream stream of %s broke: %s", self._url, describe(error))
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._upstream.aclose()
+            self._on_done(self._outcome)
 
 
 async def forward_chat(
@@ -156,48 +213,30 @@ async def forward_chat(
     request: Request,
     url: str,
     raw: bytes,
+    meter: UsageMeter,
     on_done: OnDone,
     protocol: ChatProtocol,
 ) -> Response:
-    """Forward a chat or messages request, streaming the reply through as it arrives."""
+    """Forward a chat or messages request, streaming the reply through as it arrives.
+
+    A reply read whole calls ``on_done`` before this returns; a stream (a
+    :class:`MeteredStream`) calls it when it ends.
+    """
     outgoing = http.build_request(
         "POST", url, content=raw, headers=request_headers(request, upstream)
     )
     response = await http.send(outgoing, stream=True)
     upstream.note_speed(response.headers)
-    meter = UsageMeter()
     ctype = response.headers.get("content-type", "")
-    if response.status_code >= 400 or "text/event-stream" not in ctype:
-        try:
-            await response.aread()
-        finally:
-            await response.aclose()
-        ok = response.status_code < 400
-        if ok:
-            with contextlib.suppress(ValueError):
-                meter.read_object(response.json())
-        on_done(meter.tokens, "ok" if ok else "error")
-        return relay(response, protocol)
-
-    async def body() -> AsyncIterator[bytes]:
-        outcome = "cut"
-        try:
-            async for chunk in response.aiter_raw():
-                meter.feed(chunk)
-                yield chunk
-            outcome = "ok"
-        except httpx2.HTTPError as error:
-            log.warning(
-                "the upstream stream of %s broke: %s",
-                url,
-                describe(error),
-            )
-            raise
-        finally:
-            with anyio.CancelScope(shield=True):
-                await response.aclose()
-                on_done(meter.tokens, outcome)
-
-    return StreamingResponse(
-        body(), status_code=response.status_code, headers=response_headers(response.headers)
-    )
+    if response.status_code < 400 and "text/event-stream" in ctype:
+        return MeteredStream(response, meter, on_done, url)
+    try:
+        await response.aread()
+    finally:
+        await response.aclose()
+    ok = response.status_code < 400
+    if ok:
+        with contextlib.suppress(ValueError):
+            meter.read_object(response.json())
+    on_done("ok" if ok else "error")
+    return relay(response, protocol)

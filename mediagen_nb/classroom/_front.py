@@ -6,7 +6,8 @@
    ``Authorization: Bearer`` or ``x-api-key``; else 401 in the endpoint's error shape
    (OpenAI's on chat completions, Anthropic's on messages, the emulator's elsewhere). The
    student goes in the scope under ``STUDENT_KEY``; a name joining with the class code is
-   enrolled here.
+   enrolled here. Wrong codes and new names are limited per client address (``_throttle``:
+   429 with ``Retry-After``, logged for the teacher).
 3. ``GET /api/v1/result/{id}``, the path students poll, is answered right here from the
    gateway's copy (``fast_result``), skipping the router, as the emulator does.
 4. POST bodies: whole within the kit's deadline (408), at most ``MAX_BODY_BYTES`` (413), a
@@ -18,6 +19,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -35,8 +37,10 @@ from mediagen_nb._serverkit.body import (
 from mediagen_nb._serverkit.errors import protocol_of, send_error
 from mediagen_nb._serverkit.urls import API_PREFIX
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._routes import STUDENT_KEY, UPLOAD_KEY, UPLOAD_PATH, Reply
+from mediagen_nb.classroom._gateway import STUDENT_KEY
+from mediagen_nb.classroom._routes import UPLOAD_KEY, UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
+from mediagen_nb.classroom._throttle import Guard, Window, retry_after
 
 MAX_UPLOAD_BYTES: Final = 20 * 1024 * 1024
 UPLOADS_IN_FLIGHT: Final = 2
@@ -45,6 +49,14 @@ OPEN_PREFIXES: Final = ("/api/media/", "/wall")
 STUDENT_PREFIXES: Final = ("/api/", "/gateway/")
 RESULT_PREFIX: Final = "/api/v1/result/"
 FastResult = Callable[[Scope, Student, str], Reply]
+Turned = tuple[int, str, dict[str, str]]
+"""A request turned away at the door: status, message, headers."""
+UNKNOWN: Final[Turned] = (
+    401,
+    "missing, unknown or revoked class code: set your API key to the code your teacher gave you",
+    {"www-authenticate": "Bearer"},
+)
+log = logging.getLogger("mediagen_nb.classroom")
 
 
 def credential(scope: Scope) -> str | None:
@@ -59,15 +71,35 @@ def credential(scope: Scope) -> str | None:
     return None
 
 
+def client_address(scope: Scope) -> str:
+    """The client's address as the server saw it ('unknown' without one)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def _too_many(what: str, wait: float) -> Turned:
+    seconds = retry_after(wait)
+    return (
+        429,
+        f"too many {what} from your address; try again in {seconds} s",
+        {"retry-after": seconds},
+    )
+
+
 class GatewayFront:
     """See the module docstring."""
 
     def __init__(
-        self, app: ASGIApp, state: ClassState, fast_result: FastResult | None = None
+        self,
+        app: ASGIApp,
+        state: ClassState,
+        fast_result: FastResult | None = None,
+        guard: Guard | None = None,
     ) -> None:
         self.app = app
         self.state = state
         self.fast_result = fast_result
+        self.guard = guard if guard is not None else Guard()
         self._upload_slots = asyncio.Semaphore(UPLOADS_IN_FLIGHT)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -83,14 +115,10 @@ class GatewayFront:
         if not path.startswith(STUDENT_PREFIXES):
             await fail(404, f"no endpoint at {path}")
             return
-        student = self._student(scope)
-        if student is None:
-            await fail(
-                401,
-                "missing, unknown or revoked class code: set your API key to the code your "
-                "teacher gave you",
-                headers={"www-authenticate": "Bearer"},
-            )
+        student = self._admit(scope)
+        if not isinstance(student, Student):
+            status, message, headers = student
+            await fail(status, message, headers=headers)
             return
         scope[STUDENT_KEY] = student
         task_id = path[len(RESULT_PREFIX) :]
@@ -124,11 +152,32 @@ class GatewayFront:
                 scope[UPLOAD_KEY] = spooled
                 await self.app(scope, replaying(b"", receive), send)
 
-    def _student(self, scope: Scope) -> Student | None:
+    def _admit(self, scope: Scope) -> Student | Turned:
+        """The student a request's credential names (a new class-code name enrolled), or
+        (status, message, headers): 401, or 429 past a per-address limit (``_throttle``)."""
         token = credential(scope)
         if token is None:
-            return None
+            return UNKNOWN
+        address = client_address(scope)
+        joining = self.state.roster.joining(token)
+        if joining is not None and (wait := self.guard.enrolments.wait(address)) is not None:
+            self._report(self.guard.enrolments, address, "enrol_throttled", name=joining)
+            return _too_many("new names", wait)
         student, new = self.state.roster.resolve(token)
-        if student is not None and new:
-            self.state.enrolled(student)
-        return student
+        if student is not None:
+            if new:
+                self.guard.enrolments.add(address)
+                self.state.enrolled(student, address)
+            return student
+        if (wait := self.guard.wrong.wait(address)) is not None:
+            self._report(self.guard.wrong, address, "wrong_codes_throttled")
+            return _too_many("wrong codes", wait)
+        self.guard.wrong.add(address)
+        return UNKNOWN
+
+    def _report(self, window: Window, address: str, action: str, **data: Any) -> None:
+        """Tell the teacher (ledger and log) once per lockout of ``address``."""
+        if window.first_refusal(address):
+            limit = f"{window.limit} per {window.window_s:g} s"
+            self.state.ledger.log("-", action, address, limit=limit, **data)
+            log.warning("%s from %s: more than %s", action, address, limit)

@@ -8,9 +8,11 @@ outcome); ``tasks``, ``students``, ``chats`` and ``settings`` hold the current s
 new gateway on the same folder knows the roster, the rules, every task (and resumes polling
 those still in flight) and each student's usage.
 
-Several gateways behind one address would share one ledger through a server-backed store
-(PostgreSQL, for example) implementing the same interface; see the README's classroom
-section. No secret is written here: the upstream key never reaches the ledger.
+Budgets are checked here: ``reserve`` reads what a student and the class use and hold and
+keeps the claim in one transaction (``_budget``); ``settle`` turns it into a task or a chat
+row and ``release`` drops it, each one transaction. Several gateways would share one ledger
+through a server-backed store (PostgreSQL) implementing the same interface. No secret is
+written here: the upstream key never reaches the ledger.
 """
 
 from __future__ import annotations
@@ -25,7 +27,17 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from mediagen_nb.classroom._budget import (
+    BudgetKind,
+    Claim,
+    Reservation,
+    model_name,
+    needs_class_usage,
+    refusal,
+)
 from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._rules import Rules, Usage
+from mediagen_nb.classroom._sqlite_usage import INDEXES, usage_of
 
 DB_NAME: Final = "classroom.sqlite3"
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
@@ -91,8 +103,33 @@ class ClassLedger(Protocol):
         """Insert or update a task."""
         ...
 
-    def add_chat(self, student: str, path: str, model: str, tokens: int, outcome: str) -> None:
-        """Record one chat request's outcome and the tokens it used."""
+    def reserve(self, rules: Rules, claim: Claim) -> Reservation | str:
+        """Check ``claim`` under ``rules`` against what is used and held and keep it, in one
+        transaction: the reservation, or the sentence that refuses it."""
+        ...
+
+    def settle(
+        self,
+        reservation: Reservation,
+        *,
+        task: TaskRecord | None = None,
+        tokens: int = 0,
+        outcome: str = "ok",
+    ) -> None:
+        """End a reservation with what was used, in one transaction: a task create stores
+        ``task``; a chat stores its ``tokens`` and ``outcome``."""
+        ...
+
+    def release(self, reservation: Reservation) -> None:
+        """End a reservation that used nothing (idempotent)."""
+        ...
+
+    def held(self) -> list[Reservation]:
+        """The reservations still open."""
+        ...
+
+    def usage(self, student: str | None = None) -> Usage:
+        """What a student (None: the class) uses and holds, as ``reserve`` counts it."""
         ...
 
     def log(self, student: str, action: str, key: str, **data: Any) -> None:
@@ -116,13 +153,37 @@ _SCHEMA = (
         revoked INTEGER NOT NULL DEFAULT 0, enrolled REAL NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, created REAL NOT NULL,
         data TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, who TEXT NOT NULL,
+        kind TEXT NOT NULL, amount INTEGER NOT NULL, created REAL NOT NULL,
+        claim TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS chats (id INTEGER PRIMARY KEY AUTOINCREMENT,
         ts REAL NOT NULL, student TEXT NOT NULL, path TEXT NOT NULL, model TEXT NOT NULL,
         tokens INTEGER NOT NULL, outcome TEXT NOT NULL)""",
     "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
+_TASK_COLUMNS: Final = {
+    "who": "TEXT NOT NULL DEFAULT ''",
+    "kind": "TEXT NOT NULL DEFAULT ''",
+    "counted": "INTEGER NOT NULL DEFAULT 0",
+    "running": "INTEGER NOT NULL DEFAULT 0",
+}
+"""Columns of ``tasks`` the budget checks read (added to a ledger from an older version)."""
 _TASK_FIELDS: Final = frozenset(f.name for f in fields(TaskRecord) if f.compare)
 """Stored fields (the poll counters are per run, not stored)."""
+
+
+def _task_row(record: TaskRecord) -> tuple[Any, ...]:
+    data = {k: v for k, v in asdict(record).items() if k in _TASK_FIELDS}
+    counted = not record.refused
+    return (
+        record.id,
+        record.created,
+        json.dumps(data),
+        record.student.casefold(),
+        record.kind,
+        int(counted),
+        int(counted and not record.done),
+    )
 
 
 class SqliteClassLedger:
@@ -141,9 +202,30 @@ class SqliteClassLedger:
             with self._write() as conn:
                 for statement in _SCHEMA:
                     conn.execute(statement)
+                self._migrate(conn)
+                for statement in INDEXES:
+                    conn.execute(statement)
+                # One gateway per SQLite ledger: what a previous run held belonged to requests
+                # that ended with it.
+                conn.execute("DELETE FROM reservations")
         except BaseException:
             self._conn.close()  # a file that cannot be set up leaves no connection open
             raise
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        """Add the budget columns to a ``tasks`` table written by an older version."""
+        have = {row[1] for row in conn.execute("PRAGMA table_info(tasks)")}
+        missing = [name for name in _TASK_COLUMNS if name not in have]
+        for name in missing:
+            conn.execute(f"ALTER TABLE tasks ADD COLUMN {name} {_TASK_COLUMNS[name]}")
+        if missing:
+            for (data,) in list(conn.execute("SELECT data FROM tasks")):
+                row = _task_row(TaskRecord(**json.loads(data)))
+                conn.execute(
+                    "UPDATE tasks SET who = ?, kind = ?, counted = ?, running = ? WHERE id = ?",
+                    (*row[3:], row[0]),
+                )
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -195,21 +277,98 @@ class SqliteClassLedger:
 
     def save_task(self, record: TaskRecord) -> None:
         """Insert or update a task."""
-        data = {k: v for k, v in asdict(record).items() if k in _TASK_FIELDS}
         with self._write() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO tasks (id, created, data) VALUES (?, ?, ?)",
-                (record.id, record.created, json.dumps(data)),
-            )
+            self._save_task(conn, record)
 
-    def add_chat(self, student: str, path: str, model: str, tokens: int, outcome: str) -> None:
-        """Record one chat request."""
+    @staticmethod
+    def _save_task(conn: sqlite3.Connection, record: TaskRecord) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO tasks (id, created, data, who, kind, counted, running) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            _task_row(record),
+        )
+
+    def reserve(self, rules: Rules, claim: Claim) -> Reservation | str:
+        """Check and keep ``claim`` in one ``BEGIN IMMEDIATE`` transaction."""
         with self._write() as conn:
+            part = "chat" if claim.kind == "chat" else "tasks"
+            mine = usage_of(conn, claim.student.casefold(), part)
+            class_wide = needs_class_usage(rules, claim.kind)
+            everyone = usage_of(conn, None, part) if class_wide else None
+            refused = refusal(rules, claim, mine, everyone)
+            if refused is not None:
+                return refused
+            held = Reservation(claim)
             conn.execute(
-                "INSERT INTO chats (ts, student, path, model, tokens, outcome) "
+                "INSERT INTO reservations (id, who, kind, amount, created, claim) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), student, path, model, tokens, outcome),
+                (
+                    held.id,
+                    claim.student.casefold(),
+                    claim.kind,
+                    claim.amount,
+                    held.created,
+                    json.dumps(
+                        {
+                            "student": claim.student,
+                            "model": model_name(claim.model),
+                            "what": claim.what,
+                        }
+                    ),
+                ),
             )
+            return held
+
+    def settle(
+        self,
+        reservation: Reservation,
+        *,
+        task: TaskRecord | None = None,
+        tokens: int = 0,
+        outcome: str = "ok",
+    ) -> None:
+        """Store what the request used and drop its reservation, in one transaction."""
+        claim = reservation.claim
+        with self._write() as conn:
+            conn.execute("DELETE FROM reservations WHERE id = ?", (reservation.id,))
+            if task is not None:
+                self._save_task(conn, task)
+            elif claim.kind == "chat":
+                conn.execute(
+                    "INSERT INTO chats (ts, student, path, model, tokens, outcome) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        time.time(),
+                        claim.student,
+                        claim.what,
+                        model_name(claim.model),
+                        tokens,
+                        outcome,
+                    ),
+                )
+
+    def release(self, reservation: Reservation) -> None:
+        """Drop a reservation (nothing was used)."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM reservations WHERE id = ?", (reservation.id,))
+
+    def held(self) -> list[Reservation]:
+        """Open reservations, oldest first."""
+        rows = self._rows(
+            "SELECT id, kind, amount, created, claim FROM reservations ORDER BY created, rowid"
+        )
+        found = []
+        for rid, kind, amount, created, raw in rows:
+            data = json.loads(raw)
+            kept: BudgetKind = kind
+            claim = Claim(data["student"], kept, int(amount), data["model"], data["what"])
+            found.append(Reservation(claim, id=rid, created=created))
+        return found
+
+    def usage(self, student: str | None = None) -> Usage:
+        """Used and held (one read)."""
+        with self._lock:
+            return usage_of(self._conn, None if student is None else student.casefold())
 
     def log(self, student: str, action: str, key: str, **data: Any) -> None:
         """Append one event."""

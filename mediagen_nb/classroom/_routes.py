@@ -9,13 +9,9 @@ A student sees only their own tasks: another student's id answers 404.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any, Final
 
 import httpx2
@@ -25,26 +21,19 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
 from mediagen_nb._serverkit.body import file_chunks
-from mediagen_nb._serverkit.errors import JSON_KEY, dumps, error_body, error_response
+from mediagen_nb._serverkit.errors import dumps, error_body, error_response
 from mediagen_nb._serverkit.urls import media_root
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._forward import describe, forward_chat, relay, request_headers
+from mediagen_nb.classroom._forward import relay, request_headers
+from mediagen_nb.classroom._gateway import Gateway, student_of
 from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._media import media_response
-from mediagen_nb.classroom._refusals import (
-    asset_refusal_response,
-    chat_refusal_response,
-    refused_task_body,
-)
-from mediagen_nb.classroom._state import ClassState
-from mediagen_nb.classroom._tracker import Tracker
-from mediagen_nb.classroom._upstream import SPEED_HEADER, Upstream
-from mediagen_nb.client._tasks import normalize_status
+from mediagen_nb.classroom._pipeline import chat, create_task, upstream_failure
+from mediagen_nb.classroom._refusals import asset_refusal_response
+from mediagen_nb.classroom._upstream import SPEED_HEADER
 from mediagen_nb.types import ChatProtocol
 
-STUDENT_KEY: Final = "mediagen.student"
-"""Scope key under which the front middleware puts the authenticated :class:`Student`."""
 ASSET_PATHS: Final = (
     ("/svcVideo2/asset/upload", ("POST",)),
     ("/svcVideo2/asset/{asset_id}", ("GET", "DELETE")),
@@ -57,158 +46,6 @@ UPLOAD_KEY: Final = "mediagen.upload"
 _MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{8,64}\.[a-z0-9]{1,5}$")
 Endpoint = Callable[[Request], Awaitable[Response]]
 Reply = tuple[int, bytes, dict[str, str]]
-log = logging.getLogger("mediagen_nb.classroom")
-
-
-@dataclass
-class Gateway:
-    """What every route needs; ``http`` exists while the server runs (its lifespan)."""
-
-    state: ClassState
-    upstream: Upstream
-    media_dir: Path
-    http: httpx2.AsyncClient | None = None
-    tracker: Tracker | None = None
-    counters: dict[str, int] = field(default_factory=dict)
-
-    def client(self) -> httpx2.AsyncClient:
-        """The shared upstream client (RuntimeError outside the server's lifespan)."""
-        if self.http is None:
-            raise RuntimeError("the gateway is not running")
-        return self.http
-
-    def count(self, name: str) -> None:
-        """Bump a counter (shown to the teacher and the bench)."""
-        self.counters[name] = self.counters.get(name, 0) + 1
-
-    def stats(self) -> dict[str, int]:
-        """Requests handled by kind, and the result polls sent upstream in all (this run)."""
-        polls = sum(t.upstream_polls for t in list(self.state.tasks.values()))
-        return {**self.counters, "upstream_polls": polls}
-
-
-def student_of(request: Request) -> Student:
-    """The student the front middleware authenticated."""
-    student: Student = request.scope[STUDENT_KEY]
-    return student
-
-
-def prompt_of(body: Any) -> str:
-    """The prompt of a create body (seedance: its text content), '' when none."""
-    if not isinstance(body, dict):
-        return ""
-    if isinstance(body.get("prompt"), str):
-        return str(body["prompt"])
-    for part in body.get("content") or ():
-        if isinstance(part, dict) and part.get("type") == "text":
-            return str(part.get("text", ""))
-    return ""
-
-
-def upstream_failure(
-    error: httpx2.HTTPError, what: str, protocol: ChatProtocol | None = None
-) -> Response:
-    """502 when the upstream did not answer: the cause is logged (a warning naming the
-    request and the error) and its kind named to the student (``ReadTimeout``, ...)."""
-    kind = type(error).__name__
-    log.warning("the upstream did not answer %s: %s", what, describe(error))
-    return error_response(
-        502,
-        f"the class's service did not answer ({kind}); try again in a moment",
-        protocol=protocol,
-    )
-
-
-def _create(gw: Gateway, fam: Family) -> Endpoint:
-    async def create(request: Request) -> Response:
-        student = student_of(request)
-        body = request.scope.get(JSON_KEY)
-        model = body.get("model") if isinstance(body, dict) else None
-        refusal = gw.state.check_task(student.name, fam.kind, model)
-        if refusal is not None:
-            return _refuse_task(
-                gw, student=student, fam=fam, model=model, body=body, sentence=refusal
-            )
-        try:
-            response = await gw.client().post(
-                gw.upstream.base_url + fam.create_path,
-                content=await request.body(),
-                headers=request_headers(request, gw.upstream),
-            )
-        except httpx2.HTTPError as error:
-            gw.state.release(student.name)
-            gw.state.ledger.log(
-                student.name, "create_lost", fam.id, model=str(model), error=describe(error)
-            )
-            return upstream_failure(error, f"{student.name}'s {fam.id} create")
-        try:
-            _record_created(gw, student=student, fam=fam, model=model, body=body, response=response)
-        finally:
-            gw.state.release(student.name)
-        return relay(response)
-
-    return create
-
-
-def _record_created(
-    gw: Gateway,
-    *,
-    student: Student,
-    fam: Family,
-    model: object,
-    body: Any,
-    response: httpx2.Response,
-) -> None:
-    gw.upstream.note_speed(response.headers)
-    gw.count("creates")
-    data = response.json() if response.status_code < 400 else None
-    if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not data["id"]:
-        gw.state.ledger.log(student.name, "create_error", fam.id, status=response.status_code)
-        return
-    status = normalize_status(data.get("status"))
-    now = time.time()
-    record = TaskRecord(
-        id=data["id"],
-        student=student.name,
-        kind=fam.kind,
-        family=fam.id,
-        model=str(model),
-        prompt=prompt_of(body),
-        status=status,
-        created=now,
-        updated=now,
-        error=data.get("error") if status == "failed" else None,
-        refused=status == "failed",
-    )
-    gw.state.put_task(record)
-    gw.state.ledger.log(student.name, "created", record.id, family=fam.id, status=status)
-    if gw.tracker is not None:
-        gw.tracker.follow(record)
-
-
-def _refuse_task(
-    gw: Gateway, *, student: Student, fam: Family, model: object, body: Any, sentence: str
-) -> Response:
-    reply = refused_task_body(model, sentence)
-    now = time.time()
-    record = TaskRecord(
-        id=reply["id"],
-        student=student.name,
-        kind=fam.kind,
-        family=fam.id,
-        model=str(model),
-        prompt=prompt_of(body),
-        status="failed",
-        created=now,
-        updated=now,
-        error=sentence,
-        result=dict(reply),
-        refused=True,
-    )
-    gw.state.put_task(record)
-    gw.state.ledger.log(student.name, "refused", record.id, family=fam.id, reason=sentence)
-    gw.count("refused")
-    return Response(dumps(reply), media_type="application/json")
 
 
 def public_result(task: TaskRecord, media_base: str) -> dict[str, Any]:
@@ -298,37 +135,17 @@ async def _outgoing(request: Request, headers: dict[str, str]) -> bytes | AsyncI
 
 
 def _chat(gw: Gateway, path: str, protocol: ChatProtocol) -> Endpoint:
-    async def chat(request: Request) -> Response:
-        student = student_of(request)
-        body = request.scope.get(JSON_KEY)
-        model = body.get("model") if isinstance(body, dict) else None
-        refusal = gw.state.check_chat(student.name, model)
-        if refusal is not None:
-            gw.state.ledger.log(student.name, "refused", path, reason=refusal)
-            gw.count("refused")
-            return chat_refusal_response(protocol, refusal)
-        gw.count("chats")
+    async def endpoint(request: Request) -> Response:
+        return await chat(gw, request, path, protocol)
 
-        def done(tokens: int, outcome: str) -> None:
-            gw.state.add_tokens(student.name, path, str(model), tokens, outcome)
+    return endpoint
 
-        try:
-            return await forward_chat(
-                http=gw.client(),
-                upstream=gw.upstream,
-                request=request,
-                url=gw.upstream.text_base_url + path,
-                raw=await request.body(),
-                on_done=done,
-                protocol=protocol,
-            )
-        except httpx2.HTTPError as error:
-            gw.state.ledger.log(
-                student.name, "chat_lost", path, model=str(model), error=describe(error)
-            )
-            return upstream_failure(error, f"{student.name}'s {path}", protocol)
 
-    return chat
+def _create(gw: Gateway, fam: Family) -> Endpoint:
+    async def endpoint(request: Request) -> Response:
+        return await create_task(gw, request, fam)
+
+    return endpoint
 
 
 def student_routes(gw: Gateway) -> tuple[list[BaseRoute], list[BaseRoute]]:

@@ -4,20 +4,24 @@ Every check returns the sentence a student reads when refused ("your class allow
 videos each; you have used 5"), or None when the request may go on. The gateway runs the
 checks before anything is sent upstream, so a refused request costs nothing.
 
-Limits count what reached the service: a task counts from its create until the end of the
-class (a task the service rejected at create does not count); chat tokens are the service's
-own ``usage`` figures (prompt plus completion), or an estimate of about four characters per
-token when a streamed reply carries none. A request that starts under the token limit runs
-to its end, so a student may overshoot by one reply (bounded by the request's own maximum).
+Limits count what reached the service, and what requests still running hold (``_budget``):
+a task counts from its create until the end of the class (a task the service rejected at
+create does not count); chat tokens are the service's own ``usage`` figures (prompt plus
+completion), or an estimate of about four characters per token for what a reply did not
+report. A chat holds its prompt and ``max_tokens`` (else ``Rules.chat_reserve``) while it runs
+and is refused once what is used and held reaches the limit, so a student (or the class)
+ends at most one reply over it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Final, Literal
 
 Kind = Literal["image", "video"]
+MODEL_SHOWN: Final = 100
+"""A refusal shows at most this many characters of an unknown model's name."""
 
 
 def _count(n: int, word: str) -> str:
@@ -72,6 +76,13 @@ class Rules:
     class_limits: Limits = field(default_factory=Limits)
     """Caps on the whole class's use (``concurrent`` counts every student's tasks)."""
     paused: bool = False
+    chat_reserve: int = 1024
+    """Tokens a chat holds for its reply while it runs when it names no ``max_tokens``."""
+
+    def __post_init__(self) -> None:
+        reserve = self.chat_reserve
+        if isinstance(reserve, bool) or not isinstance(reserve, int) or reserve < 1:
+            raise ValueError(f"chat_reserve must be a whole number >= 1, not {reserve!r}")
 
     def with_models(self, models: Iterable[str] | None) -> Rules:
         """A copy allowing ``models`` (None: all)."""
@@ -98,6 +109,8 @@ def model_refusal(rules: Rules, model: object) -> str | None:
         return None
     allowed = ", ".join(sorted(rules.models)) or "none"
     shown = model if isinstance(model, str) else "(no model)"
+    if len(shown) > MODEL_SHOWN:
+        shown = shown[: MODEL_SHOWN - 1] + "…"
     return f"your class does not use the model {shown}; you may use: {allowed}"
 
 

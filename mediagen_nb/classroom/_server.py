@@ -30,10 +30,11 @@ from mediagen_nb.classroom._codes import (
     read_roster,
 )
 from mediagen_nb.classroom._export import export_zip
+from mediagen_nb.classroom._gateway import Gateway
 from mediagen_nb.classroom._ledger import SqliteClassLedger
-from mediagen_nb.classroom._routes import Gateway
 from mediagen_nb.classroom._rules import Limits, Rules
 from mediagen_nb.classroom._state import ClassState, rules_from_json
+from mediagen_nb.classroom._throttle import ENROL_LIMIT, Guard
 from mediagen_nb.classroom._upstream import (
     DEFAULT_EMULATOR_SPEED,
     Upstream,
@@ -304,6 +305,7 @@ def start_classroom(
     port: int = 0,
     cors_origins: Sequence[str] = (),
     folder: Path | None = None,
+    enrol_limit: int = ENROL_LIMIT,
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
@@ -329,6 +331,7 @@ def start_classroom(
         cors_origins: Origins whose pages may call the gateway (none by default).
         folder: Where the ledger and media live (default ``$MEDIAGEN_HOME/classroom``); a
             gateway started again on it keeps codes, rules, usage and wall.
+        enrol_limit: New class-code names one client address may enrol per 10 minutes.
 
     Returns:
         The handle: ``codes``, ``base_url``, ``text_base_url``, ``wall_url``, ``stop()``.
@@ -363,7 +366,7 @@ def start_classroom(
     ledger.save_setting("class_code", code)
     ledger.save_setting("teacher_token", token)
     state.set_rules(rules)
-    gw = Gateway(state, up, folder / "media")
+    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit))
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins)

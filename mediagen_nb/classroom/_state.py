@@ -16,18 +16,10 @@ from contextlib import contextmanager
 from dataclasses import astuple, replace
 from typing import Any
 
+from mediagen_nb.classroom._budget import Claim, Reservation, model_name
 from mediagen_nb.classroom._codes import Roster, Student
 from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord
-from mediagen_nb.classroom._rules import (
-    Kind,
-    Limits,
-    Rules,
-    Usage,
-    chat_refusal,
-    model_refusal,
-    paused_refusal,
-    task_refusal,
-)
+from mediagen_nb.classroom._rules import Limits, Rules, Usage, paused_refusal
 
 Listener = Callable[[], None]
 
@@ -49,6 +41,7 @@ def rules_to_json(rules: Rules) -> dict[str, Any]:
         "per_student": {k: lim(v) for k, v in rules.per_student.items()},
         "class_limits": lim(rules.class_limits),
         "paused": rules.paused,
+        "chat_reserve": rules.chat_reserve,
     }
 
 
@@ -61,6 +54,7 @@ def rules_from_json(data: dict[str, Any]) -> Rules:
         per_student={k: Limits(**v) for k, v in data.get("per_student", {}).items()},
         class_limits=Limits(**data.get("class_limits", {})),
         paused=bool(data.get("paused", False)),
+        chat_reserve=int(data.get("chat_reserve", Rules.chat_reserve)),
     )
 
 
@@ -75,7 +69,7 @@ class ClassState:
         self.tasks: dict[str, TaskRecord] = {}
         self._by_media: dict[str, TaskRecord] = {}
         self._tokens: dict[str, int] = {}
-        self._reserved: dict[str, int] = {}
+        self._held: dict[str, Reservation] = {}
         self._listeners: list[Listener] = []
         self.version = 0
         """Bumped on every change the wall shows (the feed's cheap change marker)."""
@@ -121,10 +115,10 @@ class ClassState:
 
     # --- students --------------------------------------------------------------------------------
 
-    def enrolled(self, student: Student) -> None:
-        """A student joined with the class code: keep them in the ledger."""
+    def enrolled(self, student: Student, address: str = "") -> None:
+        """A student joined with the class code (from ``address``): keep them in the ledger."""
         self.ledger.save_student(student)
-        self.ledger.log(student.name, "joined", student.name)
+        self.ledger.log(student.name, "joined", student.name, address=address)
         with self._changing():
             pass
 
@@ -148,51 +142,61 @@ class ClassState:
                     counts[0] += task.kind == "image"
                     counts[1] += task.kind == "video"
                     counts[2] += not task.done
-            for folded, reserved in self._reserved.items():
-                tally[folded][2] += reserved
+            for held in self._held.values():
+                if held.claim.kind != "chat":
+                    tally[held.student.casefold()][2] += 1
             for name, tokens in self._tokens.items():
                 tally[name.casefold()][3] += tokens
         return {folded: Usage(*counts) for folded, counts in tally.items()}
 
-    def check_task(self, student: str, kind: Kind, model: object) -> str | None:
-        """Refusal sentence for a new task, or None after reserving a slot for it."""
-        with self._lock:
-            rules = self._rules
-            refusal = paused_refusal(rules) or model_refusal(rules, model)
-            refusal = refusal or task_refusal(
-                rules, student, kind, self.usage(student), self.usage()
-            )
-            if refusal is None:
-                key = student.casefold()
-                self._reserved[key] = self._reserved.get(key, 0) + 1
-            return refusal
+    def reserve(self, claim: Claim) -> Reservation | str:
+        """Check ``claim`` and hold it (one step of the ledger): the reservation, or the
+        sentence refusing it. Every reservation ends in a ``settle_*`` or ``release``."""
+        held = self.ledger.reserve(self._rules, claim)
+        if isinstance(held, Reservation):
+            with self._lock:
+                self._held[held.id] = held
+        return held
 
-    def release(self, student: str) -> None:
-        """Give back a slot ``check_task`` reserved (the create has been answered)."""
-        with self._lock:
-            key = student.casefold()
-            self._reserved[key] = max(0, self._reserved.get(key, 0) - 1)
+    def settle_task(self, held: Reservation, record: TaskRecord) -> None:
+        """The create was answered: store its task in place of the reservation."""
+        record.updated = time.time()
+        self.ledger.settle(held, task=record)
+        with self._changing():
+            self._held.pop(held.id, None)
+            self.tasks[record.id] = record
 
-    def check_chat(self, student: str, model: object) -> str | None:
-        """Refusal sentence for a chat request, or None."""
+    def settle_chat(self, held: Reservation, tokens: int, outcome: str) -> None:
+        """The chat ended: count its real tokens in place of the reservation."""
+        claim = held.claim
+        self.ledger.settle(held, tokens=tokens, outcome=outcome)
+        self.ledger.log(
+            claim.student,
+            "chat_end",
+            claim.what,
+            model=model_name(claim.model),
+            tokens=tokens,
+            outcome=outcome,
+        )
+        with self._changing():
+            self._held.pop(held.id, None)
+            self._tokens[claim.student] = self._tokens.get(claim.student, 0) + tokens
+
+    def release(self, held: Reservation) -> None:
+        """Give back a reservation nothing used (nothing happens once it was settled)."""
         with self._lock:
-            rules = self._rules
-            return (
-                paused_refusal(rules)
-                or model_refusal(rules, model)
-                or chat_refusal(rules, student, self.usage(student), self.usage())
-            )
+            if self._held.pop(held.id, None) is None:
+                return
+        self.ledger.release(held)
+
+    def open_reservations(self) -> list[Reservation]:
+        """Reservations of requests still running."""
+        with self._lock:
+            return list(self._held.values())
 
     def check_asset(self) -> str | None:
         """Refusal for an asset request (only the pause applies)."""
         return paused_refusal(self._rules)
-
-    def add_tokens(self, student: str, path: str, model: str, tokens: int, outcome: str) -> None:
-        """Count a chat request's tokens."""
-        self.ledger.add_chat(student, path, model, tokens, outcome)
-        self.ledger.log(student, "chat_end", path, model=model, tokens=tokens, outcome=outcome)
-        with self._changing():
-            self._tokens[student] = self._tokens.get(student, 0) + tokens
 
     # --- tasks -----------------------------------------------------------------------------------
 

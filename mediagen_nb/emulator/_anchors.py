@@ -26,7 +26,8 @@ def _url_in(slot: MediaSlot, body: dict[str, Any]) -> str | None:
     if slot.field != "content":
         value = body.get(slot.field)
         return value if isinstance(value, str) else None
-    for item in body.get("content") or []:
+    content = body.get("content")
+    for item in content if isinstance(content, list) else []:
         if not isinstance(item, dict) or item.get("type") != "image_url":
             continue
         role = item.get("role") or "first_frame"

@@ -467,6 +467,9 @@ FOUND: list[tuple[str, Any]] = [
             "messages": [{"role": "user", "content": [{"type": {"x": 1}, "text": "a fox"}]}],
         },
     ),
+    # seedance's content as a boolean: the emulator's first-frame lookup iterated it before
+    # the rules refused the body, and answered 500 (found by the derandomised run, 2026-11-26)
+    ("/v1/seedance/videos", {"model": "seedance_1_5_pro_480p", "content": True}),
 ]
 
 
