@@ -37,6 +37,7 @@ from ._exceptions import (
 )
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
+from ._pace import PollPace, poll_pace
 from ._recording import recording_tags
 from ._saved import SavedRequest, read_request
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
@@ -70,6 +71,7 @@ __all__ = [
     "MessageStream",
     "Messages",
     "NotFoundError",
+    "PollPace",
     "RateLimitError",
     "RequestValidationError",
     "ResponseTooLargeError",
@@ -90,6 +92,7 @@ __all__ = [
     "ToolRun",
     "Videos",
     "function_tool",
+    "poll_pace",
     "read_request",
     "recording_tags",
 ]
