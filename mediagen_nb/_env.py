@@ -24,5 +24,8 @@ MEDIA_HOST: Final = "MEDIAGEN_MEDIA_HOST"
 """An fsspec bucket URL local files are uploaded to for the service (``s3://bucket/prefix``)."""
 MEDIA_HOST_PUBLIC: Final = "MEDIAGEN_MEDIA_HOST_PUBLIC"
 """``1`` when the media host's bucket is public: the service gets plain URLs, not signed ones."""
+CLASSROOM_URL: Final = "MEDIAGEN_CLASSROOM_URL"
+"""A classroom gateway run as a JupyterHub service (its root URL, set for student servers):
+with it and no ``MEDIAGEN_API_KEY``, a client uses the gateway with the server's hub token."""
 MAX_DOWNLOAD_MB: Final = "MEDIAGEN_MAX_DOWNLOAD_MB"
 """The largest result the client downloads, in MiB (default 64 for images, 512 for videos)."""

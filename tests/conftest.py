@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test gets its own history folder and no real-service configuration."""
     monkeypatch.setenv("MEDIAGEN_HOME", str(tmp_path / "mediagen_home"))
-    for name in ("MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL"):
+    names = ("MEDIAGEN_API_KEY", "MEDIAGEN_BASE_URL", "MEDIAGEN_TEXT_BASE_URL")
+    for name in (*names, "MEDIAGEN_CLASSROOM_URL", "JUPYTERHUB_API_TOKEN"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -52,7 +52,7 @@ def test_names_are_spelled_only_in_the_env_module() -> None:
 
 def test_the_env_module_names_each_variable_once() -> None:
     values = [v for k, v in vars(_env).items() if k.isupper()]
-    assert len(values) == len(set(values)) == 11
+    assert len(values) == len(set(values)) == 12
     assert all(NAME.fullmatch(v) for v in values)
 
 

@@ -23,6 +23,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mediagen_nb._serverkit.errors import error_response, http_error_response, protocol_of
 from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
@@ -49,8 +50,29 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return error_response(500, "internal gateway error", protocol=protocol_of(request.url.path))
 
 
-def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()) -> Starlette:
-    """The gateway app over ``gw`` (state, upstream, media folder) and ``wall``."""
+class StripPrefix:
+    """Serve the app under ``prefix`` too: JupyterHub's proxy forwards a service's requests
+    with their path (``/services/mediagen/wall``). The path loses the prefix (routes and the
+    front see the usual paths) and ``app_root_path`` keeps it, so the media URLs the gateway
+    writes for such a request (``_serverkit.urls.media_root``) keep it too."""
+
+    def __init__(self, app: ASGIApp, prefix: str) -> None:
+        self.app = app
+        self.prefix = prefix.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if self.prefix and scope["type"] == "http" and path.startswith(self.prefix + "/"):
+            root = scope.get("app_root_path", scope.get("root_path", "")) + self.prefix
+            scope = {**scope, "path": path[len(self.prefix) :], "app_root_path": root}
+        await self.app(scope, receive, send)
+
+
+def create_gateway_app(
+    gw: Gateway, wall: Wall, cors_origins: Sequence[str] = (), prefix: str = ""
+) -> Starlette:
+    """The gateway app over ``gw`` (state, upstream, media folder) and ``wall``; ``prefix``:
+    a path it is also served under (a JupyterHub service's ``/services/<name>/``)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -66,10 +88,16 @@ def create_gateway_app(gw: Gateway, wall: Wall, cors_origins: Sequence[str] = ()
             finally:
                 await gw.tracker.stop()
                 gw.http = None
+                if gw.hub is not None:
+                    await gw.hub.aclose()
 
     api, text = student_routes(gw)
     fast = functools.partial(result_reply, gw)
-    middleware = [Middleware(GatewayFront, state=gw.state, fast_result=fast, guard=gw.guard)]
+    middleware = [
+        Middleware(GatewayFront, state=gw.state, fast_result=fast, guard=gw.guard, hub=gw.hub)
+    ]
+    if prefix:
+        middleware.insert(0, Middleware(StripPrefix, prefix=prefix))
     if cors_origins:
         middleware.insert(
             0,

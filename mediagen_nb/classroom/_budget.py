@@ -77,6 +77,8 @@ class Claim:
     """The model the request names (checked against the allow-list; kept cut)."""
     what: str = ""
     """The family id or the chat path (for the ledger)."""
+    groups: tuple[str, ...] = ()
+    """The student's JupyterHub groups (their limits may come from one)."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,8 @@ def refusal(rules: Rules, claim: Claim, mine: Usage, everyone: Usage | None) -> 
         return found
     whole = everyone if everyone is not None else Usage()
     if claim.kind == "chat":
-        return chat_refusal(rules, claim.student, mine, whole)
-    return task_refusal(rules, claim.student, claim.kind, mine, whole)
+        return chat_refusal(rules, claim.student, mine, whole, groups=claim.groups)
+    return task_refusal(rules, claim.student, claim.kind, mine, whole, groups=claim.groups)
 
 
 def needs_class_usage(rules: Rules, kind: BudgetKind) -> bool:

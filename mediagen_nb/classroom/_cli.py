@@ -8,13 +8,16 @@ until Ctrl-C. The upstream key is never printed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
-from mediagen_nb.classroom._rules import Limits
+from mediagen_nb.classroom._hub import ENV_API_URL
+from mediagen_nb.classroom._rules import Limits, parse_group_limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
 from mediagen_nb.classroom._throttle import ENROL_LIMIT
 
@@ -44,6 +47,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--cors-origin", action="append", default=[], help="browser origin to allow")
     p.add_argument("--folder", type=Path, default=None, help="ledger and media folder")
     p.add_argument(
+        "--jupyterhub",
+        action="store_true",
+        help="run as a JupyterHub service: students sign in with their hub token "
+        "(JUPYTERHUB_API_URL; host and port from JUPYTERHUB_SERVICE_URL)",
+    )
+    p.add_argument(
+        "--group-limits",
+        default=None,
+        help="limits per hub group, first match wins: teachers=unlimited,class-7b=images:5",
+    )
+    p.add_argument(
         "--enrol-limit",
         type=int,
         default=ENROL_LIMIT,
@@ -51,8 +65,39 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
 
 
+def hub_address(args: argparse.Namespace) -> tuple[str | None, str, int]:
+    """(hub API URL, host, port) for ``--jupyterhub`` (the hub's environment for a managed
+    service), else (None, ``--host``, ``--port``).
+
+    Raises:
+        ValueError: ``--jupyterhub`` outside a hub service (no ``JUPYTERHUB_API_URL``).
+    """
+    if not args.jupyterhub:
+        return None, args.host, args.port
+    api_url = os.environ.get(ENV_API_URL, "").strip()
+    if not api_url:
+        raise ValueError(
+            f"--jupyterhub needs {ENV_API_URL}: run the gateway as a service of the hub "
+            "(c.JupyterHub.services in jupyterhub_config.py)"
+        )
+    service = urlsplit(os.environ.get("JUPYTERHUB_SERVICE_URL", ""))
+    host = service.hostname or args.host
+    return api_url, host, service.port or args.port
+
+
 def describe(handle: ClassroomHandle) -> str:
     """What the teacher shares with the class (never the key)."""
+    if handle.hub:
+        return "\n".join(
+            [
+                f"mediagen_nb classroom gateway on JupyterHub (upstream: {handle.upstream.kind})",
+                "Student servers need (c.Spawner.environment in jupyterhub_config.py):",
+                f"  {_env.CLASSROOM_URL}={handle.root_url}",
+                "Students sign in with their hub token: no code to type.",
+                f"Wall:    {handle.wall_url}  (through the hub: /services/<name>/wall)",
+                f"Teacher: {handle.teacher_url}",
+            ]
+        )
     lines = [
         f"mediagen_nb classroom gateway (upstream: {handle.upstream.kind})",
         "Students set:",
@@ -76,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
 
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
     try:
+        hub, host, port = hub_address(args)
+        groups = parse_group_limits(args.group_limits) if args.group_limits else None
         limits = Limits(args.images, args.videos, args.concurrent, args.chat_tokens)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the warning is printed below, with addresses
@@ -87,8 +134,11 @@ def run(args: argparse.Namespace) -> int:
                 limits=limits,
                 upstream=args.upstream,
                 speed=args.speed,
-                host=args.host,
-                port=args.port,
+                group_limits=groups,
+                jupyterhub=hub,
+                prefix=os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "") if hub else "",
+                host=host,
+                port=port,
                 cors_origins=args.cors_origin,
                 folder=args.folder,
                 enrol_limit=args.enrol_limit,
@@ -97,9 +147,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"mediagen-nb classroom: {error}", file=sys.stderr)
         return 2
     print(describe(handle))
-    if not is_loopback(args.host):
+    if not is_loopback(host) and hub is None:
         print(
-            f"WARNING: listening on {args.host}: anyone who can reach this machine and holds "
+            f"WARNING: listening on {host}: anyone who can reach this machine and holds "
             "a code can use the class's budget. Addresses to share:",
             file=sys.stderr,
         )

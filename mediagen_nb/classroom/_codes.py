@@ -31,6 +31,8 @@ CLASS_CODE_PREFIX: Final = "mgclass-"
 _ALPHABET: Final = "abcdefghjkmnpqrstuvwxyz23456789"
 """No 0/o, 1/l/i: codes are read off a slide and typed."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$")
+_HUB_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,100}$")
+"""A JupyterHub user name as the hub gives it (the hub decides what is allowed)."""
 
 
 def _token(length: int) -> str:
@@ -89,6 +91,8 @@ class Student:
     name: str
     code: str | None
     revoked: bool = False
+    groups: tuple[str, ...] = ()
+    """JupyterHub groups, as the hub said at the student's last request (not stored)."""
 
 
 class Roster:
@@ -160,6 +164,20 @@ class Roster:
         student = Student(cleaned, None)
         self._add(student)
         return student, True
+
+    def hub_user(self, name: str, groups: Iterable[str]) -> tuple[Student | None, bool]:
+        """The student a JupyterHub user is (enrolled on first sight), and whether new;
+        (None, False) when revoked or the name is not one a hub gives."""
+        if not _HUB_NAME.match(name):
+            return None, False
+        with self._lock:
+            known = self._by_name.get(name.casefold())
+            if known is not None:
+                known.groups = tuple(groups)
+                return (None if known.revoked else known), False
+            student = Student(name, None, groups=tuple(groups))
+            self._add(student)
+            return student, True
 
     def revoke(self, name: str) -> Student:
         """Revoke a student's access (KeyError naming the student if unknown)."""

@@ -6,7 +6,9 @@
    ``Authorization: Bearer`` or ``x-api-key``; else 401 in the endpoint's error shape
    (OpenAI's on chat completions, Anthropic's on messages, the emulator's elsewhere). The
    student goes in the scope under ``STUDENT_KEY``; a name joining with the class code is
-   enrolled here. Wrong codes and new names are limited per client address (``_throttle``:
+   enrolled here. On a hub (``_hub``), a credential that is no code is asked of JupyterHub:
+   a hub user's token names them (enrolled on first sight, with their groups). Wrong codes
+   and new names are limited per client address (``_throttle``:
    429 with ``Retry-After``, logged for the teacher).
 3. ``GET /api/v1/result/{id}``, the path students poll, is answered right here from the
    gateway's copy (``fast_result``), skipping the router, as the emulator does.
@@ -38,6 +40,7 @@ from mediagen_nb._serverkit.errors import protocol_of, send_error
 from mediagen_nb._serverkit.urls import API_PREFIX
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._gateway import STUDENT_KEY
+from mediagen_nb.classroom._hub import HubAuth, HubUnavailableError
 from mediagen_nb.classroom._routes import UPLOAD_KEY, UPLOAD_PATH, Reply
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._throttle import Guard, Window, retry_after
@@ -95,9 +98,11 @@ class GatewayFront:
         state: ClassState,
         fast_result: FastResult | None = None,
         guard: Guard | None = None,
+        hub: HubAuth | None = None,
     ) -> None:
         self.app = app
         self.state = state
+        self.hub = hub
         self.fast_result = fast_result
         self.guard = guard if guard is not None else Guard()
         self._upload_slots = asyncio.Semaphore(UPLOADS_IN_FLIGHT)
@@ -115,7 +120,7 @@ class GatewayFront:
         if not path.startswith(STUDENT_PREFIXES):
             await fail(404, f"no endpoint at {path}")
             return
-        student = self._admit(scope)
+        student = await self._admit(scope)
         if not isinstance(student, Student):
             status, message, headers = student
             await fail(status, message, headers=headers)
@@ -152,9 +157,10 @@ class GatewayFront:
                 scope[UPLOAD_KEY] = spooled
                 await self.app(scope, replaying(b"", receive), send)
 
-    def _admit(self, scope: Scope) -> Student | Turned:
-        """The student a request's credential names (a new class-code name enrolled), or
-        (status, message, headers): 401, or 429 past a per-address limit (``_throttle``)."""
+    async def _admit(self, scope: Scope) -> Student | Turned:
+        """The student a request's credential names (a new class-code name or hub user
+        enrolled), or (status, message, headers): 401, 429 past a per-address limit
+        (``_throttle``), or 503 when the hub does not answer."""
         token = credential(scope)
         if token is None:
             return UNKNOWN
@@ -169,11 +175,32 @@ class GatewayFront:
                 self.guard.enrolments.add(address)
                 self.state.enrolled(student, address)
             return student
+        if self.hub is not None:
+            found = await self._hub_student(token, address)
+            if found is not None:
+                return found
         if (wait := self.guard.wrong.wait(address)) is not None:
             self._report(self.guard.wrong, address, "wrong_codes_throttled")
             return _too_many("wrong codes", wait)
         self.guard.wrong.add(address)
         return UNKNOWN
+
+    async def _hub_student(self, token: str, address: str) -> Student | Turned | None:
+        """The hub user ``token`` belongs to, as a student (None: the hub does not know it)."""
+        assert self.hub is not None
+        try:
+            user = await self.hub.user_for_token(token)
+        except HubUnavailableError as error:
+            log.warning("JupyterHub sign-in failed: %s", error)
+            return 503, f"{error}; try again in a moment", {"retry-after": "5"}
+        if user is None:
+            return None
+        student, new = self.state.roster.hub_user(user.name, user.groups)
+        if student is None:
+            return UNKNOWN
+        if new:
+            self.state.enrolled(student, address)
+        return student
 
     def _report(self, window: Window, address: str, action: str, **data: Any) -> None:
         """Tell the teacher (ledger and log) once per lockout of ``address``."""

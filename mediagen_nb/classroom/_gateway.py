@@ -10,6 +10,7 @@ import httpx2
 from starlette.requests import Request
 
 from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._hub import HubAuth
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._throttle import Guard
 from mediagen_nb.classroom._tracker import Tracker
@@ -31,6 +32,8 @@ class Gateway:
     counters: dict[str, int] = field(default_factory=dict)
     guard: Guard = field(default_factory=Guard)
     """Per-address limits on wrong codes and enrolments (the front applies them)."""
+    hub: HubAuth | None = None
+    """JupyterHub sign-in (None: codes only)."""
 
     def client(self) -> httpx2.AsyncClient:
         """The shared upstream client (RuntimeError outside the server's lifespan)."""

@@ -82,7 +82,7 @@ async def create_task(gw: Gateway, request: Request, fam: Family) -> Response:
     """``POST`` of an image or video create, through every step."""
     student = student_of(request)  # authenticate: done by the front
     body = request.scope.get(JSON_KEY)
-    claim = Claim(student.name, fam.kind, 1, _model(body), fam.id)
+    claim = Claim(student.name, fam.kind, 1, _model(body), fam.id, student.groups)
     held = gw.state.reserve(claim)  # check and reserve
     if isinstance(held, str):
         return refuse_task(gw, claim, body, held)
@@ -209,7 +209,7 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: ChatProtocol)
     body = request.scope.get(JSON_KEY)
     raw = await request.body()
     amount = chat_claim_amount(body, raw, gw.state.rules.chat_reserve)
-    claim = Claim(student.name, "chat", amount, _model(body), path)
+    claim = Claim(student.name, "chat", amount, _model(body), path, student.groups)
     held = gw.state.reserve(claim)  # check and reserve (the prompt counts on the way in)
     if isinstance(held, str):
         gw.state.ledger.log(

@@ -1,7 +1,8 @@
 """The service interface as students see it: every route forwards, or answers from the copy.
 
 ``/api/...`` is the students' ``base_url`` (image and video creates of every family,
-``/v1/result/{id}``, ``/media/{name}``, both asset libraries, the emulator's ``/uploads``);
+``/v1/result/{id}``, ``/media/{name}``, ``/v1/classroom/me`` (``_me``), both asset
+libraries, the emulator's ``/uploads``);
 ``/gateway/...`` is their ``text_base_url`` (chat completions, messages). The front
 middleware (``_front``) has already checked the student's code and read the JSON body.
 A student sees only their own tasks: another student's id answers 404.
@@ -28,6 +29,7 @@ from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import relay, request_headers
 from mediagen_nb.classroom._gateway import Gateway, student_of
 from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._me import ME_PATH, me_endpoint
 from mediagen_nb.classroom._media import media_response
 from mediagen_nb.classroom._pipeline import chat, create_task, upstream_failure
 from mediagen_nb.classroom._refusals import asset_refusal_response
@@ -153,6 +155,7 @@ def student_routes(gw: Gateway) -> tuple[list[BaseRoute], list[BaseRoute]]:
     api: list[BaseRoute] = [
         Route("/v1/result/{id}", _result(gw), methods=["GET"]),
         Route("/media/{name}", _media(gw), methods=["GET"]),
+        Route(ME_PATH, me_endpoint(gw), methods=["GET"]),
         Route(UPLOAD_PATH, _asset(gw, UPLOAD_PATH), methods=["POST"]),
     ]
     api += [Route(fam.create_path, _create(gw, fam), methods=["POST"]) for fam in FAMILIES.values()]

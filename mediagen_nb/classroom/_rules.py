@@ -15,7 +15,7 @@ ends at most one reply over it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
@@ -73,6 +73,9 @@ class Rules:
     """Per-student limits (each student gets these unless ``per_student`` says otherwise)."""
     per_student: dict[str, Limits] = field(default_factory=dict)
     """Limits for named students (keys compared case-insensitively)."""
+    per_group: dict[str, Limits] = field(default_factory=dict)
+    """Limits for members of JupyterHub groups, in order: a student in several listed groups
+    gets the first one's (``--group-limits teachers=unlimited,class-7b=images:5``)."""
     class_limits: Limits = field(default_factory=Limits)
     """Caps on the whole class's use (``concurrent`` counts every student's tasks)."""
     paused: bool = False
@@ -88,10 +91,18 @@ class Rules:
         """A copy allowing ``models`` (None: all)."""
         return replace(self, models=None if models is None else frozenset(models))
 
-    def limits_for(self, student: str) -> Limits:
-        """The limits that apply to ``student``."""
+    def limits_for(self, student: str, groups: Sequence[str] = ()) -> Limits:
+        """The limits that apply to ``student`` (a member of hub ``groups``): the student's
+        own, else the first listed group's they belong to, else the class default."""
         folded = {name.casefold(): lim for name, lim in self.per_student.items()}
-        return folded.get(student.casefold(), self.limits)
+        own = folded.get(student.casefold())
+        if own is not None:
+            return own
+        member = set(groups)
+        for group, limits in self.per_group.items():
+            if group in member:
+                return limits
+        return self.limits
 
 
 def paused_refusal(rules: Rules) -> str | None:
@@ -115,10 +126,16 @@ def model_refusal(rules: Rules, model: object) -> str | None:
 
 
 def task_refusal(
-    rules: Rules, student: str, kind: Kind, mine: Usage, everyone: Usage
+    rules: Rules,
+    student: str,
+    kind: Kind,
+    mine: Usage,
+    everyone: Usage,
+    *,
+    groups: Sequence[str] = (),
 ) -> str | None:
     """Refusal for a new image or video task, or None."""
-    own = rules.limits_for(student)
+    own = rules.limits_for(student, groups)
     cap = own.images if kind == "image" else own.videos
     if cap is not None and mine.of(kind) >= cap:
         return f"your class allows {_count(cap, kind)} each; you have used {mine.of(kind)}"
@@ -136,9 +153,11 @@ def task_refusal(
     return None
 
 
-def chat_refusal(rules: Rules, student: str, mine: Usage, everyone: Usage) -> str | None:
+def chat_refusal(
+    rules: Rules, student: str, mine: Usage, everyone: Usage, *, groups: Sequence[str] = ()
+) -> str | None:
     """Refusal for a new chat request, or None."""
-    cap = rules.limits_for(student).chat_tokens
+    cap = rules.limits_for(student, groups).chat_tokens
     if cap is not None and mine.chat_tokens >= cap:
         allowed = _count(cap, "chat token")
         return f"your class allows {allowed} each; you have used {mine.chat_tokens}"
@@ -146,3 +165,43 @@ def chat_refusal(rules: Rules, student: str, mine: Usage, everyone: Usage) -> st
     if class_cap is not None and everyone.chat_tokens >= class_cap:
         return f"the class has used all {_count(class_cap, 'chat token')} it may use together"
     return None
+
+
+LIMIT_NAMES: Final = ("images", "videos", "concurrent", "chat_tokens")
+UNLIMITED: Final = "unlimited"
+
+
+def parse_group_limits(text: str) -> dict[str, Limits]:
+    """``--group-limits``: ``GROUP=unlimited`` or ``GROUP=NAME:N`` entries, comma-separated;
+    a ``NAME:N`` without ``=`` adds to the group before it
+    (``teachers=unlimited,class-7b=images:5,chat_tokens:2000``). NAME is one of
+    ``images``, ``videos``, ``concurrent``, ``chat_tokens``; the order of groups is kept.
+
+    Raises:
+        ValueError: naming the entry and what it should look like.
+    """
+    groups: dict[str, dict[str, int]] = {}
+    current: str | None = None
+    for raw in text.split(","):
+        entry = raw.strip()
+        if not entry:
+            continue
+        if "=" in entry:
+            current, _, spec = (part.strip() for part in entry.partition("="))
+            if not current:
+                raise ValueError(f"--group-limits: {entry!r} names no group before '='")
+            groups[current] = {}
+            if spec.lower() == UNLIMITED:
+                continue
+            entry = spec
+        if current is None:
+            raise ValueError(f"--group-limits: {entry!r} comes before any GROUP=")
+        name, _, number = (part.strip() for part in entry.partition(":"))
+        name = name.replace("-", "_")
+        if name not in LIMIT_NAMES or not number.isdigit():
+            raise ValueError(
+                f"--group-limits: {entry!r} is not a limit; write NAME:N with NAME one of "
+                f"{', '.join(LIMIT_NAMES)} (or GROUP={UNLIMITED})"
+            )
+        groups[current][name] = int(number)
+    return {group: Limits(**caps) for group, caps in groups.items()}

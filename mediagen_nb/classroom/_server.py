@@ -12,7 +12,6 @@ import logging
 import socket
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
@@ -24,16 +23,16 @@ from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.classroom._app import WALL_PATH, create_gateway_app
 from mediagen_nb.classroom._codes import (
     Roster,
-    Student,
     new_class_code,
     new_teacher_token,
-    read_roster,
 )
 from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._gateway import Gateway
+from mediagen_nb.classroom._hub import HubAuth
 from mediagen_nb.classroom._ledger import SqliteClassLedger
 from mediagen_nb.classroom._rules import Limits, Rules
-from mediagen_nb.classroom._state import ClassState, rules_from_json
+from mediagen_nb.classroom._start import start_roster, start_rules
+from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._throttle import ENROL_LIMIT, Guard
 from mediagen_nb.classroom._upstream import (
     DEFAULT_EMULATOR_SPEED,
@@ -124,6 +123,11 @@ class ClassroomHandle:
     def codes(self) -> dict[str, str]:
         """Student name -> personal code (revoked codes left out)."""
         return self.state.roster.codes()
+
+    @property
+    def hub(self) -> bool:
+        """Whether students sign in with their JupyterHub token."""
+        return self._gw.hub is not None
 
     @property
     def class_code(self) -> str | None:
@@ -253,44 +257,6 @@ class ClassroomHandle:
         )
 
 
-def _roster(
-    saved: list[Student], students: int | Sequence[str], roster: Path | None
-) -> list[Student]:
-    """Saved students plus those asked for now (generated ``student-NN`` names)."""
-    names: list[str] = []
-    if isinstance(students, int):
-        if students < 0:
-            raise ValueError(f"students must be a number >= 0 or a list of names, not {students}")
-        names += [f"student-{n:02d}" for n in range(1, students + 1)]
-    else:
-        names += list(students)
-    if roster is not None:
-        names += read_roster(Path(roster).read_text(encoding="utf-8"))
-    pool = Roster(saved)
-    known = {s.name.casefold() for s in saved}
-    for name in names:
-        if name.strip().casefold() not in known:
-            pool.add(name)
-            known.add(name.strip().casefold())
-    return pool.students()
-
-
-def _rules(
-    saved: dict[str, Any] | None,
-    models: Iterable[str] | None,
-    limits: Limits | None,
-    class_limits: Limits | None,
-) -> Rules:
-    rules = rules_from_json(saved) if saved else Rules()
-    if models is not None:
-        rules = rules.with_models(models)
-    if limits is not None:
-        rules = replace(rules, limits=limits)
-    if class_limits is not None:
-        rules = replace(rules, class_limits=class_limits)
-    return rules
-
-
 def start_classroom(
     students: int | Sequence[str] = 0,
     *,
@@ -299,6 +265,9 @@ def start_classroom(
     models: Iterable[str] | None = None,
     limits: Limits | None = None,
     class_limits: Limits | None = None,
+    group_limits: dict[str, Limits] | None = None,
+    jupyterhub: str | HubAuth | None = None,
+    prefix: str = "",
     upstream: UpstreamChoice | Upstream = "auto",
     speed: float = DEFAULT_EMULATOR_SPEED,
     host: str = "127.0.0.1",
@@ -323,6 +292,12 @@ def start_classroom(
         models: The models students may use; None: all.
         limits: Each student's budget.
         class_limits: The whole class's budget.
+        group_limits: Budgets per JupyterHub group (``{"teachers": Limits(), "class-7b":
+            Limits(images=5)}``); a student in several listed groups gets the first one's.
+        jupyterhub: The hub's API URL (``JUPYTERHUB_API_URL``) or a :class:`HubAuth`:
+            students' hub tokens then sign them in (codes still work).
+        prefix: A path the gateway is also served under (a hub service's
+            ``/services/<name>/``).
         upstream: ``auto`` (the service when ``MEDIAGEN_API_KEY`` is set, else the
             emulator), ``emulator``, ``service``, or an :class:`Upstream`.
         speed: The emulator's speed, when it is the upstream.
@@ -347,8 +322,8 @@ def start_classroom(
     ledger = SqliteClassLedger(folder)
     try:
         snap = ledger.load()
-        people = _roster(snap.students, students, roster)
-        rules = _rules(snap.settings.get("rules"), models, limits, class_limits)
+        people = start_roster(snap.students, students, roster)
+        rules = start_rules(snap.settings.get("rules"), models, limits, class_limits, group_limits)
         up = resolve_upstream(upstream, folder, speed=speed)
     except Exception:
         ledger.close()
@@ -366,10 +341,11 @@ def start_classroom(
     ledger.save_setting("class_code", code)
     ledger.save_setting("teacher_token", token)
     state.set_rules(rules)
-    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit))
+    hub = HubAuth(jupyterhub) if isinstance(jupyterhub, str) else jupyterhub
+    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit), hub=hub)
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
-    app = create_gateway_app(gw, wall, cors_origins)
+    app = create_gateway_app(gw, wall, cors_origins, prefix)
     try:
         if not is_loopback(host):
             warnings.warn(

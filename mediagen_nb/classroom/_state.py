@@ -39,6 +39,7 @@ def rules_to_json(rules: Rules) -> dict[str, Any]:
         "models": None if rules.models is None else sorted(rules.models),
         "limits": lim(rules.limits),
         "per_student": {k: lim(v) for k, v in rules.per_student.items()},
+        "per_group": {k: lim(v) for k, v in rules.per_group.items()},
         "class_limits": lim(rules.class_limits),
         "paused": rules.paused,
         "chat_reserve": rules.chat_reserve,
@@ -52,6 +53,7 @@ def rules_from_json(data: dict[str, Any]) -> Rules:
         models=None if models is None else frozenset(models),
         limits=Limits(**data.get("limits", {})),
         per_student={k: Limits(**v) for k, v in data.get("per_student", {}).items()},
+        per_group={k: Limits(**v) for k, v in data.get("per_group", {}).items()},
         class_limits=Limits(**data.get("class_limits", {})),
         paused=bool(data.get("paused", False)),
         chat_reserve=int(data.get("chat_reserve", Rules.chat_reserve)),
@@ -249,11 +251,15 @@ class ClassState:
         return sorted(items, key=lambda t: (t.updated, t.id), reverse=True)
 
     def usage_table(self) -> list[dict[str, Any]]:
-        """One row per student: name, status, images, videos, running, chat tokens."""
+        """One row per student: name, status, images, videos, running, chat tokens, and
+        ``limits`` (the caps that apply to the student, None where there is none; ``running``
+        is capped by ``concurrent``)."""
         rows = []
         usage = self.usage_by_student()
+        rules = self._rules
         for student in self.roster.students():
             used = usage.get(student.name.casefold(), Usage())
+            caps = rules.limits_for(student.name, student.groups)
             rows.append(
                 {
                     "student": student.name,
@@ -262,6 +268,12 @@ class ClassState:
                     "videos": used.videos,
                     "running": used.in_flight,
                     "chat_tokens": used.chat_tokens,
+                    "limits": {
+                        "images": caps.images,
+                        "videos": caps.videos,
+                        "running": caps.concurrent,
+                        "chat_tokens": caps.chat_tokens,
+                    },
                 }
             )
         return rows

@@ -11,7 +11,9 @@ from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
 from ._chat_tools import FunctionTool, ToolCallRecord, ToolRun, function_tool
+from ._classroom import Classroom
 from ._client import AsyncClient
+from ._config import resolve_settings
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -60,6 +62,7 @@ __all__ = [
     "Chat",
     "ChatCompletionStream",
     "ChatRetryPolicy",
+    "Classroom",
     "Client",
     "Completions",
     "ConfigurationError",
@@ -95,4 +98,5 @@ __all__ = [
     "poll_pace",
     "read_request",
     "recording_tags",
+    "resolve_settings",
 ]

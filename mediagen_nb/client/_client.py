@@ -25,6 +25,7 @@ from mediagen_nb._platform import is_browser
 from ._assets import Assets
 from ._chat import Chat, Messages
 from ._chat_retry import DEFAULT_CHAT_RETRIES, ChatRetryPolicy
+from ._classroom import Classroom
 from ._config import (
     Secret,
     Settings,
@@ -121,8 +122,8 @@ class AsyncClient:
     """Async client for every endpoint of the service (or the built-in emulator).
 
     Namespaces: ``chat.completions``, ``messages``, ``images``, ``videos``, ``tasks``,
-    ``assets``. Requests are validated before they are sent, safe requests retried, tasks
-    polled at their family's pace.
+    ``assets``, ``classroom`` (a classroom gateway's ``me()``). Requests are validated
+    before they are sent, safe requests retried, tasks polled at their family's pace.
 
     Example:
         ```python
@@ -132,8 +133,10 @@ class AsyncClient:
         ```
 
     Args:
-        api_key: The service's key; None reads ``MEDIAGEN_API_KEY``, and with neither the
-            client uses the built-in emulator (demo mode). Never printed, logged or stored.
+        api_key: The service's key; None reads ``MEDIAGEN_API_KEY`` (or, in a JupyterHub
+            server with ``MEDIAGEN_CLASSROOM_URL`` set, uses the server's hub token with
+            the class's gateway), and with neither the client uses the built-in emulator
+            (demo mode). Never printed, logged or stored.
         base_url: The address of images, videos, results and assets; None reads
             ``MEDIAGEN_BASE_URL``.
         text_base_url: The address of chat completions and messages; None reads
@@ -245,6 +248,7 @@ class AsyncClient:
         self.videos = Videos(self._ctx)
         self.tasks = Tasks(self._ctx)
         self.assets = Assets(self._ctx)
+        self.classroom = Classroom(self._ctx)
         self._ctx.media_host = (
             MediaHost(media_host) if isinstance(media_host, str) else media_host
         ) or MediaHost.from_env()

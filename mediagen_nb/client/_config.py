@@ -22,6 +22,11 @@ ENV_BASE_URL = _env.BASE_URL
 ENV_TEXT_BASE_URL = _env.TEXT_BASE_URL
 ENV_MEDIA_HOST = _env.MEDIA_HOST
 ENV_MEDIA_HOST_PUBLIC = _env.MEDIA_HOST_PUBLIC
+ENV_CLASSROOM_URL = _env.CLASSROOM_URL
+ENV_HUB_TOKEN = "JUPYTERHUB_API_TOKEN"
+"""The token JupyterHub gives every user server (and its kernels): who the user is."""
+CLASSROOM_API = "/api"
+CLASSROOM_TEXT = "/gateway"
 ENV_MAX_DOWNLOAD_MB = _env.MAX_DOWNLOAD_MB
 
 REDACTED = "[redacted]"
@@ -213,23 +218,50 @@ def _clean_url(url: str | None) -> str | None:
     return url or None
 
 
+def hub_classroom(env: Mapping[str, str] | None = None) -> Settings | None:
+    """The classroom gateway of a JupyterHub (``MEDIAGEN_CLASSROOM_URL``) with this server's
+    hub token as the key, when both are set and ``MEDIAGEN_API_KEY`` is not; else None."""
+    environ = os.environ if env is None else env
+    root = _clean_url(environ.get(ENV_CLASSROOM_URL))
+    token = environ.get(ENV_HUB_TOKEN, "").strip()
+    if root is None or not token or environ.get(ENV_API_KEY, "").strip():
+        return None
+    return Settings(Secret(token), root + CLASSROOM_API, root + CLASSROOM_TEXT)
+
+
 def resolve_settings(
     api_key: str | Secret | None = None,
     base_url: str | None = None,
     text_base_url: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
-    """Explicit arguments win over ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
-    ``MEDIAGEN_TEXT_BASE_URL``; empty strings count as unset."""
+    """The settings a client uses: explicit arguments win over ``MEDIAGEN_API_KEY`` /
+    ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``, which win over a hub's classroom
+    (:func:`hub_classroom`); empty strings count as unset.
+
+    Args:
+        api_key: The key (a string or a :class:`Secret`); None reads the environment.
+        base_url: The image, video, result and asset address; None reads the environment.
+        text_base_url: The chat address; None reads the environment.
+        env: The environment to read (default ``os.environ``).
+
+    Returns:
+        The resolved settings; ``api_key`` is None when no key was found anywhere.
+    """
     environ = os.environ if env is None else env
+    hub = None if api_key else hub_classroom(environ)
     key: Secret | None
     if isinstance(api_key, Secret):
         key = api_key
     else:
         raw = api_key if api_key else environ.get(ENV_API_KEY, "").strip()
-        key = Secret(raw) if raw else None
+        key = Secret(raw) if raw else (hub.api_key if hub is not None else None)
     return Settings(
         api_key=key,
-        base_url=_clean_url(base_url) or _clean_url(environ.get(ENV_BASE_URL)),
-        text_base_url=_clean_url(text_base_url) or _clean_url(environ.get(ENV_TEXT_BASE_URL)),
+        base_url=_clean_url(base_url)
+        or _clean_url(environ.get(ENV_BASE_URL))
+        or (hub.base_url if hub is not None else None),
+        text_base_url=_clean_url(text_base_url)
+        or _clean_url(environ.get(ENV_TEXT_BASE_URL))
+        or (hub.text_base_url if hub is not None else None),
     )

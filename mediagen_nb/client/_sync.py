@@ -23,7 +23,14 @@ from ._limits import MaxDownload
 from ._media_host import MediaHost
 from ._retry import Sleep
 from ._sync_loop import LoopRunner, SyncStream, SyncTask
-from ._sync_resources import SyncAssets, SyncChat, SyncMedia, SyncMessages, SyncTasks
+from ._sync_resources import (
+    SyncAssets,
+    SyncChat,
+    SyncClassroom,
+    SyncMedia,
+    SyncMessages,
+    SyncTasks,
+)
 
 __all__ = ["Client", "SyncStream", "SyncTask"]
 
@@ -107,6 +114,7 @@ class Client:
         self.videos = SyncMedia(self._runner, self._async.videos)
         self.tasks = SyncTasks(self._runner, self._async.tasks)
         self.assets = SyncAssets(self._runner, self._async.assets)
+        self.classroom = SyncClassroom(self._runner, self._async.classroom)
 
     @property
     def async_client(self) -> AsyncClient:

@@ -14,11 +14,12 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
-from mediagen_nb.types import AssetInfo, ChatCompletion, Message, TaskResult
+from mediagen_nb.types import AssetInfo, ChatCompletion, ClassroomMe, Message, TaskResult
 
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages
 from ._chat_tools import M, ToolRun
+from ._classroom import Classroom
 from ._media import Images, Tasks, Videos
 from ._streams import ChatCompletionStream, MessageStream
 from ._sync_loop import LoopRunner, SyncStream, SyncTask
@@ -338,3 +339,15 @@ class SyncAssets(_Blocking):
     def fetch_media(self, url: str, *, max_bytes: int, timeout: float = 5.0) -> bytes:
         """GET an asset's media for a preview (see :meth:`Assets.fetch_media`)."""
         return self._run(self._target.fetch_media(url, max_bytes=max_bytes, timeout=timeout))
+
+
+class SyncClassroom(_Blocking):
+    """``client.classroom``: see :class:`~._classroom.Classroom`."""
+
+    def __init__(self, runner: LoopRunner, target: Classroom) -> None:
+        super().__init__(runner)
+        self._target = target
+
+    def me(self) -> ClassroomMe:
+        """``GET /v1/classroom/me`` once (see :meth:`Classroom.me`)."""
+        return self._run(self._target.me())

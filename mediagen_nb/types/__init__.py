@@ -19,6 +19,7 @@ from mediagen_nb.types._chat_parts import (
     ToolUseBlock,
     tool_results_turn,
 )
+from mediagen_nb.types._classroom import ClassroomAmounts, ClassroomMe
 from mediagen_nb.types._problem import Problem, RequestValidationError
 from mediagen_nb.types._responses import (
     AssetInfo,
@@ -57,6 +58,8 @@ __all__ = [
     "ChatProtocol",
     "ChunkChoice",
     "ChunkDelta",
+    "ClassroomAmounts",
+    "ClassroomMe",
     "CompletionUsage",
     "ContentBlock",
     "DoneEvent",

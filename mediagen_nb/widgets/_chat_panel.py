@@ -55,6 +55,7 @@ from mediagen_nb.widgets._chat_request import (
     user_content,
 )
 from mediagen_nb.widgets._chat_runner import ChatRunner
+from mediagen_nb.widgets._class_models import allowed, chat_groups, class_default
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
@@ -139,6 +140,20 @@ class ChatPanel(ChatRunner, WidgetPanel):
         }
         for name, handler in actions.items():
             self.on_action(name, self._plain(handler))
+        self._class_models: frozenset[str] | None = None
+        self.session.on_classroom(self.guard(self._on_classroom))
+        if self.session.classroom is not None:  # built after the class's answer came
+            self._on_classroom(self.session)
+        self._refresh()
+
+    def _on_classroom(self, session: Session) -> None:
+        """A classroom's models: offer only those, on the class's default when they change."""
+        models = allowed(session.classroom)
+        if models != self._class_models:
+            self._class_models = models
+            default = class_default("chat", session.classroom)
+            if default is not None:
+                self.values = {**self.values, "model": default}
         self._refresh()
 
     # --- form -----------------------------------------------------------------------------
@@ -168,7 +183,8 @@ class ChatPanel(ChatRunner, WidgetPanel):
         with self.hold_sync():
             if coerced != self.values:
                 self.values = coerced
-            self.spec = form_spec(self.settings())
+            spec = form_spec(self.settings())
+            self.spec = {**spec, "models": chat_groups(spec["models"], self.session.classroom)}
             self._revalidate()
 
     def all_problems(self) -> list[Problem]:

@@ -85,6 +85,7 @@ class ChatRunner:
         if self._streaming:  # cancelled before it started: nothing ended it
             self._ended()
             self.transcript_view.flush()
+        self.session.used()  # a classroom's "left" line follows each turn
 
     def _sync_controls(self) -> None:
         """Called inside each transcript push: refresh the buttons once a reply ended."""

@@ -27,6 +27,7 @@ import traitlets as t
 from mediagen_nb.catalog import Family, Kind, families, family, family_for_model
 from mediagen_nb.catalog._controls import form_spec
 from mediagen_nb.widgets._base import Throttle, WidgetPanel
+from mediagen_nb.widgets._class_models import allowed, class_default, form_families
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._form_state import (
     FormProblem,
@@ -129,6 +130,10 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self.observe(self._values_observed, names="values")
         self.session.on_assets_change(self._on_session_assets)
         self._on_session_assets(self.session)
+        self._class_models: frozenset[str] | None = None
+        self.session.on_classroom(self.guard(self._on_classroom))
+        if self.session.classroom is not None:  # built after the class's answer came
+            self._on_classroom(self.session)
         for action, handler in {
             "generate": lambda _m: self.generate(),
             "family": lambda m: self.select_family(str(m.get("family", ""))),
@@ -283,6 +288,17 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
             self.can_generate = self.valid
             self.code = code_for(self.kind, to_body(fam_id, values)[0], fam_id)
 
+    def _on_classroom(self, session: Session) -> None:
+        """A classroom's models: offer only those, on the class's default when they change."""
+        self.spec = form_families(form_spec(self.kind), session.classroom)
+        models = allowed(session.classroom)
+        if models == self._class_models:
+            return
+        self._class_models = models
+        default = class_default(self.kind, session.classroom)
+        if default is not None:
+            self.select(default)
+
     def _on_session_assets(self, session: Session) -> None:
         self.assets = [
             {"uri": a.uri, "label": a.label, "type": a.asset_type} for a in session.active_assets
@@ -339,6 +355,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         finally:
             self._sending -= 1
             self._throttle.request()
+            self.session.used()  # a classroom's "left" line follows each task
         duration = body.get("duration", body.get("seconds"))
         seconds = float(duration) if isinstance(duration, int | float) and duration > 0 else None
         result = Result(

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from mediagen_nb import _env
-
 if TYPE_CHECKING:
     from mediagen_nb.client import AsyncClient
+    from mediagen_nb.types import ClassroomMe
 
 logger = logging.getLogger("mediagen_nb.widgets")
 
@@ -88,6 +86,9 @@ class Session:
         self._callbacks: list[SessionCallback] = []
         self._asset_callbacks: list[SessionCallback] = []
         self._assets: dict[str, ActiveAsset] = {}
+        self._classroom: ClassroomMe | None = None
+        self._class_callbacks: list[SessionCallback] = []
+        self._use_callbacks: list[SessionCallback] = []
 
     def __repr__(self) -> str:
         return f"Session({self.mode_text!r}, active_assets={len(self._assets)})"
@@ -95,7 +96,14 @@ class Session:
     # --- mode ---------------------------------------------------------------------------
 
     def _key(self) -> str | None:
-        return self.__key or os.environ.get(_env.API_KEY, "").strip() or None
+        """The key in use: the one given, else the environment's (``MEDIAGEN_API_KEY``, or a
+        JupyterHub server's token when ``MEDIAGEN_CLASSROOM_URL`` names the class's gateway)."""
+        if self.__key:
+            return self.__key
+        from mediagen_nb.client import resolve_settings
+
+        found = resolve_settings().api_key
+        return found.get_secret_value() if found is not None else None
 
     @property
     def demo(self) -> bool:
@@ -114,7 +122,11 @@ class Session:
             return str(url) if url else None
         if self.demo:
             return None
-        return self._base_url or os.environ.get(_env.BASE_URL) or None
+        if self.__key is not None and self._base_url:
+            return self._base_url
+        from mediagen_nb.client import resolve_settings
+
+        return resolve_settings().base_url
 
     @property
     def service_origins(self) -> tuple[str, ...]:
@@ -147,8 +159,10 @@ class Session:
         self._text_base_url = text_base_url
         self._mode_override = None
         self._injected = False
+        self._classroom = None
         self._drop_client()
         self._notify(self._callbacks)
+        self._notify(self._class_callbacks)
 
     def use_client(self, client: AsyncClient, mode_text: str | None = None) -> None:
         """Replace the client with a ready one (the session will not close it)."""
@@ -182,10 +196,11 @@ class Session:
     def _make_client(self) -> AsyncClient:
         from mediagen_nb.client import AsyncClient
 
-        key = self._key()
-        if key is None:
-            return AsyncClient()
-        return AsyncClient(api_key=key, base_url=self._base_url, text_base_url=self._text_base_url)
+        if self.__key is None:
+            return AsyncClient()  # the environment's key (or a hub's classroom), else demo
+        return AsyncClient(
+            api_key=self.__key, base_url=self._base_url, text_base_url=self._text_base_url
+        )
 
     def _drop_client(self) -> None:
         old, injected = self._client, self._injected
@@ -208,6 +223,30 @@ class Session:
         self._loop = None
         if old is not None and not injected:
             await old.aclose()
+
+    # --- classroom --------------------------------------------------------------------------
+
+    @property
+    def classroom(self) -> ClassroomMe | None:
+        """What the classroom gateway in use says about this student (None: no gateway)."""
+        return self._classroom
+
+    def set_classroom(self, me: ClassroomMe | None) -> None:
+        """Take the gateway's latest ``/v1/classroom/me`` answer (None: not a gateway)."""
+        self._classroom = me
+        self._notify(self._class_callbacks)
+
+    def on_classroom(self, callback: SessionCallback, remove: bool = False) -> None:
+        """Call ``callback(session)`` when the classroom answer changes."""
+        _register(self._class_callbacks, callback, remove)
+
+    def used(self) -> None:
+        """A panel made a task or ended a chat turn: what is left may have changed."""
+        self._notify(self._use_callbacks)
+
+    def on_use(self, callback: SessionCallback, remove: bool = False) -> None:
+        """Call ``callback(session)`` after each task created and chat turn ended."""
+        _register(self._use_callbacks, callback, remove)
 
     # --- active assets --------------------------------------------------------------------
 

@@ -109,6 +109,9 @@ class Studio(WidgetPanel):
     """Placeholder of the base URL field (``MEDIAGEN_BASE_URL``)."""
     text_url_hint = t.Unicode("").tag(sync=True)
     """Placeholder of the text base URL field (``MEDIAGEN_TEXT_BASE_URL``)."""
+    class_line = t.Unicode("").tag(sync=True)
+    """Connected to a classroom gateway: what is left ("2 of 5 images left · 1,200 chat
+    tokens left"), beside the mode; "" otherwise."""
 
     def __init__(
         self, *, session: Session | None = None, resume: bool = True, lazy: bool | None = None
@@ -132,12 +135,18 @@ class Studio(WidgetPanel):
         self._assets_listed = False
         self.on_action("connect", self._connect_action)
         self.on_action("demo", self._demo_action)
+        self._me_task: asyncio.Task[None] | None = None
+        self._me_again = False
+        self.session.on_classroom(self.guard(self._show_classroom))
+        self.session.on_use(self.guard(self._used))
         self.observe(self.guard(self._on_tab_selected), names="tab")
         self._watch_history()
         if not (_widgets_can_open_later() if lazy is None else lazy):
             self._build_all()
         if resume:
             self.resume()
+        if not self.session.demo and _loop_running():
+            self.refresh_classroom()  # e.g. a JupyterHub server whose environment names one
 
     def _watch_history(self) -> None:
         """Show in the Studio's notice when the history cannot use its file (now or later):
@@ -187,7 +196,8 @@ class Studio(WidgetPanel):
         The key stays only in the session's memory. Base URLs default to
         ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``. A configuration the client refuses
         (no base URL) returns to demo mode and raises. Unfinished tasks of the new service
-        are re-attached.
+        are re-attached. The chat starts a new conversation (turns made elsewhere are not
+        sent to the new service), and a classroom gateway's models and budget are fetched.
         """
         self.session.set_api_key(key, base_url=base_url, text_base_url=text_base_url)
         try:
@@ -195,7 +205,46 @@ class Studio(WidgetPanel):
         except Exception:
             self.session.set_api_key(None)  # back to demo mode rather than half-connected
             raise
+        self.chat.clear()
         self.resume()
+        if not self.session.demo:
+            self.refresh_classroom()
+
+    # --- classroom --------------------------------------------------------------------------
+
+    def refresh_classroom(self) -> asyncio.Task[None] | None:
+        """Ask the service whether it is a classroom gateway and what is left (background;
+        one request at a time, a request asked for meanwhile follows). None without a loop
+        or in demo mode."""
+        if self.session.demo or not _loop_running():
+            return None
+        if self._me_task is not None and not self._me_task.done():
+            self._me_again = True
+            return self._me_task
+        self._me_task = self.spawn(self._fetch_classroom(), name="classroom")
+        return self._me_task
+
+    async def _fetch_classroom(self) -> None:
+        from mediagen_nb.client import APIError
+
+        while True:
+            self._me_again = False
+            try:
+                me = await self.session.client.classroom.me()
+            except APIError as error:
+                if error.status_code not in (401, 403, 404):
+                    raise
+                me = None  # not a classroom gateway (or not this key's): nothing to show
+            self.session.set_classroom(me)
+            if not self._me_again:
+                return
+
+    def _used(self, _session: Session) -> None:
+        self.refresh_classroom()
+
+    def _show_classroom(self, session: Session) -> None:
+        me = session.classroom
+        self.class_line = me.left_text() if me is not None else ""
 
     # --- tabs and forms ---------------------------------------------------------------------
 

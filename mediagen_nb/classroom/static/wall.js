@@ -1,10 +1,15 @@
 // The class wall (served by the gateway after kit.js, kit_table.js and classroom_parts.js).
+// Its requests are relative to the page (behind JupyterHub's proxy it has a prefix).
 // It polls /wall/feed.json every second (204 when nothing changed). With the teacher token in
 // the address's fragment (#teacher=...), which browsers never send to a server, it shows the
 // teacher's controls and reads /wall/api/state instead. Pasting the teacher's link into a tab
 // that shows the plain wall changes only the fragment: the page then starts over as that view.
 
 const POLL_MS = 1000;
+
+/** Addresses relative to the page (`/wall`), so the wall also works behind a path prefix
+ * (JupyterHub's proxy serves it at /services/<name>/wall). */
+const relative = (path) => (path.startsWith("/") ? path.slice(1) : path);
 let token = "";
 let auth = {};
 
@@ -28,11 +33,11 @@ function setup(root) {
   const generation = root.mgGeneration;
   const status = root.querySelector(".mg-wall-status");
   const gallery = mgClassGallery({ label: "Work from the class, newest first", teacher: Boolean(token),
-    onHide: (id, hidden) => post("/wall/api/hide", { id, hidden }).then(show, fail) });
+    onHide: (id, hidden) => post("wall/api/hide", { id, hidden }).then(show, fail) });
   const usage = mgClassUsage();
   const controls = mgClassControls({
-    onPause: (paused) => post("/wall/api/pause", { paused }).then(show, fail),
-    onExport: () => call("/wall/api/export.zip").then((r) => r.blob()).then((blob) => {
+    onPause: (paused) => post("wall/api/pause", { paused }).then(show, fail),
+    onExport: () => call("wall/api/export.zip").then((r) => r.blob()).then((blob) => {
       mgDownload(URL.createObjectURL(blob), "class-gallery.zip");
     }, fail),
   });
@@ -45,7 +50,7 @@ function setup(root) {
 
   function show(data) {
     version = String(data.version);
-    gallery.update(data.items.map((item) => ({ ...item, src: item.url })));
+    gallery.update(data.items.map((item) => ({ ...item, src: relative(item.url) })));
     controls.update(data.paused);
     if (data.usage) usage.update(data.usage);
     status.textContent = data.paused ? "Paused by the teacher" : `${data.items.length} on the wall`;
@@ -58,7 +63,7 @@ function setup(root) {
   async function tick() {
     if (generation !== root.mgGeneration) return; // a newer view of the page took over
     try {
-      const path = token ? "/wall/api/state" : `/wall/feed.json?since=${encodeURIComponent(version)}`;
+      const path = token ? "wall/api/state" : `wall/feed.json?since=${encodeURIComponent(version)}`;
       const response = await call(path);
       if (response.status !== 204) show(await response.json());
     } catch (error) {

@@ -54,11 +54,13 @@ function chatHead(ctx) {
     update(model) {
       const v = model.get("values") || {};
       const spec = model.get("spec") || {};
-      if (select.options.length === 0) {
-        for (const group of spec.models || []) {
-          select.append(mgEl("optgroup", { label: group.label },
-            group.options.map((o) => mgEl("option", { value: o.value, title: o.title, text: o.label }))));
-        }
+      // rebuilt only when the offer changes (a classroom gateway allows fewer models)
+      const groups = spec.models || [];
+      const offer = groups.map((g) => g.options.map((o) => o.value).join(",")).join(";");
+      if (select.mgOffer !== offer) {
+        select.mgOffer = offer;
+        select.replaceChildren(...groups.map((group) => mgEl("optgroup", { label: group.label },
+          group.options.map((o) => mgEl("option", { value: o.value, title: o.title, text: o.label })))));
       }
       if (select.value !== v.model) select.value = v.model;
       const protocols = spec.protocols || [];

@@ -1,7 +1,7 @@
 // Classroom components shared by the teacher's ClassroomPanel and the gateway's wall page
 // (composed after the kit; the wall page gets kit.js, kit_table.js, this file and wall.js).
 // Items: {id, student, prompt, kind, model, src, hidden}; usage rows: {student, access,
-// images, videos, running, chat_tokens}.
+// images, videos, running, chat_tokens, limits: {images, videos, running, chat_tokens}}.
 
 /** One item of the gallery: the media, the student's name and the prompt. */
 function mgClassItem(item, { teacher, onHide }) {
@@ -68,19 +68,31 @@ function mgClassGallery({ label, teacher = false, onHide = () => {} } = {}) {
   };
 }
 
-/** Usage per student as a table. `update(rows)`. */
+/**
+ * Usage per student as a table, each count against its limit ("3 of 5", "345 of 300 tokens";
+ * a plain count where there is no limit; a cell at or over its limit is marked). `update(rows)`.
+ */
 function mgClassUsage() {
-  const number = (name) => (row) => String(row[name] ?? 0);
+  const format = new Intl.NumberFormat("en");
+  const counted = (name, unit = "") => (row) => {
+    const used = row[name] ?? 0;
+    const limit = row.limits?.[name];
+    if (limit === null || limit === undefined) return format.format(used);
+    const text = `${format.format(used)} of ${format.format(limit)}${unit}`;
+    const full = used >= limit;
+    return mgEl("span", { class: ["mg-class-count", full && "mg-class-count--full"],
+      "data-full": full ? "1" : "0", text });
+  };
   return mgTable({
     label: "Usage per student",
     cls: "mg-class-usage",
     columns: [
       { label: "Student", cell: (row) => row.student },
       { label: "Access", cell: (row) => row.access },
-      { label: "Images", cell: number("images"), cls: "mg-num" },
-      { label: "Videos", cell: number("videos"), cls: "mg-num" },
-      { label: "Running", cell: number("running"), cls: "mg-num" },
-      { label: "Chat tokens", cell: number("chat_tokens"), cls: "mg-num" },
+      { label: "Images", cell: counted("images"), cls: "mg-num" },
+      { label: "Videos", cell: counted("videos"), cls: "mg-num" },
+      { label: "Running", cell: counted("running"), cls: "mg-num" },
+      { label: "Chat tokens", cell: counted("chat_tokens", " tokens"), cls: "mg-num" },
     ],
     rowAttrs: (row) => ({ "data-row-key": row.student }),
   });

@@ -16,7 +16,9 @@ function mgGenLines(value) {
 function mgGenStructure(model, fam, values) {
   const shown = fam.controls.filter((c) => mgGenShown(c, values)).map((c) => c.key);
   const typed = model.get("suggestions")[fam.id] || [];
-  return JSON.stringify([fam.id, shown, model.get("offered"), model.get("assets"), typed]);
+  // the offer of families and models changes when a classroom gateway allows fewer
+  const offer = model.get("spec").families.map((f) => [f.id, f.models.map((m) => m.value)]);
+  return JSON.stringify([fam.id, shown, model.get("offered"), model.get("assets"), typed, offer]);
 }
 
 /**
@@ -295,8 +297,14 @@ function mgGenForm(model, st) {
   el.addEventListener("submit", (e) => e.preventDefault());
   return {
     el,
-    traits: ["values", "offered", "assets", "suggestions", "problems", "touched", "attempted"],
+    traits: ["values", "offered", "assets", "suggestions", "problems", "touched", "attempted", "spec"],
     update() {
+      if (!model.get("spec").families.length) {
+        // a classroom gateway that allows no model of this kind
+        st.structure = "";
+        mgReplace(el, mgEl("p", { class: "mg-muted", text: `Your class uses no ${kind} models.` }));
+        return;
+      }
       const vals = st.values();
       if (mgGenStructure(model, st.family(), vals) !== st.structure) mgGenBuild(model, st, el);
       else for (const [key, r] of st.rows) r.sync(vals[key]);

@@ -55,6 +55,7 @@ function studioConnectForm(model) {
 /** The mode chip, the connect form and the resume line; `update()` follows the model. */
 function studioBar(model) {
   const chip = mgChip("", "accent");
+  const left = mgEl("span", { class: "mg-bar__left", role: "status", "aria-live": "polite" });
   const resume = mgEl("p", { class: "mg-bar__resume mg-muted", role: "status" });
   const connect = studioConnectForm(model);
   function update() {
@@ -65,9 +66,14 @@ function studioBar(model) {
     connect.mgDemoButton.disabled = isDemo;
     resume.textContent = model.get("resume_text");
     resume.hidden = !model.get("resume_text");
+    left.textContent = model.get("class_line");
+    left.hidden = !model.get("class_line");
   }
   update();
-  return { chip, connect, resume, update, events: ["change:mode", "change:demo", "change:resume_text"] };
+  const events = ["change:mode", "change:demo", "change:resume_text", "change:class_line"];
+  // the mode chip with a classroom's "left" line under it, at the end of the tab list's line
+  const status = mgEl("div", { class: "mg-bar__status" }, chip, left);
+  return { status, connect, resume, update, events };
 }
 
 function studioPlaceholder(slot, host) {
@@ -120,7 +126,7 @@ function render({ model, el, host, signal }) {
     },
   });
   // one top line: the tab list, then the mode and "Connect to the real service" at its end
-  const top = mgEl("div", { class: "mg-studio__top" }, tabs.querySelector(".mg-tabs__list"), bar.chip, bar.connect);
+  const top = mgEl("div", { class: "mg-studio__top" }, tabs.querySelector(".mg-tabs__list"), bar.status, bar.connect);
   tabs.prepend(top, mgNotice(model), bar.resume);
   const root = mgPanel(el, "studio", tabs);
   const mountAll = () => {
