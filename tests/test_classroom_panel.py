@@ -8,8 +8,9 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from mediagen_nb.classroom import ClassroomHandle, ClassroomPanel
-from tests._classroom_helpers import student
+from mediagen_nb.classroom import ClassroomHandle, ClassroomPanel, start_classroom
+from mediagen_nb.emulator import EmulatorHandle
+from tests._classroom_helpers import student, upstream_of
 
 
 def exported(folder: Path) -> list[Path]:
@@ -106,3 +107,44 @@ async def test_studio_connect_form_joins_the_class(classroom: ClassroomHandle) -
         await studio.session.aclose()
     assert reply.choices[0].message.content
     assert [row["chat_tokens"] > 0 for row in classroom.usage()] == [False, False, True]
+
+
+async def test_panel_approval_queue_driven_from_python(
+    tmp_path: Path, marker_emulator: EmulatorHandle
+) -> None:
+    with start_classroom(
+        2,
+        upstream=upstream_of(marker_emulator),
+        folder=tmp_path / "class",
+        approve=True,
+        blocked=["volcano"],
+    ) as room:
+        panel = ClassroomPanel(room, export_dir=tmp_path, refresh_s=0.05)
+        assert (panel.approval, panel.queue) == (True, [])
+        first = await make_image(room, "a lighthouse")
+        second = await make_image(room, "a windmill")
+        async with student(room, room.codes["student-02"]) as client:
+            await client.images.create("nano-banana", prompt="an erupting volcano")
+            await client.chat.completions.create(
+                model="gpt-5.4", messages=[{"role": "user", "content": "Name a bird"}]
+            )
+        panel.refresh()
+        assert [(i["id"], i["waiting"]) for i in panel.queue] == [(first, True), (second, True)]
+        assert all(i["src"].startswith("data:image/jpeg;base64,") for i in panel.queue)
+        assert [i["waiting"] for i in panel.items] == [True, True]
+        assert [(r["student"], r["prompt"]) for r in panel.refusals] == [
+            ("student-02", "an erupting volcano")
+        ]
+        assert [(c["student"], c["prompt"]) for c in panel.chats] == [("student-02", "Name a bird")]
+        assert panel.chats[0]["answer"]
+        assert panel.chats[0]["tokens"] > 0
+        assert panel.approve() == first  # the first one waiting, as the A key does
+        panel.handle_action({"action": "hide", "id": second, "hidden": True})
+        assert (panel.queue, [i["id"] for i in room.items()]) == ([], [first])
+        assert panel.approve() is None
+        assert panel.text_summary().startswith(
+            "Classroom (running): 2 students, 1 items on the wall, 0 waiting for approval"
+        )
+        panel.handle_action({"action": "approve", "id": "no-such-task"})
+        assert panel.errors[-1].startswith("KeyError")
+        panel.close()

@@ -395,3 +395,38 @@ def test_anthropic_redacted_thinking_round_trip(an: anthropic.Anthropic) -> None
         {"role": "user", "content": "And snow?"},
     ]
     assert an.messages.create(messages=follow, **args).stop_reason == "end_turn"
+
+
+# -- the refusal trigger ---------------------------------------------------------------------
+
+REFUSE: Any = [{"role": "user", "content": "Draw something [policy] for me"}]
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_policy_trigger_is_a_refusal_openai(oa: openai.OpenAI, streamed: bool) -> None:
+    from mediagen_nb.emulator._chat_reply import REFUSAL_TEXT
+
+    if streamed:
+        chunks = list(oa.chat.completions.create(model="gpt-5.4", messages=REFUSE, stream=True))
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        finish = [c.choices[0].finish_reason for c in chunks if c.choices][-1]
+    else:
+        reply = oa.chat.completions.create(model="gpt-5.4", messages=REFUSE)
+        text, finish = reply.choices[0].message.content or "", reply.choices[0].finish_reason
+    assert (text, finish) == (REFUSAL_TEXT, "content_filter")
+    ordinary = oa.chat.completions.create(model="gpt-5.4", messages=ASK)
+    assert ordinary.choices[0].finish_reason != "content_filter"
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_policy_trigger_is_a_refusal_anthropic(an: anthropic.Anthropic, streamed: bool) -> None:
+    from mediagen_nb.emulator._chat_reply import REFUSAL_TEXT
+
+    if streamed:
+        with an.messages.stream(model="claude-haiku-4-5", max_tokens=200, messages=REFUSE) as s:
+            final = s.get_final_message()
+            stop, texts = final.stop_reason, [b.text for b in final.content if b.type == "text"]
+    else:
+        message = an.messages.create(model="claude-haiku-4-5", max_tokens=200, messages=REFUSE)
+        stop, texts = message.stop_reason, [b.text for b in message.content if b.type == "text"]
+    assert (stop, texts) == ("refusal", [REFUSAL_TEXT])

@@ -19,7 +19,7 @@ from mediagen_nb.widgets._frontend import KIT_JS, STATIC, esm
 
 MAX_LINE = 120
 SOURCES = sorted(STATIC.glob("*.js")) + sorted(STATIC.glob("*.css"))
-LIBRARIES = (*KIT_JS, "chat_transcript.js", "classroom_parts.js")
+LIBRARIES = (*KIT_JS, "chat_transcript.js", "classroom_parts.js", "classroom_queue.js")
 """Modules whose functions other modules use (Biome's unused rule is off for them)."""
 FUNCTION = re.compile(r"^(?:async )?function (\w+)\(", re.MULTILINE)
 
@@ -64,6 +64,7 @@ PANELS = (
     "assets.js",
     "studio.js",
     ("chat_markdown.js", "chat_transcript.js", "chat.js"),
+    ("classroom_parts.js", "classroom_queue.js", "classroom.js"),
 )
 
 

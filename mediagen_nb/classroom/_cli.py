@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
 from mediagen_nb.classroom._hub import ENV_API_URL
+from mediagen_nb.classroom._moderation import read_rules
 from mediagen_nb.classroom._rules import Limits, parse_group_limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
 from mediagen_nb.classroom._throttle import ENROL_LIMIT
@@ -46,6 +47,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--port", type=int, default=8780, help="port (0: any free port)")
     p.add_argument("--cors-origin", action="append", default=[], help="browser origin to allow")
     p.add_argument("--folder", type=Path, default=None, help="ledger and media folder")
+    p.add_argument(
+        "--block",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="prompt rules, one a line: a word or phrase (whole words, any case) or re:PATTERN",
+    )
+    p.add_argument(
+        "--approve", action="store_true", help="the wall shows only items the teacher approved"
+    )
     p.add_argument(
         "--jupyterhub",
         action="store_true",
@@ -111,6 +122,9 @@ def describe(handle: ClassroomHandle) -> str:
         lines += [f"  {name}: {code}" for name, code in handle.codes.items()]
     if handle.class_code:
         lines.append(f"Class code: {handle.class_code}  (key = {handle.class_code}:your-name)")
+    if handle.blocked or handle.approval:
+        rules = f"{len(handle.blocked)} blocked prompt rules"
+        lines.append(rules + ("; the wall shows approved items only" if handle.approval else ""))
     lines += [f"Wall:    {handle.wall_url}", f"Teacher: {handle.teacher_url}"]
     return "\n".join(lines)
 
@@ -121,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
 
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
     try:
+        blocked = read_rules(args.block.read_text(encoding="utf-8")) if args.block else None
         hub, host, port = hub_address(args)
         groups = parse_group_limits(args.group_limits) if args.group_limits else None
         limits = Limits(args.images, args.videos, args.concurrent, args.chat_tokens)
@@ -142,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
                 cors_origins=args.cors_origin,
                 folder=args.folder,
                 enrol_limit=args.enrol_limit,
+                blocked=blocked,
+                approve=True if args.approve else None,
             )
     except (ValueError, RuntimeError, OSError) as error:
         print(f"mediagen-nb classroom: {error}", file=sys.stderr)

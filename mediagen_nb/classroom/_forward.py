@@ -29,6 +29,7 @@ from starlette.types import Receive, Scope, Send
 
 from mediagen_nb._serverkit.errors import error_response
 from mediagen_nb.classroom._budget import estimate_tokens
+from mediagen_nb.classroom._chat_turns import TURN_EXCERPT, answer_text
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._config import redact
 from mediagen_nb.types import ChatProtocol
@@ -98,6 +99,8 @@ class UsageMeter:
         self.prompt = prompt
         self.reported: dict[str, int] = {}
         self.out_chars = 0
+        self.answer = ""
+        """The start of the reply's text (``TURN_EXCERPT`` characters at most)."""
         self._pending = b""
 
     def tokens(self, *, complete: bool) -> int:
@@ -121,6 +124,8 @@ class UsageMeter:
                     if isinstance(value, int) and value >= self.reported.get(name, 0):
                         self.reported[name] = value
         self.out_chars += generated_chars(data)
+        if len(self.answer) < TURN_EXCERPT:
+            self.answer = (self.answer + answer_text(data))[:TURN_EXCERPT]
 
     def feed(self, chunk: bytes) -> None:
         """Read the complete SSE lines in ``chunk`` (a partial line waits for the next)."""

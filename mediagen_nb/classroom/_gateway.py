@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -34,6 +35,13 @@ class Gateway:
     """Per-address limits on wrong codes and enrolments (the front applies them)."""
     hub: HubAuth | None = None
     """JupyterHub sign-in (None: codes only)."""
+    teacher_token: str = ""
+
+    def is_teacher(self, token: str) -> bool:
+        """Whether ``token`` is the teacher's (never true while no token is set)."""
+        return bool(self.teacher_token) and hmac.compare_digest(
+            token.encode(), self.teacher_token.encode()
+        )
 
     def client(self) -> httpx2.AsyncClient:
         """The shared upstream client (RuntimeError outside the server's lifespan)."""

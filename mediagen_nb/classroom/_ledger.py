@@ -36,6 +36,9 @@ from mediagen_nb.classroom._budget import (
     needs_class_usage,
     refusal,
 )
+from mediagen_nb.classroom._chat_turns import INDEX as TURNS_INDEX
+from mediagen_nb.classroom._chat_turns import SCHEMA as TURNS_SCHEMA
+from mediagen_nb.classroom._chat_turns import ChatTurn, insert_turn, select_turns
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._rules import Rules, Usage
 from mediagen_nb.classroom._sqlite_usage import INDEXES, usage_of
@@ -65,6 +68,8 @@ class TaskRecord:
     media: str | None = None
     """File name of the stored result in the class's media folder."""
     hidden: bool = False
+    approved: bool = False
+    """The teacher approved it for the wall (read only while the class needs approval)."""
     refused: bool = False
     """True when the create was refused (by the gateway's rules, or by the service at once):
     no task runs and nothing counts against the student's limits."""
@@ -143,6 +148,14 @@ class ClassLedger(Protocol):
         """The newest ``limit`` events, newest first."""
         ...
 
+    def save_chat_turn(self, turn: ChatTurn) -> None:
+        """Keep one ended chat turn for the teacher (prompt, answer excerpt, tokens)."""
+        ...
+
+    def chat_turns(self, student: str | None = None, limit: int = 200) -> list[ChatTurn]:
+        """The newest ``limit`` chat turns of ``student`` (None: everyone), newest first."""
+        ...
+
     def close(self) -> None:
         """Release the store."""
         ...
@@ -163,6 +176,8 @@ _SCHEMA = (
         ts REAL NOT NULL, student TEXT NOT NULL, path TEXT NOT NULL, model TEXT NOT NULL,
         tokens INTEGER NOT NULL, outcome TEXT NOT NULL)""",
     "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    TURNS_SCHEMA,
+    TURNS_INDEX,
 )
 _TASK_COLUMNS: Final = {
     "who": "TEXT NOT NULL DEFAULT ''",
@@ -380,6 +395,16 @@ class SqliteClassLedger:
             {"ts": ts, "student": s, "action": a, "key": k, **json.loads(d)}
             for ts, s, a, k, d in rows
         ]
+
+    def save_chat_turn(self, turn: ChatTurn) -> None:
+        """Keep one chat turn."""
+        with self._write() as conn:
+            insert_turn(conn, turn)
+
+    def chat_turns(self, student: str | None = None, limit: int = 200) -> list[ChatTurn]:
+        """The newest chat turns, newest first."""
+        with self._lock:
+            return select_turns(self._conn, student, limit)
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

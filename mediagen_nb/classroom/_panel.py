@@ -1,15 +1,10 @@
 """``ClassroomPanel``: the teacher's view of a running gateway, as one anywidget.
 
-The same functions as the wall's teacher controls: the gallery (hide or show an item), usage
-per student, pause and resume, export of the gallery zip (written by the kernel into
-``export_dir``). Media flow through the kernel: image items carry a small JPEG preview (a
-``data:`` URL) made from the gateway's stored file, so the panel works where the browser
-cannot reach the gateway (Binder, JupyterHub); videos show a placeholder. The panel follows
-the class on the kernel's event loop (a cheap version check every ``refresh_s`` seconds);
-``refresh()`` updates it by hand where no loop runs.
-
-This module is the one place classroom code imports widget code (DESIGN: classroom never
-imports widgets but for this panel; no widget imports classroom).
+The wall's teacher controls (approval queue with keys A / H / J, gallery, usage, refused
+prompts, chat turns, pause, export into ``export_dir``). Image items carry small JPEG previews
+made by the kernel (the browser may not reach the gateway); the panel follows the class on the
+kernel's loop every ``refresh_s`` seconds, or on ``refresh()``. The one classroom module that
+imports widget code.
 """
 
 from __future__ import annotations
@@ -25,6 +20,7 @@ import traitlets as t
 
 from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._server import ClassroomHandle
+from mediagen_nb.classroom._wall import TEACHER_CHATS, TEACHER_REFUSALS
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._where import shown_path
@@ -57,12 +53,20 @@ class ClassroomPanel(WidgetPanel):
         **kwargs: Passed to the panel base (``session=``).
     """
 
-    _esm = esm("classroom_parts.js", "classroom.js")
+    _esm = esm("classroom_parts.js", "classroom_queue.js", "classroom.js")
     _css = css("classroom.css")
     title = "Classroom"
 
     items = t.List(t.Dict()).tag(sync=True)
     """Wall items, newest first (hidden ones included, marked), with previews for images."""
+    approval = t.Bool(False).tag(sync=True)
+    """Whether the wall shows only approved items (the queue is shown then)."""
+    queue = t.List(t.Dict()).tag(sync=True)
+    """Items waiting for approval, oldest first, with previews."""
+    refusals = t.List(t.Dict()).tag(sync=True)
+    """Prompts the class's rules refused, newest first."""
+    chats = t.List(t.Dict()).tag(sync=True)
+    """Students' chat turns, newest first: prompt, answer excerpt, tokens."""
     usage = t.List(t.Dict()).tag(sync=True)
     """One row per student: access, images, videos, running tasks, chat tokens."""
     paused = t.Bool(False).tag(sync=True)
@@ -92,6 +96,7 @@ class ClassroomPanel(WidgetPanel):
         self.on_action(
             "hide", lambda m: self.hide(str(m.get("id", "")), bool(m.get("hidden", True)))
         )
+        self.on_action("approve", lambda m: self.approve(str(m.get("id", ""))))
         self.on_action("pause", lambda m: self.pause(bool(m.get("paused", True))))
         self.on_action("export", lambda _m: self.export())
         self.refresh()
@@ -106,7 +111,7 @@ class ClassroomPanel(WidgetPanel):
             await asyncio.sleep(self.refresh_s)
             self.refresh()
 
-    def _item(self, task: TaskRecord) -> dict[str, Any]:
+    def _item(self, task: TaskRecord, waiting: bool = False) -> dict[str, Any]:
         src = ""
         if task.kind == "image" and task.media:
             src = self._previews.get(task.id) or preview_url(self.classroom.media_dir / task.media)
@@ -119,6 +124,7 @@ class ClassroomPanel(WidgetPanel):
             "model": task.model,
             "src": src,
             "hidden": task.hidden,
+            "waiting": waiting,
         }
 
     def refresh(self) -> None:
@@ -128,8 +134,14 @@ class ClassroomPanel(WidgetPanel):
             return
         self._seen = state.version
         tasks = state.wall_items(include_hidden=True)
+        waiting = state.waiting()
+        ids = {task.id for task in waiting}
         with self.hold_sync():
-            self.items = [self._item(task) for task in tasks]
+            self.items = [self._item(task, task.id in ids) for task in tasks]
+            self.approval = state.moderation.approve
+            self.queue = [self._item(task, True) for task in waiting]
+            self.refusals = self.classroom.refusals()[:TEACHER_REFUSALS]
+            self.chats = self.classroom.chats(limit=TEACHER_CHATS)
             self.usage = state.usage_table()
             self.paused = state.rules.paused
 
@@ -137,6 +149,27 @@ class ClassroomPanel(WidgetPanel):
         """Hide an item from the wall (``hidden=False``: show it again)."""
         self.classroom.hide(task_id, hidden)
         self.refresh()
+
+    def approve(self, task_id: str | None = None) -> str | None:
+        """Approve an item for the wall, as the queue's Approve button does.
+
+        Args:
+            task_id: the item (None: the first one waiting).
+
+        Returns:
+            The id approved, or None when nothing was waiting.
+
+        Raises:
+            KeyError: no item with this id in the class.
+        """
+        if task_id is None:
+            self.refresh()  # the queue as it is now, not as the last tick saw it
+            task_id = self.queue[0]["id"] if self.queue else None
+            if task_id is None:
+                return None
+        self.classroom.approve(task_id)
+        self.refresh()
+        return task_id
 
     def pause(self, paused: bool = True) -> None:
         """Pause (or resume) the class."""
@@ -157,9 +190,10 @@ class ClassroomPanel(WidgetPanel):
 
     def text_summary(self) -> str:
         """Readable text where widgets cannot load."""
-        shown = sum(not item["hidden"] for item in self.items)
+        shown = sum(not item["hidden"] and not item["waiting"] for item in self.items)
         state = "paused" if self.paused else "running"
+        waiting = f", {len(self.queue)} waiting for approval" if self.approval else ""
         return (
-            f"Classroom ({state}): {len(self.usage)} students, {shown} items on the wall; "
-            f"wall at {self.wall_url}"
+            f"Classroom ({state}): {len(self.usage)} students, {shown} items on the wall"
+            f"{waiting}; wall at {self.wall_url}"
         )

@@ -25,6 +25,7 @@ from mediagen_nb.classroom._budget import (
     model_name,
     prompt_tokens,
 )
+from mediagen_nb.classroom._chat_turns import TURN_EXCERPT, ChatTurn
 from mediagen_nb.classroom._forward import (
     MeteredStream,
     UsageMeter,
@@ -35,6 +36,12 @@ from mediagen_nb.classroom._forward import (
 )
 from mediagen_nb.classroom._gateway import Gateway, student_of
 from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._moderation import (
+    NEUTRAL_REFUSAL,
+    chat_texts,
+    create_texts,
+    last_user_text,
+)
 from mediagen_nb.classroom._refusals import chat_refusal_response, refused_task_body
 from mediagen_nb.client._tasks import normalize_status
 from mediagen_nb.types import ChatProtocol
@@ -83,6 +90,12 @@ async def create_task(gw: Gateway, request: Request, fam: Family) -> Response:
     student = student_of(request)  # authenticate: done by the front
     body = request.scope.get(JSON_KEY)
     claim = Claim(student.name, fam.kind, 1, _model(body), fam.id, student.groups)
+    rule = gw.state.moderation.match(create_texts(body))  # the teacher's prompt rules
+    if rule is not None:
+        prompt = excerpt(prompt_of(body), PROMPT_EXCERPT)
+        asked = f"{fam.kind} · {model_name(claim.model)}"
+        gw.state.note_blocked(student.name, fam.id, asked, prompt, rule)
+        return refuse_task(gw, claim, body, NEUTRAL_REFUSAL)
     held = gw.state.reserve(claim)  # check and reserve
     if isinstance(held, str):
         return refuse_task(gw, claim, body, held)
@@ -210,6 +223,13 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: ChatProtocol)
     raw = await request.body()
     amount = chat_claim_amount(body, raw, gw.state.rules.chat_reserve)
     claim = Claim(student.name, "chat", amount, _model(body), path, student.groups)
+    asked = last_user_text(body)
+    rule = gw.state.moderation.match(chat_texts(body))  # the teacher's prompt rules
+    if rule is not None:
+        shown = excerpt(asked, PROMPT_EXCERPT)
+        gw.state.note_blocked(student.name, path, f"chat · {model_name(claim.model)}", shown, rule)
+        gw.count("refused")
+        return chat_refusal_response(protocol, NEUTRAL_REFUSAL)
     held = gw.state.reserve(claim)  # check and reserve (the prompt counts on the way in)
     if isinstance(held, str):
         gw.state.ledger.log(
@@ -223,6 +243,17 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: ChatProtocol)
     def settle(outcome: str) -> None:  # record and settle, when the reply has ended
         try:
             used = 0 if outcome == "error" else meter.tokens(complete=outcome == "ok")
+            turn = ChatTurn(
+                ts=time.time(),
+                student=student.name,
+                path=path,
+                model=model_name(claim.model),
+                prompt=excerpt(asked, TURN_EXCERPT),
+                answer=meter.answer,
+                tokens=used,
+                outcome=outcome,
+            )
+            gw.state.ledger.save_chat_turn(turn)  # kept before the change the views follow
             gw.state.settle_chat(held, used, outcome)
         finally:
             gw.state.release(held)

@@ -28,6 +28,7 @@ from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import relay, request_headers
 from mediagen_nb.classroom._gateway import Gateway, student_of
+from mediagen_nb.classroom._hub import HubUnavailableError
 from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._me import ME_PATH, me_endpoint
 from mediagen_nb.classroom._media import media_response
@@ -91,11 +92,41 @@ def _media(gw: Gateway) -> Endpoint:
     async def media(request: Request) -> Response:
         name = request.path_params["name"]
         task = gw.state.task_by_media(name) if _MEDIA_NAME.match(name) else None
-        if task is None or task.hidden:
+        if task is None or not await _may_see(gw, request, task):
             return error_response(404, "no such media on this gateway")
         return media_response(gw.media_dir / name, name)
 
     return media
+
+
+async def _may_see(gw: Gateway, request: Request, task: TaskRecord) -> bool:
+    """Whether this request may fetch a task's result: anyone when it is public (on the
+    wall); while it waits for approval, only its student (their code or hub token, as our
+    client sends it to its own origin) and the teacher; a hidden item only the teacher."""
+    if gw.state.moderation.public(task):
+        return True
+    scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+    token = bearer.strip() if scheme.lower() == "bearer" else request.headers.get("x-api-key", "")
+    if not token:
+        return False
+    if gw.is_teacher(token):
+        return True
+    if task.hidden or gw.state.roster.joining(token) is not None:
+        return False
+    owner, _ = gw.state.roster.resolve(token)
+    name = owner.name if owner is not None else await _hub_name(gw, token)
+    return name is not None and name.casefold() == task.student.casefold()
+
+
+async def _hub_name(gw: Gateway, token: str) -> str | None:
+    """The hub user a token names (None: no hub, an unknown token, or no answer)."""
+    if gw.hub is None:
+        return None
+    try:
+        user = await gw.hub.user_for_token(token)
+    except HubUnavailableError:
+        return None
+    return None if user is None else user.name
 
 
 def _asset(gw: Gateway, path: str) -> Endpoint:

@@ -28,8 +28,10 @@ from mediagen_nb.classroom._codes import (
 )
 from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._gateway import Gateway
+from mediagen_nb.classroom._handle_moderation import ModerationControls
 from mediagen_nb.classroom._hub import HubAuth
 from mediagen_nb.classroom._ledger import SqliteClassLedger
+from mediagen_nb.classroom._moderation import Moderation
 from mediagen_nb.classroom._rules import Limits, Rules
 from mediagen_nb.classroom._start import start_roster, start_rules
 from mediagen_nb.classroom._state import ClassState
@@ -77,7 +79,7 @@ def share_addresses(port: int) -> list[str]:
     return [f"http://{a}:{port}" for a in sorted(found)]
 
 
-class ClassroomHandle:
+class ClassroomHandle(ModerationControls):
     """A running classroom gateway (use ``stop()`` or a ``with`` block)."""
 
     def __init__(
@@ -275,6 +277,8 @@ def start_classroom(
     cors_origins: Sequence[str] = (),
     folder: Path | None = None,
     enrol_limit: int = ENROL_LIMIT,
+    blocked: Iterable[str] | None = None,
+    approve: bool | None = None,
 ) -> ClassroomHandle:
     """Start a classroom gateway and return its handle.
 
@@ -307,13 +311,18 @@ def start_classroom(
         folder: Where the ledger and media live (default ``$MEDIAGEN_HOME/classroom``); a
             gateway started again on it keeps codes, rules, usage and wall.
         enrol_limit: New class-code names one client address may enrol per 10 minutes.
+        blocked: Prompt rules that refuse a prompt before it is sent: words or phrases
+            (whole words, any case) and ``re:PATTERN`` regular expressions; None: as the
+            class folder kept them.
+        approve: True: the wall shows only items the teacher approved; None: as kept.
 
     Returns:
         The handle: ``codes``, ``base_url``, ``text_base_url``, ``wall_url``, ``stop()``.
 
     Raises:
-        ValueError: ``students`` is neither a count nor names, or the upstream ``service``
-            is asked for without a key or base URLs (naming the variable).
+        ValueError: ``students`` is neither a count nor names, the upstream ``service``
+            is asked for without a key or base URLs (naming the variable), or a blocked
+            rule is too long or does not compile.
     """
     install_log_redaction()
     for name in LOGGERS:
@@ -324,6 +333,8 @@ def start_classroom(
         snap = ledger.load()
         people = start_roster(snap.students, students, roster)
         rules = start_rules(snap.settings.get("rules"), models, limits, class_limits, group_limits)
+        kept = Moderation.from_json(snap.settings.get("moderation"))
+        moderation = kept.updated(blocked, approve)
         up = resolve_upstream(upstream, folder, speed=speed)
     except Exception:
         ledger.close()
@@ -341,8 +352,17 @@ def start_classroom(
     ledger.save_setting("class_code", code)
     ledger.save_setting("teacher_token", token)
     state.set_rules(rules)
+    state.moderation = kept  # as the class left it; a switch to approval keeps what was shown
+    state.set_moderation(moderation)
+    moderation.refusals.extend(
+        {k: e.get(k) for k in ("ts", "student", "asked", "prompt", "rule")} | {"where": e["key"]}
+        for e in ledger.events(5000)
+        if e["action"] == "blocked"
+    )
     hub = HubAuth(jupyterhub) if isinstance(jupyterhub, str) else jupyterhub
-    gw = Gateway(state, up, folder / "media", guard=Guard(enrol_limit), hub=hub)
+    gw = Gateway(
+        state, up, folder / "media", guard=Guard(enrol_limit), hub=hub, teacher_token=str(token)
+    )
     gw.media_dir.mkdir(parents=True, exist_ok=True)
     wall = Wall(state, gw.media_dir, token, stats=gw.stats)
     app = create_gateway_app(gw, wall, cors_origins, prefix)

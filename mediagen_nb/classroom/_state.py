@@ -19,6 +19,7 @@ from typing import Any
 from mediagen_nb.classroom._budget import Claim, Reservation, model_name
 from mediagen_nb.classroom._codes import Roster, Student
 from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord
+from mediagen_nb.classroom._moderation import Moderation
 from mediagen_nb.classroom._rules import Limits, Rules, Usage, paused_refusal
 
 Listener = Callable[[], None]
@@ -73,6 +74,8 @@ class ClassState:
         self._tokens: dict[str, int] = {}
         self._held: dict[str, Reservation] = {}
         self._listeners: list[Listener] = []
+        self.moderation = Moderation()
+        """Prompt rules and approval (``set_moderation``)."""
         self.version = 0
         """Bumped on every change the wall shows (the feed's cheap change marker)."""
 
@@ -109,6 +112,26 @@ class ClassState:
         with self._changing():
             self.ledger.save_setting("rules", rules_to_json(rules))
             self._rules = rules
+
+    def set_moderation(self, moderation: Moderation) -> None:
+        """Replace the prompt rules and the approval switch (written to the ledger first).
+        Turning approval on keeps what the wall shows now: those items count as approved."""
+        seen = self.wall_items() if moderation.approve and not self.moderation.approve else []
+        for task in seen:
+            task.approved = True
+            self.put_task(task)
+        with self._changing():
+            self.ledger.save_setting("moderation", moderation.to_json())
+            moderation.refusals.extend(self.moderation.refusals)
+            self.moderation = moderation
+
+    def note_blocked(self, student: str, where: str, asked: str, prompt: str, rule: str) -> None:
+        """A prompt a rule refused (``where``: family or chat path; ``asked``: what was asked
+        for, "image · nano-banana"): an event in the ledger, a line in the teacher's views."""
+        self.ledger.log(student, "blocked", where, asked=asked, prompt=prompt, rule=rule)
+        entry = {"ts": time.time(), "student": student, "where": where, "asked": asked}
+        with self._changing():
+            self.moderation.refusals.appendleft({**entry, "prompt": prompt, "rule": rule})
 
     def set_paused(self, paused: bool) -> None:
         """Pause or resume the class."""
@@ -240,15 +263,37 @@ class ClassState:
         self.ledger.log("teacher", "hide" if hidden else "show", task_id)
         return task
 
+    def approve(self, task_id: str) -> TaskRecord:
+        """Approve a task for the wall (it is shown again if it was hidden); KeyError for an
+        unknown id."""
+        with self._lock:
+            task = self.tasks.get(task_id)
+        if task is None:
+            raise KeyError(f"no task {task_id!r} in this class")
+        task.approved, task.hidden = True, False
+        self.put_task(task)
+        self.ledger.log("teacher", "approve", task_id)
+        return task
+
     def wall_items(self, *, include_hidden: bool = False) -> list[TaskRecord]:
-        """Completed tasks with stored media, newest first."""
+        """Completed tasks with stored media, newest first (``include_hidden``: those hidden
+        or waiting for approval too)."""
+        public = self.moderation.public
         with self._lock:
             items = [
                 t
                 for t in self.tasks.values()
-                if t.status == "completed" and t.media and (include_hidden or not t.hidden)
+                if t.status == "completed" and t.media and (include_hidden or public(t))
             ]
         return sorted(items, key=lambda t: (t.updated, t.id), reverse=True)
+
+    def waiting(self) -> list[TaskRecord]:
+        """Items waiting for the teacher's approval, oldest created first (none unless the
+        class needs approval)."""
+        if not self.moderation.approve:
+            return []
+        items = [t for t in self.wall_items(include_hidden=True) if not t.hidden and not t.approved]
+        return sorted(items, key=lambda t: (t.created, t.id))
 
     def usage_table(self) -> list[dict[str, Any]]:
         """One row per student: name, status, images, videos, running, chat tokens, and

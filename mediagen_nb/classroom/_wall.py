@@ -9,8 +9,9 @@
   the URL's fragment, ``/wall#teacher=<token>``, which browsers never send to a server):
   ``GET /wall/api/state`` (the feed with hidden items, per-student usage, pause, the
   gateway's counters: creates, student polls, upstream polls, chats, refusals),
-  ``POST /wall/api/hide`` ``{"id", "hidden"}``, ``POST /wall/api/pause`` ``{"paused"}``,
-  ``GET /wall/api/export.zip``.
+  ``POST /wall/api/hide`` ``{"id", "hidden"}``, ``POST /wall/api/approve`` ``{"id"}``,
+  ``POST /wall/api/pause`` ``{"paused"}``, ``GET /wall/api/export.zip``. The state also
+  carries the approval ``queue`` (oldest first), recent ``refusals`` and ``chats``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,13 @@ KIT: Final = Path(__file__).parent.parent / "widgets" / "static"
 STATIC_FILES: Final = {
     "wall.js": (
         "text/javascript",
-        (KIT / "kit.js", KIT / "kit_table.js", KIT / "classroom_parts.js", STATIC / "wall.js"),
+        (
+            KIT / "kit.js",
+            KIT / "kit_table.js",
+            KIT / "classroom_parts.js",
+            KIT / "classroom_queue.js",
+            STATIC / "wall.js",
+        ),
     ),
     "wall.css": ("text/css", (KIT / "kit.css", KIT / "classroom.css", STATIC / "wall.css")),
 }
@@ -46,8 +53,13 @@ MAX_CONTROL_BYTES: Final = 4096
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def wall_item(task: TaskRecord) -> dict[str, Any]:
-    """One item of the feed."""
+TEACHER_CHATS: Final = 100
+"""Chat turns the teacher's page lists (newest first)."""
+TEACHER_REFUSALS: Final = 50
+
+
+def wall_item(task: TaskRecord, *, waiting: bool = False) -> dict[str, Any]:
+    """One item of the feed (``waiting``: for the teacher's approval)."""
     return {
         "id": task.id,
         "student": task.student,
@@ -57,22 +69,34 @@ def wall_item(task: TaskRecord) -> dict[str, Any]:
         "url": f"/api/media/{task.media}",
         "finished": task.updated,
         "hidden": task.hidden,
+        "waiting": waiting,
     }
 
 
 def feed(state: ClassState, *, include_hidden: bool = False) -> dict[str, Any]:
-    """The feed's JSON object."""
+    """The feed's JSON object (only public items unless ``include_hidden``)."""
     items = state.wall_items(include_hidden=include_hidden)
+    waiting = {t.id for t in state.waiting()} if include_hidden else set()
     return {
         "version": state.version,
         "paused": state.rules.paused,
-        "items": [wall_item(t) for t in items],
+        "items": [wall_item(t, waiting=t.id in waiting) for t in items],
     }
 
 
 def teacher_state(state: ClassState, stats: dict[str, int]) -> dict[str, Any]:
-    """Feed with hidden items, usage per student, and the gateway's counters."""
-    return {**feed(state, include_hidden=True), "usage": state.usage_table(), "counters": stats}
+    """Feed with hidden and waiting items, the approval queue, usage per student, recent
+    refused prompts and chat turns, and the gateway's counters."""
+    moderation = state.moderation
+    return {
+        **feed(state, include_hidden=True),
+        "approve": moderation.approve,
+        "queue": [wall_item(t, waiting=True) for t in state.waiting()],
+        "refusals": list(moderation.refusals)[:TEACHER_REFUSALS],
+        "chats": [turn.as_dict() for turn in state.ledger.chat_turns(limit=TEACHER_CHATS)],
+        "usage": state.usage_table(),
+        "counters": stats,
+    }
 
 
 class Wall:
@@ -105,6 +129,7 @@ class Wall:
             Route("/feed.json", self.feed, methods=["GET"]),
             Route("/api/state", self._teacher(self.api_state), methods=["GET"]),
             Route("/api/hide", self._teacher(self.api_hide), methods=["POST"]),
+            Route("/api/approve", self._teacher(self.api_approve), methods=["POST"]),
             Route("/api/pause", self._teacher(self.api_pause), methods=["POST"]),
             Route("/api/export.zip", self._teacher(self.api_export), methods=["GET"]),
         ]
@@ -160,6 +185,17 @@ class Wall:
             return data
         try:
             self.state.hide(str(data.get("id", "")), bool(data.get("hidden", True)))
+        except KeyError as error:
+            return error_response(404, str(error.args[0]))
+        return await self.api_state(request)
+
+    async def api_approve(self, request: Request) -> Response:
+        """Approve an item for the wall."""
+        data = await self._control(request)
+        if isinstance(data, Response):
+            return data
+        try:
+            self.state.approve(str(data.get("id", "")))
         except KeyError as error:
             return error_response(404, str(error.args[0]))
         return await self.api_state(request)

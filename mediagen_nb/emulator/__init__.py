@@ -12,7 +12,9 @@ carries ``x-mediagen-emulator-speed``; every service duration is divided by that
 Conventions a class can use to show each failure path on purpose (details in the modules):
 
 * invalid create body -> create response ``status: failed``, ``error: "field: rule; ..."``;
-* ``[policy]`` in the prompt -> content-policy failure from the first poll;
+* ``[policy]`` in the prompt -> content-policy failure from the first poll; in a chat's last
+  user message -> the service's refusal (chat: ``finish_reason: content_filter``; messages:
+  ``stop_reason: refusal``), so a teacher can rehearse one;
 * ``[fail]`` in the prompt -> ``queued -> processing -> failed``;
 * a video reference URL whose path has ``face`` or ``portrait`` -> "must be submitted via
   the asset library" (sora: "real portrait photographs are not supported");

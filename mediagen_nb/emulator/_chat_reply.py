@@ -33,6 +33,7 @@ from mediagen_nb.emulator._chat_thinking import (
     thinking_budget,
     thinking_text,
 )
+from mediagen_nb.emulator._conventions import POLICY_TRIGGER
 from mediagen_nb.emulator._schema_limits import Budget
 from mediagen_nb.emulator._textgen import (
     READ_CHARS,
@@ -46,7 +47,13 @@ from mediagen_nb.emulator._textgen import (
 )
 from mediagen_nb.types import ChatProtocol
 
-Finish = Literal["end", "length", "stop", "tool"]
+Finish = Literal["end", "length", "stop", "tool", "refusal"]
+REFUSAL_TEXT = (
+    "I can't help with that request: it breaks the content policy (emulator trigger [policy])"
+)
+"""The reply to a question holding ``[policy]`` (``_conventions.POLICY_TRIGGER``): the
+service's refusal, so a teacher can rehearse one (chat: finish ``content_filter``;
+messages: ``stop_reason: "refusal"``)."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +196,8 @@ def build_reply(
     choice: int = 0,
 ) -> PlannedReply:
     """The reply to ``prompt``; ``choice`` > 0 words choice ``n`` differently (chat ``n``)."""
+    if POLICY_TRIGGER in prompt.question.lower():
+        return _refusal(prompt, max_tokens)
     body = prompt.body
     knobs = body if choice == 0 else {**body, "seed": [body.get("seed"), choice]}
     seed = _seed_of(prompt, knobs)
@@ -226,6 +235,22 @@ def build_reply(
         redacted=thinking is not None and REDACTED_THINKING_TRIGGER in prompt.question,
         prompt_tokens=prompt.prompt_tokens,
         completion_tokens=limited.completion_tokens + think_tokens + call_tokens(calls),
+    )
+
+
+def _refusal(prompt: Prompt, max_tokens: int | None) -> Reply:
+    """The service refusing the question (its content policy)."""
+    limited = limit(REFUSAL_TEXT, prompt.prompt_tokens, max_tokens=max_tokens, stop=[])
+    return Reply(
+        text=limited.text,
+        finish="refusal",
+        stop_sequence=None,
+        calls=(),
+        thinking=None,
+        signature=None,
+        redacted=False,
+        prompt_tokens=prompt.prompt_tokens,
+        completion_tokens=limited.completion_tokens,
     )
 
 

@@ -24,7 +24,13 @@ from mediagen_nb.emulator._chat_reply import PlannedReply
 from mediagen_nb.emulator._logprobs import logprobs_for
 from mediagen_nb.emulator._textgen import split_deltas
 
-CHAT_FINISH: Final = {"end": "stop", "stop": "stop", "length": "length", "tool": "tool_calls"}
+CHAT_FINISH: Final = {
+    "end": "stop",
+    "stop": "stop",
+    "length": "length",
+    "tool": "tool_calls",
+    "refusal": "content_filter",
+}
 
 Item = tuple[bytes, bool]
 """One SSE event and whether it is a paced delta (the stream-cut fault counts those)."""

@@ -19,6 +19,10 @@ a starvideos reference video shorter than   is ``failed`` from its first poll, n
 ``[fail]`` in the prompt                    runs ``queued -> processing`` and then ``failed``
 ==========================================  ==================================================
 
+``[policy]`` in a chat's last user message makes the reply the service's refusal of it
+(``_chat_reply.REFUSAL_TEXT``): chat completions finish with ``content_filter``, messages stop
+with ``stop_reason: "refusal"``, streamed or not; its tokens count as usual.
+
 Audio length is read from the URL (of the asset, for ``asset://`` references): a media
 fragment ``#t=N`` or ``#t=A,B`` (B - A seconds) or a query parameter ``duration=N``; 5 s when
 absent. The same rule gives a starvideos reference video's length (the spec's 3 to 10 s is

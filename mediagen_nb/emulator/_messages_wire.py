@@ -30,6 +30,7 @@ MESSAGES_STOP: Final = {
     "stop": "stop_sequence",
     "length": "max_tokens",
     "tool": "tool_use",
+    "refusal": "refusal",
 }
 
 

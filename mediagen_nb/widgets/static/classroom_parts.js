@@ -1,10 +1,10 @@
 // Classroom components shared by the teacher's ClassroomPanel and the gateway's wall page
 // (composed after the kit; the wall page gets kit.js, kit_table.js, this file and wall.js).
-// Items: {id, student, prompt, kind, model, src, hidden}; usage rows: {student, access,
+// Items: {id, student, prompt, kind, model, src, hidden, waiting}; usage rows: {student, access,
 // images, videos, running, chat_tokens, limits: {images, videos, running, chat_tokens}}.
 
-/** One item of the gallery: the media, the student's name and the prompt. */
-function mgClassItem(item, { teacher, onHide }) {
+/** An item's media and caption (the student's name and the prompt). */
+function mgClassFigure(item) {
   const what = item.kind === "video" ? "video" : "image";
   const label = `${what} by ${item.student}: ${item.prompt || "no prompt"}`;
   let media;
@@ -21,7 +21,14 @@ function mgClassItem(item, { teacher, onHide }) {
   const caption = mgEl("figcaption", {},
     mgEl("strong", { class: "mg-class-item__student", text: item.student }),
     mgEl("span", { class: "mg-class-item__prompt", text: item.prompt || "" }));
-  const parts = [mgEl("figure", { class: "mg-class-item__figure" }, media, caption)];
+  return mgEl("figure", { class: "mg-class-item__figure" }, media, caption);
+}
+
+/** One item of the gallery: its figure, and for the teacher Hide / Show and its state. */
+function mgClassItem(item, { teacher, onHide }) {
+  const what = item.kind === "video" ? "video" : "image";
+  const parts = [mgClassFigure(item)];
+  if (teacher && item.waiting) parts.push(mgEl("span", { class: "mg-class-item__tag", text: "Waiting for approval" }));
   if (teacher) {
     const verb = item.hidden ? "Show" : "Hide";
     parts.push(mgButton({ label: verb, kind: "ghost", action: item.hidden ? "show" : "hide",
@@ -47,7 +54,7 @@ function mgClassGallery({ label, teacher = false, onHide = () => {} } = {}) {
       const keep = new Set();
       let before = list.firstChild;
       for (const item of items) {
-        const key = `${item.id}|${item.hidden ? 1 : 0}|${item.src ? 1 : 0}`;
+        const key = `${item.id}|${item.hidden ? 1 : 0}|${item.waiting ? 1 : 0}|${item.src ? 1 : 0}`;
         let node = shown.get(key);
         if (!node) {
           node = mgClassItem(item, { teacher, onHide });
