@@ -238,10 +238,10 @@ def build_reply(
     )
 
 
-def _refusal(prompt: Prompt, max_tokens: int | None) -> Reply:
+def _refusal(prompt: Prompt, max_tokens: int | None) -> PlannedReply:
     """The service refusing the question (its content policy)."""
     limited = limit(REFUSAL_TEXT, prompt.prompt_tokens, max_tokens=max_tokens, stop=[])
-    return Reply(
+    return PlannedReply(
         text=limited.text,
         finish="refusal",
         stop_sequence=None,
