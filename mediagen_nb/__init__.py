@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from mediagen_nb import _hooks
+from mediagen_nb import _frame_sources, _hooks
 
 __version__ = "0.1.0"
 
@@ -180,5 +180,12 @@ def _fallback_service() -> _hooks.ServiceEndpoint:
     return fallback_endpoint()
 
 
+def _known_frames(data: bytes, which: _frame_sources.Which) -> bytes | None:
+    from mediagen_nb.emulator._clips import stock_frame
+
+    return stock_frame(data, which)
+
+
 _hooks.set_recorder_factory(_default_recorder)
 _hooks.set_fallback_service(_fallback_service)
+_frame_sources.set_known_frames(_known_frames)

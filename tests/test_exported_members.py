@@ -132,6 +132,7 @@ SUBPACKAGES: dict[str, list[str]] = {
         "Classroom",
         "Client",
         "Completions",
+        "FrameUnavailableError",
         "FunctionTool",
         "Images",
         "MediaHost",

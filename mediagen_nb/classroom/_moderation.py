@@ -1,9 +1,7 @@
 """Moderation a teacher controls: prompt rules checked before forwarding, and approval.
 
-Rules (``blocked=[...]``, or ``--block FILE``: one a line, ``#`` lines skipped): a word or
-phrase matches whole words in any case ("fight" refuses "Fight!", not "fighter"); ``re:PATTERN``
-is a regular expression searched anywhere, in any case. At most ``MAX_RULES`` rules of
-``MAX_RULE_CHARS``; patterns share a ``MATCH_BUDGET_S`` time budget, past it the prompt is refused.
+A rule is a word or phrase matched as whole words in any case, or ``re:PATTERN``; the rule
+syntax and its bounds are on the docs' gateway page (Moderation).
 """
 
 from __future__ import annotations
@@ -19,8 +17,11 @@ from typing import Any, Final
 NEUTRAL_REFUSAL: Final = "Your class's teacher has not allowed this prompt."
 """What a student reads when a rule refuses their prompt (it never names the rule)."""
 PATTERN_PREFIX: Final = "re:"
+"""Marks a rule as a regular expression searched anywhere, in any case."""
 MAX_RULES: Final = 500
 MAX_RULE_CHARS: Final = 200
+"""Rules (``blocked=[...]`` or ``--block FILE``, one a line, ``#`` lines skipped) are at most
+``MAX_RULES`` of ``MAX_RULE_CHARS`` characters."""
 MATCH_BUDGET_S: Final = 0.1
 """Time all ``re:`` patterns together may take on one request (bodies are at most 1 MiB)."""
 RECENT_REFUSALS: Final = 200

@@ -5,6 +5,7 @@ parses chat streams and records everything to the history. With no key it talks 
 built-in emulator ("demo mode"). Importing it loads neither pandas, PIL nor ipywidgets.
 """
 
+from mediagen_nb._frame_sources import FrameUnavailableError
 from mediagen_nb.types import RequestValidationError
 
 from ._assets import AssetBatch, Assets
@@ -66,6 +67,7 @@ __all__ = [
     "Client",
     "Completions",
     "ConfigurationError",
+    "FrameUnavailableError",
     "FunctionTool",
     "Images",
     "MalformedResponseError",

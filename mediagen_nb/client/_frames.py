@@ -1,8 +1,8 @@
 """The first or last frame of a video result, as a PNG beside the video in the media cache.
 
-Decoded with PyAV (CPython) and written by the pure-Python PNG encoder (no Pillow, no numpy).
-The PNG names its video (``_provenance``), so passing it to the next request records the
-video as parent. A browser kernel has no PyAV: :func:`frame_png` raises ImportError there.
+PyAV decodes it (CPython); without PyAV (the browser) :func:`any_frame_png` takes a frame
+shipped with the video (stock clips) or has a panel on the page draw it (``_frame_sources``).
+The PNG names its video (``_provenance``), so the next request records it as parent.
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from __future__ import annotations
 import tempfile
 from io import BytesIO
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from mediagen_nb._platform import off_loop
+from mediagen_nb import _frame_sources
+from mediagen_nb._frame_sources import FrameDrawer, Which
+from mediagen_nb._platform import has_module, off_loop
 from mediagen_nb._png import encode_rgb
 from mediagen_nb._provenance import embed
 
@@ -21,7 +23,6 @@ from ._files import safe_file_name, write_atomic
 if TYPE_CHECKING:
     from ._tasks import Task
 
-Which = Literal["first", "last"]
 TAIL_SECONDS = 2.0
 """The last frame is looked for in the final seconds (a seek), not by decoding everything."""
 
@@ -99,12 +100,43 @@ def video_size(data: bytes) -> tuple[int, int] | None:
         return None
 
 
+async def any_frame_png(
+    data: bytes, which: Which, *, mime: str = "video/mp4", drawer: FrameDrawer | None = None
+) -> bytes:
+    """The first or last frame as PNG bytes, wherever this runs.
+
+    PyAV when installed; otherwise (the browser) ``drawer``, the front end to ask, when given;
+    else a frame shipped with the video (the emulator's stock clips); else the newest panel
+    shown on the page.
+
+    Args:
+        data: The video file's bytes.
+        which: ``"first"`` or ``"last"``.
+        mime: The video's MIME type, for a front end's ``<video>``.
+        drawer: The front end to ask without PyAV (the panel whose card was clicked).
+
+    Returns:
+        The frame as PNG bytes.
+
+    Raises:
+        FrameUnavailableError: No PyAV, no known frame, and no front end answered.
+        ValueError: The file has no decodable video frame (PyAV).
+    """
+    if has_module("av"):
+        return await off_loop(frame_png, data, which)
+    if drawer is None:
+        known = _frame_sources.known_frame(data, which)
+        if known is not None:
+            return known
+    return await _frame_sources.draw(data, which, mime=mime, drawer=drawer)
+
+
 async def video_frame(task: Task, which: Which) -> Path:
     """Write the task's first or last frame as a PNG next to its cached video; return it."""
     if task.family_info.kind != "video":
         raise ValueError(f"task {task.id} is an image task; frames come from video tasks")
     data = await task.read_bytes()
-    png = await off_loop(frame_png, data, which)
+    png = await any_frame_png(data, which)
     png = embed(png, {"task_id": task.id, "frame": which, "family": task.family})
     folder = (
         Path(task.local_path).parent

@@ -464,7 +464,8 @@ class Task:
         return await save_task(self, path)
 
     async def first_frame(self) -> Path:
-        """The video's first frame as a PNG in the media cache (PyAV; see ``_frames``)."""
+        """The video's first frame as a PNG in the media cache (PyAV, or in the browser a
+        panel on the page draws it; see ``_frames``)."""
         from ._frames import video_frame
 
         return await video_frame(self, "first")

@@ -3,7 +3,8 @@
 Three small H.264 MP4s ship in ``clips/`` (made by ``scripts/make_demo_clips.py`` with the
 emulator's own renderer): landscape, portrait and square, 4 s each. A video task's result
 is the clip of its orientation; its metadata (``actualDuration``, size) still describes
-the task, and the clip says it is a stock preview.
+the task, and the clip says it is a stock preview. Each clip's first and last frames ship
+beside it as PNGs (``landscape.last.png``): ``task.last_frame()`` without PyAV reads them.
 """
 
 from __future__ import annotations
@@ -33,3 +34,17 @@ def _read(name: str) -> bytes:
 def stock_clip(width: int, height: int) -> bytes:
     """The MP4 bytes of the stock clip for a video of ``width`` x ``height``."""
     return _read(clip_name(width, height))
+
+
+@cache
+def _frame(name: str, which: str) -> bytes:
+    path = resources.files("mediagen_nb.emulator").joinpath("clips", f"{name}.{which}.png")
+    return path.read_bytes()
+
+
+def stock_frame(data: bytes, which: str) -> bytes | None:
+    """The shipped ``first`` or ``last`` frame (PNG) when ``data`` is a stock clip, else None."""
+    for name in CLIPS:
+        if data == _read(name):
+            return _frame(name, which)
+    return None

@@ -20,9 +20,11 @@ from mediagen_nb.catalog._controls import controls_for
 from mediagen_nb.catalog._form_body import to_body
 from mediagen_nb.widgets._asset_form import bodies
 from mediagen_nb.widgets._card_actions import CardAction, Target, card_actions
+from mediagen_nb.widgets._preview import sniff_mime
 from mediagen_nb.widgets._session import ActiveAsset
 
 if TYPE_CHECKING:
+    from mediagen_nb._frame_sources import FrameDrawer
     from mediagen_nb.widgets._gallery import Result
     from mediagen_nb.widgets._generate_panel import GeneratePanel
 
@@ -74,17 +76,22 @@ def fill(panel: GeneratePanel, target: Target, url: str, prompt: str | None) -> 
     panel.load(target.slot.put({**body, **follows, **target.preset}, url), family_id)
 
 
-async def picture_of(result: Result, action: str) -> tuple[bytes, tuple[int, int] | None]:
-    """The bytes the action puts in (a video's last frame for Continue) and their size."""
+async def picture_of(
+    result: Result, action: str, drawer: FrameDrawer | None = None
+) -> tuple[bytes, tuple[int, int] | None]:
+    """The bytes the action puts in (a video's last frame for Continue) and their size.
+
+    Without PyAV (the browser) ``drawer``, the panel whose card was clicked, draws the frame.
+    """
     data = result.source
     if not data and result.local_path:
         data = await off_loop(Path(result.local_path).read_bytes)
     if result.status != "completed" or not data:
         raise ValueError("the result is not finished (or its file is gone)")
     if result.kind == "video" and action == "continue":
-        from mediagen_nb.client._frames import frame_png
+        from mediagen_nb.client._frames import any_frame_png
 
-        frame = await off_loop(frame_png, data, "last")
+        frame = await any_frame_png(data, "last", mime=sniff_mime(data), drawer=drawer)
         return frame, image_size(frame)
     return data, result.size
 
@@ -105,7 +112,8 @@ async def use_result(
     ``target_panel(kind)`` gives the Studio's panel for ``image`` or ``video`` families.
     """
     result = source._find(result_id)
-    data, size = await picture_of(result, action)
+    drawer = source.frames.draw if source.frames.offered else None  # else the newest shown
+    data, size = await picture_of(result, action, drawer)
     _action, target = choose(result.kind, size, action, family)
     client = source.session.client
     url = None if action == "continue" else own_url(result, client.speed)

@@ -40,6 +40,7 @@ from mediagen_nb.widgets._form_state import (
     offered,
     to_body,
 )
+from mediagen_nb.widgets._frame_drawer import FrameDrawer
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._gallery import GalleryMixin, Result
 from mediagen_nb.widgets._session import Session
@@ -123,6 +124,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         self._media_dirty = False
         self._sending = 0
         self._throttle = Throttle(self, self._push)
+        self.frames = FrameDrawer(self)
         first = families(self.kind)[0]
         self._set_values(self._memory.get(first.id) or defaults(first.id))
         if model:
@@ -378,6 +380,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
     def close(self) -> None:
         """Stop background tasks and let go of the session's callbacks."""
         self.session.on_assets_change(self._on_session_assets, remove=True)
+        self.frames.close()
         super().close()
 
     def text_summary(self) -> str:

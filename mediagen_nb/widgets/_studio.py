@@ -45,6 +45,7 @@ import anywidget
 import traitlets as t
 
 from mediagen_nb import _env
+from mediagen_nb._frame_sources import FrameUnavailableError
 from mediagen_nb._platform import off_loop
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.widgets._asset_panel import AssetPanel
@@ -324,7 +325,7 @@ class Studio(WidgetPanel):
         async def run() -> Target | None:
             try:
                 target = await use_result(source, panel, result_id, action, family)
-            except ValueError as exc:  # the action does not apply: say why, in plain words
+            except (ValueError, FrameUnavailableError) as exc:  # say why, in plain words
                 source.show_error(str(exc))
                 return None
             self.select("Images" if FAMILIES[target.family].kind == "image" else "Videos")

@@ -473,7 +473,7 @@ function mgGenResults(model) {
       for (const u of [...urls.values(), ...full.values()]) URL.revokeObjectURL(u);
     },
   };
-  return { el: root, parts: [cards, saved] };
+  return { el: root, parts: [cards, saved, mgFrameDrawer(model)] };
 }
 
 /**

@@ -249,3 +249,72 @@ function mgGallery({ label, make, update, drop }) {
   }
   return { el, entries, sync };
 }
+
+/** Resolve once `node` fires `name` (reject on `error`); `start()` runs after listening. */
+function mgOnce(node, name, start) {
+  return new Promise((resolve, reject) => {
+    const fail = () => reject(new Error(node.error?.message || `the video could not be read (${name})`));
+    node.addEventListener(name, resolve, { once: true });
+    node.addEventListener("error", fail, { once: true });
+    start?.();
+  });
+}
+
+/**
+ * The `first` or `last` frame of a video (bytes, `mime`) as PNG bytes: a `<video>` of a blob
+ * (same origin: the canvas stays readable) seeks there and is drawn onto a `<canvas>`.
+ */
+async function mgVideoFrame(buffer, mime, which) {
+  const url = URL.createObjectURL(new Blob([buffer], { type: mime || "video/mp4" }));
+  const video = document.createElement("video");
+  video.muted = true;
+  video.preload = "auto";
+  try {
+    await mgOnce(video, "loadeddata", () => {
+      video.src = url;
+    });
+    // the last frame is shown from duration - 1/fps on: a millisecond before the end is in it
+    const at = which === "last" && Number.isFinite(video.duration) ? Math.max(0, video.duration - 0.001) : 0;
+    await mgOnce(video, "seeked", () => {
+      video.currentTime = at;
+    });
+    const canvas = document.createElement("canvas");
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    canvas.getContext("2d").drawImage(video, 0, 0);
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+    if (!blob) throw new Error("the canvas made no PNG");
+    return await blob.arrayBuffer();
+  } finally {
+    video.removeAttribute("src");
+    video.load();
+    URL.revokeObjectURL(url);
+  }
+}
+
+/**
+ * The panel as the kernel's video decoder (a browser kernel has none): says it is shown,
+ * answers each `{kind: "frame"}` message with the drawn PNG, says it is gone on dispose.
+ */
+function mgFrameDrawer(model) {
+  model.send({ action: "frames", shown: true });
+  return {
+    async onMessage(msg, buffers) {
+      if (msg?.kind !== "frame") return;
+      const answer = { action: "frame", request: msg.request };
+      try {
+        if (!buffers?.length) throw new Error("no video came with the request");
+        model.send(answer, undefined, [await mgVideoFrame(buffers[0], msg.mime, msg.which)]);
+      } catch (err) {
+        model.send({ ...answer, error: String(err?.message || err) });
+      }
+    },
+    dispose() {
+      try {
+        model.send({ action: "frames", shown: false });
+      } catch {
+        // the widget is closed already: the kernel has let go of it
+      }
+    },
+  };
+}
