@@ -114,7 +114,21 @@ def _as_text(value: Any) -> str:
 
 
 def function_tool(function: Callable[..., Any]) -> FunctionTool:
-    """``function`` as a tool: name, first docstring paragraph, arguments from its hints."""
+    """``function`` as a tool a chat call can offer and run.
+
+    ``tools=[get_weather]`` does this for you; call it to inspect the schema or reuse it.
+
+    Args:
+        function: A function (sync or async) with type hints on every argument; its name
+            is the tool's name, the first paragraph of its docstring the description.
+
+    Returns:
+        The tool: its JSON schema comes from the hints, and its ``run`` validates the
+        model's arguments before calling the function.
+
+    Raises:
+        TypeError: The function takes ``*args`` or ``**kwargs``, which no schema describes.
+    """
     hints = get_type_hints(function)
     fields: dict[str, Any] = {}
     for name, parameter in inspect.signature(function).parameters.items():
