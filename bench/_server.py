@@ -10,7 +10,8 @@ Kinds:
 
 * ``emulator --speed X``: the emulator app, plus ``POST /bench/tasks`` (body: a list of task
   ids) answering each task's timeline (``t0``, ``done_at``, ``min_interval``) and the 429
-  counter, so a bench can compute the ideal number of polls.
+  counter, so a bench can compute the ideal number of polls; ``GET /bench/polls`` lists every
+  result poll it answered (task id, wall-clock time, the gateway its ``User-Agent`` names).
 * ``bare``: a bare Starlette app whose ``GET /api/v1/result/{id}`` answers a fixed JSON body
   of the emulator's completed-image shape (the baseline of the result-endpoint figure).
 * ``classroom --upstream ROOT --students N``: a classroom gateway (``start_classroom``, its
@@ -44,6 +45,7 @@ from mediagen_nb._serverkit.runner import KEEP_ALIVE_S, DroppingH11Protocol
 from mediagen_nb.emulator import create_app
 
 API_KEY = "bench-key-not-secret"
+RESULT_PATH = "/api/v1/result/"
 
 
 def stream_token(index: int) -> str:
@@ -82,13 +84,27 @@ def emulator_app(speed: float) -> ASGIApp:
                 }
         return JSONResponse({"tasks": info, "counters": dict(state.counters)})
 
-    extra = Starlette(routes=[Route("/bench/tasks", tasks_info, methods=["POST"])])
+    polls: list[tuple[str, float, str]] = []
+
+    async def poll_list(request: Request) -> Response:
+        return JSONResponse({"polls": polls})
+
+    extra = Starlette(
+        routes=[
+            Route("/bench/tasks", tasks_info, methods=["POST"]),
+            Route("/bench/polls", poll_list, methods=["GET"]),
+        ]
+    )
 
     async def router(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/bench/"):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and path.startswith("/bench/"):
             await extra(scope, receive, send)
-        else:
-            await app(scope, receive, send)
+            return
+        if scope["type"] == "http" and path.startswith(RESULT_PATH):
+            agent = dict(scope["headers"]).get(b"user-agent", b"").decode("latin-1")
+            polls.append((path[len(RESULT_PATH) :], time.time(), agent))
+        await app(scope, receive, send)
 
     return router
 

@@ -132,3 +132,20 @@ def classroom(tmp_path: Path, marker_emulator: EmulatorHandle) -> Iterator[Class
         3, class_code=True, upstream=upstream_of(marker_emulator), folder=tmp_path / "class"
     ) as handle:
         yield handle
+
+
+@pytest.fixture(scope="session")
+def postgres_server_dsn() -> Iterator[str]:
+    """A real PostgreSQL server for the whole session (``tests/_postgres``); its DSN."""
+    from tests._postgres import postgres_server
+
+    with postgres_server() as dsn:
+        yield dsn
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server_dsn: str) -> str:
+    """A fresh, empty database on the session's PostgreSQL server, for one test."""
+    from tests._postgres import fresh_database
+
+    return fresh_database(postgres_server_dsn)

@@ -431,3 +431,16 @@ async def test_one_stop_ends_a_chat_compare_and_its_turns() -> None:
     assert frame["status"].tolist() == ["cancelled"] * 3
     turns = mg.history(kind="chat", sweep_id=plan.sweep_id)
     assert turns["status"].tolist() == ["incomplete"] * 3
+
+
+def test_a_fitted_plan_gives_each_model_what_it_takes_and_says_so() -> None:
+    plan = mg.sweep("image", model=MODELS, prompt="a fox", resolution="4k").fitted()
+    assert plan.invalid == []
+    assert [c.body["resolution"] for c in plan.cells] == ["1k", "4k", "1k"]  # gpt: 4k needs a ratio
+    assert plan.cells[0].notes == ("nano-banana: resolution 1K (it has no 4K)",)
+    assert plan.cells[1].notes == ()
+    assert plan.summary().splitlines()[1] == "  nano-banana: resolution 1K (it has no 4K)"
+    assert plan.code().endswith(").fitted()\n")
+    videos = mg.sweep("video", model=["neutralSora2Plus"], prompt="waves", ratio="1:1").fitted()
+    assert videos.invalid == []
+    assert videos.cells[0].notes == ("neutralSora2Plus: ratio Portrait (it has no 1:1)",)

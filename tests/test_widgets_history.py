@@ -91,6 +91,7 @@ async def test_rows_thumbnails_and_filters(filled: dict[str, Any]) -> None:
             {"value": "nano-banana", "label": "Nano Banana", "title": "nano-banana"},
             {"value": "neutralSora2Plus", "label": "Sora 2 Plus", "title": "neutralSora2Plus"},
         ],
+        "sweep": [],  # no comparison in these rows
     }
     labels = {o["value"]: o["label"] for o in panel.options["status"]}
     assert {r["status"]: r["status_label"] for r in panel.rows} == {

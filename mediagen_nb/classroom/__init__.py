@@ -7,7 +7,8 @@ not spend (``_rules``, ``_refusals``); each create and chat is one pipeline that
 its budget in the ledger before forwarding and settles it after (``_pipeline``); one
 follower per task polls the upstream at the family's pace however often students poll
 (``_tracker``); results are stored once and shown on the wall (``_wall``); a ledger keeps
-everything across restarts (``_ledger``).
+everything across restarts (``_ledger``); several gateways share one class through
+PostgreSQL (``_pg_ledger``), each task in flight followed by the gateway holding its lease.
 
 Layering: this package imports catalog, types, the client's helpers and the emulator; the
 client and the emulator never import it, and no widget but ``ClassroomPanel`` does.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mediagen_nb.classroom._codes import Roster, Student, read_roster
 from mediagen_nb.classroom._ledger import ClassLedger, SqliteClassLedger, TaskRecord
+from mediagen_nb.classroom._pg_ledger import PostgresClassLedger
 from mediagen_nb.classroom._rules import Limits, Rules, Usage
 from mediagen_nb.classroom._server import ClassroomHandle, start_classroom
 from mediagen_nb.classroom._upstream import Upstream
@@ -31,6 +33,7 @@ __all__ = [
     "ClassroomHandle",
     "ClassroomPanel",
     "Limits",
+    "PostgresClassLedger",
     "Roster",
     "Rules",
     "SqliteClassLedger",

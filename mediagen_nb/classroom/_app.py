@@ -4,11 +4,15 @@ Layout: ``/api`` (students' ``base_url``), ``/gateway`` (their ``text_base_url``
 (the wall and the teacher's controls). The app's lifespan opens the one shared
 ``httpx2.AsyncClient`` to the upstream and resumes following every task the ledger holds in
 flight (a restarted gateway loses none); at shutdown it stops the followers and closes it.
+On a ledger several gateways share, the lifespan instead runs ``keep_shared``: every tick it
+claims the tasks whose lease expired (their gateway died) and catches up on the others.
 CORS is off unless the teacher lists origins (e.g. the in-browser playground's).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -30,6 +34,7 @@ from mediagen_nb._serverkit.urls import API_PREFIX, TEXT_PREFIX
 from mediagen_nb.classroom._front import GatewayFront
 from mediagen_nb.classroom._gateway import Gateway
 from mediagen_nb.classroom._routes import result_reply, student_routes
+from mediagen_nb.classroom._shared import SYNC_S, SharedLedger
 from mediagen_nb.classroom._tracker import Tracker
 from mediagen_nb.classroom._wall import Wall
 
@@ -48,6 +53,23 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 async def _server_error(request: Request, exc: Exception) -> Response:
     log.error("gateway bug on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(500, "internal gateway error", protocol=protocol_of(request.url.path))
+
+
+async def keep_shared(gw: Gateway, shared: SharedLedger) -> None:
+    """Follow the tasks whose holder died and catch up on the other gateways, every tick
+    (at most a tenth of a lease: an orphan waits at most a lease and a tenth after the
+    last renewal of its dead holder)."""
+    tick = min(SYNC_S, shared.lease_s / 10)
+    while True:
+        try:
+            claimed = await asyncio.to_thread(shared.claim_leases)
+            if gw.tracker is not None:
+                for record in gw.state.adopt(claimed):
+                    gw.tracker.follow(record, taken_over=True)
+            await asyncio.to_thread(gw.state.sync)
+        except Exception:  # the database may be restarting: try again at the next tick
+            log.exception("catching up on the shared ledger failed")
+        await asyncio.sleep(tick)
 
 
 class StripPrefix:
@@ -81,12 +103,24 @@ def create_gateway_app(
         async with httpx2.AsyncClient(timeout=UPSTREAM_TIMEOUT, transport=transport) as http:
             gw.http = http
             gw.tracker = Tracker(gw.state, gw.upstream, http, gw.media_dir)
-            for record in gw.state.in_flight():
-                gw.tracker.follow(record)
+            shared = gw.state.shared
+            keeper = None
+            if shared is not None:
+                keeper = asyncio.create_task(keep_shared(gw, shared))
+            else:
+                for record in gw.state.in_flight():
+                    gw.tracker.follow(record)
             try:
                 yield
             finally:
+                if keeper is not None:
+                    keeper.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await keeper
                 await gw.tracker.stop()
+                if shared is not None:  # the other gateways take its tasks at once
+                    with contextlib.suppress(Exception):
+                        shared.release_leases()
                 gw.http = None
                 if gw.hub is not None:
                     await gw.hub.aclose()

@@ -20,6 +20,7 @@ from mediagen_nb.classroom._hub import ENV_API_URL
 from mediagen_nb.classroom._moderation import read_rules
 from mediagen_nb.classroom._rules import Limits, parse_group_limits
 from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
+from mediagen_nb.classroom._shared import LEASE_S
 from mediagen_nb.classroom._throttle import ENROL_LIMIT
 
 
@@ -47,6 +48,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--port", type=int, default=8780, help="port (0: any free port)")
     p.add_argument("--cors-origin", action="append", default=[], help="browser origin to allow")
     p.add_argument("--folder", type=Path, default=None, help="ledger and media folder")
+    p.add_argument(
+        "--ledger",
+        default=None,
+        metavar="URL",
+        help="keep the class in PostgreSQL (postgresql://user@host:port/db), shared by every "
+        "gateway started on it; default: SQLite in the folder",
+    )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=LEASE_S,
+        help="seconds before another gateway takes over the tasks of a gateway that died",
+    )
     p.add_argument(
         "--block",
         type=Path,
@@ -126,6 +140,12 @@ def describe(handle: ClassroomHandle) -> str:
         rules = f"{len(handle.blocked)} blocked prompt rules"
         lines.append(rules + ("; the wall shows approved items only" if handle.approval else ""))
     lines += [f"Wall:    {handle.wall_url}", f"Teacher: {handle.teacher_url}"]
+    shared = handle.state.shared
+    if shared is not None:
+        lines.append(
+            f"Shared ledger: this gateway is {shared.holder}; another takes over its tasks "
+            f"{shared.lease_s:g} s after it stops"
+        )
     return "\n".join(lines)
 
 
@@ -138,7 +158,9 @@ def run(args: argparse.Namespace) -> int:
         blocked = read_rules(args.block.read_text(encoding="utf-8")) if args.block else None
         hub, host, port = hub_address(args)
         groups = parse_group_limits(args.group_limits) if args.group_limits else None
-        limits = Limits(args.images, args.videos, args.concurrent, args.chat_tokens)
+        given = (args.images, args.videos, args.concurrent, args.chat_tokens)
+        # No limit given: keep the class's (a gateway joining a shared class keeps its rules).
+        limits = Limits(*given) if any(v is not None for v in given) else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the warning is printed below, with addresses
             handle = start_classroom(
@@ -157,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
                 cors_origins=args.cors_origin,
                 folder=args.folder,
                 enrol_limit=args.enrol_limit,
+                ledger=args.ledger,
+                lease=args.lease,
                 blocked=blocked,
                 approve=True if args.approve else None,
             )

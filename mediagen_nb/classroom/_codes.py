@@ -165,6 +165,21 @@ class Roster:
         self._add(student)
         return student, True
 
+    def merge(self, students: Iterable[Student]) -> None:
+        """Take students as another gateway saved them: new ones join, known ones take the
+        saved code and access (a shared ledger's changes)."""
+        with self._lock:
+            for saved in students:
+                known = self._by_name.get(saved.name.casefold())
+                if known is None:
+                    self._add(Student(saved.name, saved.code, saved.revoked))
+                    continue
+                if known.code != saved.code and known.code is not None:
+                    self._by_code.pop(known.code, None)
+                known.code, known.revoked = saved.code, saved.revoked
+                if known.code is not None:
+                    self._by_code[known.code] = known
+
     def hub_user(self, name: str, groups: Iterable[str]) -> tuple[Student | None, bool]:
         """The student a JupyterHub user is (enrolled on first sight), and whether new;
         (None, False) when revoked or the name is not one a hub gives."""

@@ -10,8 +10,8 @@ those still in flight) and each student's usage.
 
 Budgets are checked here: ``reserve`` reads what a student and the class use and hold and
 keeps the claim in one transaction (``_budget``); ``settle`` turns it into a task or a chat
-row and ``release`` drops it, each one transaction. Several gateways would share one ledger
-through a server-backed store (PostgreSQL) implementing the same interface. No secret is
+row and ``release`` drops it, each one transaction. Several gateways share one class through
+``PostgresClassLedger`` (``_pg_ledger``), the same interface in PostgreSQL. No secret is
 written here: the upstream key never reaches the ledger.
 """
 
@@ -190,8 +190,13 @@ _TASK_FIELDS: Final = frozenset(f.name for f in fields(TaskRecord) if f.compare)
 """Stored fields (the poll counters are per run, not stored)."""
 
 
+def task_data(record: TaskRecord) -> dict[str, Any]:
+    """The stored fields of ``record`` (JSON-ready)."""
+    return {k: v for k, v in asdict(record).items() if k in _TASK_FIELDS}
+
+
 def _task_row(record: TaskRecord) -> tuple[Any, ...]:
-    data = {k: v for k, v in asdict(record).items() if k in _TASK_FIELDS}
+    data = task_data(record)
     counted = not record.refused
     return (
         record.id,

@@ -30,9 +30,10 @@ from mediagen_nb.classroom._export import export_zip
 from mediagen_nb.classroom._gateway import Gateway
 from mediagen_nb.classroom._handle_moderation import ModerationControls
 from mediagen_nb.classroom._hub import HubAuth
-from mediagen_nb.classroom._ledger import SqliteClassLedger
 from mediagen_nb.classroom._moderation import Moderation
+from mediagen_nb.classroom._open import open_ledger, open_upstream
 from mediagen_nb.classroom._rules import Limits, Rules
+from mediagen_nb.classroom._shared import LEASE_S
 from mediagen_nb.classroom._start import start_roster, start_rules
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._throttle import ENROL_LIMIT, Guard
@@ -40,7 +41,6 @@ from mediagen_nb.classroom._upstream import (
     DEFAULT_EMULATOR_SPEED,
     Upstream,
     UpstreamChoice,
-    resolve_upstream,
 )
 from mediagen_nb.classroom._wall import Wall
 from mediagen_nb.client._config import get_logger, install_log_redaction
@@ -277,6 +277,8 @@ def start_classroom(
     cors_origins: Sequence[str] = (),
     folder: Path | None = None,
     enrol_limit: int = ENROL_LIMIT,
+    ledger: str | None = None,
+    lease: float = LEASE_S,
     blocked: Iterable[str] | None = None,
     approve: bool | None = None,
 ) -> ClassroomHandle:
@@ -315,29 +317,36 @@ def start_classroom(
             (whole words, any case) and ``re:PATTERN`` regular expressions; None: as the
             class folder kept them.
         approve: True: the wall shows only items the teacher approved; None: as kept.
+        ledger: None keeps the class in SQLite in ``folder``; a ``postgresql://`` URL keeps
+            it in PostgreSQL, shared by every gateway started on it (give them one
+            ``folder`` for media, and one upstream: not an emulator each).
+        lease: Seconds a gateway holds a task in flight without renewing it before
+            another gateway takes it over (a shared ledger only).
 
     Returns:
         The handle: ``codes``, ``base_url``, ``text_base_url``, ``wall_url``, ``stop()``.
 
     Raises:
         ValueError: ``students`` is neither a count nor names, the upstream ``service``
-            is asked for without a key or base URLs (naming the variable), or a blocked
-            rule is too long or does not compile.
+            is asked for without a key or base URLs (naming the variable), a blocked rule
+            is too long or does not compile, ``ledger`` is not a ``postgresql://`` URL, or
+            gateways sharing a ledger would each start an emulator.
+        RuntimeError: ``ledger`` is a PostgreSQL URL and psycopg is not installed.
     """
     install_log_redaction()
     for name in LOGGERS:
         get_logger(name)
     folder = Path(folder) if folder is not None else resolve_home() / "classroom"
-    ledger = SqliteClassLedger(folder)
+    store = open_ledger(ledger, folder, lease)
     try:
-        snap = ledger.load()
+        snap = store.load()
         people = start_roster(snap.students, students, roster)
         rules = start_rules(snap.settings.get("rules"), models, limits, class_limits, group_limits)
         kept = Moderation.from_json(snap.settings.get("moderation"))
         moderation = kept.updated(blocked, approve)
-        up = resolve_upstream(upstream, folder, speed=speed)
+        up = open_upstream(upstream, folder, speed, shared=ledger is not None)
     except Exception:
-        ledger.close()
+        store.close()
         raise
     code = snap.settings.get("class_code")
     if isinstance(class_code, str) and class_code:
@@ -345,18 +354,18 @@ def start_classroom(
     elif class_code and not code:
         code = new_class_code()
     token = snap.settings.get("teacher_token") or new_teacher_token()
-    state = ClassState(ledger, Roster(people, class_code=code), rules)
+    state = ClassState(store, Roster(people, class_code=code), rules)
     state.load(snap.tasks, snap.chat_tokens)
     for student in people:
-        ledger.save_student(student)
-    ledger.save_setting("class_code", code)
-    ledger.save_setting("teacher_token", token)
+        store.save_student(student)
+    store.save_setting("class_code", code)
+    store.save_setting("teacher_token", token)
     state.set_rules(rules)
     state.moderation = kept  # as the class left it; a switch to approval keeps what was shown
     state.set_moderation(moderation)
     moderation.refusals.extend(
         {k: e.get(k) for k in ("ts", "student", "asked", "prompt", "rule")} | {"where": e["key"]}
-        for e in ledger.events(5000)
+        for e in store.events(5000)
         if e["action"] == "blocked"
     )
     hub = HubAuth(jupyterhub) if isinstance(jupyterhub, str) else jupyterhub
@@ -383,7 +392,7 @@ def start_classroom(
         )
     except Exception:
         up.stop()
-        ledger.close()
+        store.close()
         raise
     logging.getLogger("mediagen_nb.classroom").info("classroom gateway on %s:%s", host, bound)
     return ClassroomHandle(

@@ -3,7 +3,8 @@
 ``ClassState`` is shared by the gateway's event loop (students' requests) and the teacher's
 thread (revoke, pause, hide, usage), so every change happens under one lock and is written
 to the ledger before anyone can see it. Reads for the wall and for result polls come from
-memory.
+memory; on a ledger several gateways share, memory is a short-lived copy that ``sync``
+refreshes from it (budgets are always checked in the ledger, never in the copy).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 
 from mediagen_nb.classroom._budget import Claim, Reservation, model_name
 from mediagen_nb.classroom._codes import Roster, Student
-from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord
+from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord, task_data
 from mediagen_nb.classroom._moderation import Moderation
 from mediagen_nb.classroom._rules import Limits, Rules, Usage, paused_refusal
+from mediagen_nb.classroom._shared import Changes, SharedLedger, StaleWriteError
 
 Listener = Callable[[], None]
 
@@ -78,6 +80,9 @@ class ClassState:
         """Prompt rules and approval (``set_moderation``)."""
         self.version = 0
         """Bumped on every change the wall shows (the feed's cheap change marker)."""
+        self.shared: SharedLedger | None = ledger if isinstance(ledger, SharedLedger) else None
+        """The ledger, when other gateways share it (then ``sync`` catches up on them)."""
+        self._synced: float | None = None
 
     @contextmanager
     def _changing(self) -> Iterator[None]:
@@ -99,6 +104,58 @@ class ClassState:
             self.tasks = {t.id: t for t in tasks}
             self._by_media = {t.media: t for t in tasks if t.media}
             self._tokens = dict(tokens)
+
+    # --- a ledger shared with other gateways ---------------------------------------------
+
+    def sync(self) -> None:
+        """Catch up on what the other gateways changed (nothing on an unshared ledger)."""
+        if self.shared is None:
+            return
+        found = self.shared.changes(self._synced)
+        self._synced = found.at
+        self.roster.merge(found.students)
+        self.roster.class_code = found.settings.get("class_code", self.roster.class_code)
+        if self._catch_up(found) or found.students:
+            with self._changing():
+                pass
+
+    def _catch_up(self, found: Changes) -> bool:
+        saved = found.settings.get("rules")
+        rules = rules_from_json(saved) if saved else self._rules
+        kept = found.settings.get("moderation")
+        with self._lock:
+            changed = rules != self._rules or found.chat_tokens != self._tokens
+            if kept is not None and kept != self.moderation.to_json():  # rules or approval
+                moderation = Moderation.from_json(kept)
+                moderation.refusals.extend(self.moderation.refusals)
+                self.moderation, changed = moderation, True
+            self._rules = rules
+            self._tokens = dict(found.chat_tokens)
+            for record in found.tasks:
+                changed = self._take(record) or changed
+        return changed
+
+    def _take(self, record: TaskRecord) -> bool:
+        """Keep ``record`` as another gateway saved it, unless ours is as new (call under the
+        lock); an object already held is updated in place (a follower may hold it)."""
+        mine = self.tasks.get(record.id)
+        if mine is None:
+            self.tasks[record.id] = mine = record
+        elif record.updated <= mine.updated:
+            return False
+        else:
+            for name, value in task_data(record).items():
+                setattr(mine, name, value)
+        if mine.media:
+            self._by_media[mine.media] = mine
+        return True
+
+    def adopt(self, records: list[TaskRecord]) -> list[TaskRecord]:
+        """Take tasks read from the shared ledger; the copies this gateway holds."""
+        with self._changing():
+            for record in records:
+                self._take(record)
+            return [self.tasks[r.id] for r in records]
 
     # --- rules -----------------------------------------------------------------------------------
 
@@ -228,7 +285,14 @@ class ClassState:
     def put_task(self, record: TaskRecord) -> None:
         """Insert or update a task (ledger first, then memory)."""
         record.updated = time.time()
-        self.ledger.save_task(record)
+        try:
+            self.ledger.save_task(record)
+        except StaleWriteError:  # another gateway stored its result first: take that one
+            stored = self.shared.find_task(task_id=record.id) if self.shared else None
+            if stored is None:
+                raise
+            for name, value in task_data(stored).items():
+                setattr(record, name, value)
         with self._changing():
             self.tasks[record.id] = record
             if record.media:
@@ -238,6 +302,9 @@ class ClassState:
         """The task if it belongs to ``student``."""
         with self._lock:
             task = self.tasks.get(task_id)
+        if task is None and self.shared is not None:  # made through another gateway just now
+            found = self.shared.find_task(task_id=task_id)
+            task = self.adopt([found])[0] if found is not None else None
         if task is None or task.student.casefold() != student.casefold():
             return None
         return task
@@ -245,7 +312,11 @@ class ClassState:
     def task_by_media(self, name: str) -> TaskRecord | None:
         """The task whose stored result is the file ``name``."""
         with self._lock:
-            return self._by_media.get(name)
+            task = self._by_media.get(name)
+        if task is None and self.shared is not None:
+            found = self.shared.find_task(media=name)
+            task = self.adopt([found])[0] if found is not None else None
+        return task
 
     def in_flight(self) -> list[TaskRecord]:
         """Tasks the gateway still has to follow."""

@@ -10,6 +10,12 @@ only then shows the task as completed, with a URL on the gateway: expiring upstr
 never reach a student or the wall (``_media``: streamed to disk, typed from its bytes).
 The key is sent only to the upstream's own origins.
 
+On a ledger several gateways share, a task is followed by the gateway holding its lease
+(``_shared``): renewed at least every third of a lease while waiting and right before each
+poll, and each poll given at most half a lease; a follower whose lease another gateway took
+stops at once, so no task is ever polled by two gateways at once. Each poll names its
+gateway in ``User-Agent``.
+
 Every wait has a deadline (``max(600 s, 3 x the family's upper ETA) / speed``), after which
 the task is marked failed with a sentence saying so.
 """
@@ -48,12 +54,26 @@ class Tracker:
         self.http = http
         self.media_dir = media_dir
         self._followers: dict[str, asyncio.Task[None]] = {}
+        shared = state.shared
+        who = shared.holder if shared is not None else "gateway"
+        self._agent = {"user-agent": f"mediagen-nb-classroom ({who})"}
+        # On a shared ledger a poll ends within the lease renewed just before it.
+        self._timeout = httpx2.Timeout(shared.lease_s / 2) if shared is not None else http.timeout
 
-    def follow(self, record: TaskRecord) -> None:
-        """Start following ``record`` on the running loop (once per task)."""
+    def follow(self, record: TaskRecord, *, taken_over: bool = False) -> None:
+        """Start following ``record`` on the running loop (once per task).
+
+        Args:
+            record: The task.
+            taken_over: Its lease expired under another gateway, which last polled it at
+                least a lease ago: the first poll comes that much sooner.
+        """
         if record.done or record.refused or record.id in self._followers:
             return
-        task = asyncio.get_running_loop().create_task(self._follow(record))
+        first = self.interval(record)
+        if taken_over and self.state.shared is not None:
+            first = max(0.0, first - self.state.shared.lease_s)
+        task = asyncio.get_running_loop().create_task(self._follow(record, first))
         self._followers[record.id] = task
         task.add_done_callback(lambda _t: self._followers.pop(record.id, None))
 
@@ -81,13 +101,13 @@ class Tracker:
     def _deadline_s(self, record: TaskRecord) -> float:
         return self.pace(record).deadline
 
-    async def _follow(self, record: TaskRecord) -> None:
+    async def _follow(self, record: TaskRecord, wait: float) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._deadline_s(record)
-        wait = self.interval(record)
         try:
             while loop.time() < deadline:
-                await asyncio.sleep(max(0.0, min(wait, deadline - loop.time())))
+                if not await self._wait(record, min(wait, deadline - loop.time())):
+                    return  # another gateway follows it now
                 wait = await self._poll(record)
                 if record.done:
                     return
@@ -99,13 +119,32 @@ class Tracker:
             log.exception("following task %s failed", record.id)
             self._finish(record, "failed", "the gateway could not follow this task")
 
+    async def _wait(self, record: TaskRecord, seconds: float) -> bool:
+        """Sleep ``seconds``; on a shared ledger, renew the lease at least every third of it
+        and right before the poll. False once another gateway holds the task."""
+        shared = self.state.shared
+        if shared is None:
+            await asyncio.sleep(max(0.0, seconds))
+            return True
+        loop = asyncio.get_running_loop()
+        end = loop.time() + seconds
+        step = shared.lease_s / 3
+        while True:
+            left = end - loop.time()
+            await asyncio.sleep(max(0.0, min(left, step)))
+            if not shared.renew_lease(record.id):
+                return False
+            if left <= step:
+                return True
+
     async def _poll(self, record: TaskRecord) -> float:
         """One upstream poll; returns the seconds to wait before the next."""
         interval = self.interval(record)
         try:
             response = await self.http.get(
                 f"{self.upstream.base_url}/v1/result/{record.id}",
-                headers=self.upstream.auth_headers(),
+                headers={**self.upstream.auth_headers(), **self._agent},
+                timeout=self._timeout,
             )
         except httpx2.HTTPError as error:
             log.info("poll of %s failed (%s); trying again", record.id, type(error).__name__)
@@ -136,6 +175,9 @@ class Tracker:
             if url is None:
                 self._finish(record, "failed", "the service finished without a result URL")
                 return
+            shared = self.state.shared
+            if shared is not None and not shared.renew_lease(record.id):
+                return  # another gateway follows it now (and fetches it)
             media = await self._fetch(record, url)
             if media is None:
                 return  # failed (refused), or try again at the next poll

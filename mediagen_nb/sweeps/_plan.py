@@ -101,13 +101,15 @@ def _value(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _cells(kind: SweepKind, axes: dict[str, list[Any]], fixed: dict[str, Any]) -> list[Cell]:
+def _cells(
+    kind: SweepKind, axes: dict[str, list[Any]], fixed: dict[str, Any], fit: bool = False
+) -> list[Cell]:
     names = list(axes)
     cells = []
     for index, combo in enumerate(itertools.product(*(axes[n] for n in names))):
         cell_axes = {n: _value(v) for n, v in zip(names, combo, strict=True)}
         params = {**{k: _value(v) for k, v in fixed.items()}, **cell_axes}
-        done = translate(kind, params)
+        done = translate(kind, params, fit=fit)
         cells.append(
             Cell(
                 index,
@@ -158,14 +160,17 @@ class SweepPlan:
         sweep_id: str | None = None,
         cells: list[Cell] | None = None,
         order: list[str] | None = None,
+        fit: bool = False,
     ) -> None:
         self.kind = kind
+        self.fit = fit
+        """Values a model cannot take were fitted to ones it can (:meth:`fitted`)."""
         self.axes = axes
         self.fixed = fixed
         self.order = order or [*axes, *fixed]
         """The parameters in the order they were given (for :meth:`code`)."""
         self.sweep_id = sweep_id or f"sweep-{uuid.uuid4().hex[:12]}"
-        self.cells: list[Cell] = cells if cells is not None else _cells(kind, axes, fixed)
+        self.cells: list[Cell] = cells if cells is not None else _cells(kind, axes, fixed, fit)
         self.results: dict[int, CellResult] = {}
         self._listeners: list[Callable[[int], None]] = []
 
@@ -226,7 +231,19 @@ class SweepPlan:
             elif name in self.fixed:
                 value = self.fixed[name]
                 args.append(f"{name}={tuple(value) if isinstance(value, list) else value!r}")
-        return "import mediagen_nb as mg\n\nplan = mg.sweep(" + ", ".join(args) + ")\n"
+        fitted = ".fitted()" if self.fit else ""
+        return "import mediagen_nb as mg\n\nplan = mg.sweep(" + ", ".join(args) + f"){fitted}\n"
+
+    def fitted(self) -> SweepPlan:
+        """The same sweep where a model that cannot take a value gets one it can.
+
+        "nano-banana: resolution 1K (it has no 4K)": each such change is a note of the cell,
+        where the plain plan would make the cell invalid. The Studio's Compare row is one.
+
+        Returns:
+            A new plan (its own ``sweep_id``), nothing sent.
+        """
+        return SweepPlan(self.kind, self.axes, self.fixed, order=self.order, fit=True)
 
     # -- running ------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ def plan_from_event(event: dict[str, Any]) -> SweepPlan:
         sweep_id=str(event["key"]),
         cells=cells,
         order=list(data.get("order") or []),
+        fit=bool(data.get("fit")),
     )
 
 

@@ -112,6 +112,7 @@ def _record_plan(run: _Run) -> None:
     data = {
         "kind": plan.kind,
         "order": plan.order,
+        "fit": plan.fit,
         "axes": plan.axes,
         "fixed": {k: list(v) if isinstance(v, tuple) else v for k, v in plan.fixed.items()},
         "cells": [c.to_json() for c in plan.cells],

@@ -50,14 +50,30 @@ class Translation:
     """Errors: the cell is not sent."""
     notes: tuple[str, ...] = ()
     """Parameters a family changed or dropped, and warnings of the validator, in words."""
+    fits: tuple[Fit, ...] = ()
+    """With ``fit``: each value a model could not take, and what it receives instead."""
 
 
-def translate(kind: SweepKind, params: dict[str, Any]) -> Translation:
+@dataclass(frozen=True)
+class Fit:
+    """A value a model cannot take, replaced by one it can (a fitted plan, the Compare row)."""
+
+    control: str
+    """The family's control key that received the value."""
+    given: Any
+    sent: Any
+    text: str
+    """In words, e.g. "1K (it has no 4K)"."""
+
+
+def translate(kind: SweepKind, params: dict[str, Any], *, fit: bool = False) -> Translation:
     """The request of one cell of a ``kind`` sweep with these parameters.
 
     Args:
         kind: ``"image"``, ``"video"`` or ``"chat"``.
         params: the cell's parameters, in common words or the family's own names.
+        fit: give a model that cannot take an option value the option it can take (the
+            form's own fallback) and say so, instead of making the cell invalid.
 
     Returns:
         Its family, path, body, problems (errors) and notes.
@@ -69,10 +85,12 @@ def translate(kind: SweepKind, params: dict[str, Any]) -> Translation:
     if fam is None:
         return Translation(None, "", {"model": model}, (problem,) if problem else ())
     values = from_body(fam.id, {"model": model})
-    state = _State(fam, values)
+    state = _State(fam, values, model if fit else "")
     for name, value in params.items():
         if name not in ("model", "family"):
             state.put(name, value)
+    if fit:
+        state.fit()
     controls = controls_for(fam.id)
     for c in controls:
         if c.send == "selector" and c.key not in state.given:
@@ -83,7 +101,16 @@ def translate(kind: SweepKind, params: dict[str, Any]) -> Translation:
     found = validate_request(fam.create_path, body)
     problems = state.problems + [p for p in found if p.is_error]
     notes = state.notes + [f"{fam.id}: {p}" for p in found if not p.is_error]
-    return Translation(fam.id, fam.create_path, body, tuple(problems), tuple(notes))
+    fits = tuple(state.fits)
+    return Translation(fam.id, fam.create_path, body, tuple(problems), tuple(notes), fits)
+
+
+def _shown(control: Control, value: Any) -> str:
+    """An option value as the form labels it ("" is the service's default)."""
+    label = next((o["label"] for o in control.options if o["value"] == value), None)
+    if label is not None:
+        return str(label)
+    return "the default" if value in _EMPTY else str(value)
 
 
 def _family(kind: str, model: str, family_id: Any) -> tuple[Family | None, Problem | None]:
@@ -107,8 +134,11 @@ def _family(kind: str, model: str, family_id: Any) -> tuple[Family | None, Probl
 class _State:
     """The values of one cell's form as its parameters are put in, and what is said."""
 
-    def __init__(self, fam: Family, values: dict[str, Any]) -> None:
+    def __init__(self, fam: Family, values: dict[str, Any], fit_model: str = "") -> None:
         self.fam = fam
+        self.fit_model = fit_model
+        """The model whose options values are fitted to ("": no fitting)."""
+        self.fits: list[Fit] = []
         self.values = values
         self.controls = {c.key: c for c in controls_for(fam.id)}
         self.fields = {p.name for p in params_for(fam.id)}
@@ -139,6 +169,9 @@ class _State:
 
     def _carry(self, name: str, value: Any, target: Control) -> None:
         converted = carried_into(target, value)
+        if converted in _EMPTY and value not in _EMPTY and self.fit_model:
+            self._fitted(target, value, self.values.get(target.key), name)
+            return
         if converted in _EMPTY and value not in _EMPTY:
             taken = [o["value"] for o in target.options if o["value"] != ""]
             if target.table:  # a choice: what its options mean, in the common word's terms
@@ -152,6 +185,21 @@ class _State:
         self._set(target.key, converted)
         if target.send in ("field", "choice") and (target.to != name or converted != value):
             self.carried.append((name, value, target))
+
+    def fit(self) -> None:
+        """Give each option control a value this model takes (the form's ``normalize``)."""
+        from mediagen_nb.widgets._form_state import normalize
+
+        fitted = normalize(self.fam.id, self.values)
+        for key in sorted(self.given):
+            if fitted.get(key) != self.values.get(key) and key in self.controls:
+                self._fitted(self.controls[key], self.values.get(key), fitted.get(key), key)
+        self.values.update(fitted)
+
+    def _fitted(self, control: Control, given: Any, sent: Any, name: str) -> None:
+        text = f"{_shown(control, sent)} (it has no {_shown(control, given)})"
+        self.fits.append(Fit(control.key, given, sent, text))
+        self.notes.append(f"{self.fit_model}: {name} {text}")
 
     def note_changes(self, body: dict[str, Any]) -> None:
         """Say where a common parameter went when it became another field or value."""

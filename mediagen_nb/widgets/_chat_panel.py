@@ -35,6 +35,7 @@ from mediagen_nb.types import Problem, RequestValidationError, validate_request
 from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._chat_code import chat_code
+from mediagen_nb.widgets._chat_compare import ChatCompareMixin
 from mediagen_nb.widgets._chat_form import DEFAULT_MODEL, DEFAULTS, coerce, form_spec, settings_of
 from mediagen_nb.widgets._chat_options import (
     FIELDS,
@@ -63,7 +64,7 @@ from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 _KEYS = itertools.count(1)
 
 
-class ChatPanel(ChatRunner, WidgetPanel):
+class ChatPanel(ChatCompareMixin, ChatRunner, WidgetPanel):
     """Chat with any text model of the catalog over chat-completions or messages.
 
     Programmatic use: ``panel.set(message="hi")`` then ``panel.send()`` (or
@@ -77,7 +78,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
         show_mode: Show the line saying demo mode or the connected service.
     """
 
-    _esm = esm("chat_markdown.js", "chat_transcript.js", "chat.js")
+    _esm = esm("compare.js", "chat_markdown.js", "chat_transcript.js", "chat.js")
     _css = css("chat.css")
     title = "Chat"
 
@@ -140,6 +141,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
         }
         for name, handler in actions.items():
             self.on_action(name, self._plain(handler))
+        self._setup_chat_compare()
         self._class_models: frozenset[str] | None = None
         self.session.on_classroom(self.guard(self._on_classroom))
         if self.session.classroom is not None:  # built after the class's answer came
@@ -149,6 +151,7 @@ class ChatPanel(ChatRunner, WidgetPanel):
     def _on_classroom(self, session: Session) -> None:
         """A classroom's models: offer only those, on the class's default when they change."""
         models = allowed(session.classroom)
+        self.compare_allowed(models)
         if models != self._class_models:
             self._class_models = models
             default = class_default("chat", session.classroom)
@@ -214,11 +217,12 @@ class ChatPanel(ChatRunner, WidgetPanel):
         draft = str(self.values.get("message", "")).strip()
         with self.hold_sync():
             self.problems = shown
-            self.can_send = not problems and not self.busy and not waiting
-            self.can_stop = self.busy
-            self.can_retry = self._last is not None and not self.busy
+            busy = self.busy or self.comparing
+            self.can_send = not problems and not busy and not waiting
+            self.can_stop = busy
+            self.can_retry = self._last is not None and not busy
             self.attachments = [a.to_json() for a in self._pending]
-            if self.busy:
+            if busy:
                 self.hint = "A reply is streaming: Stop it or wait."
             elif waiting:
                 self.hint = "Type the tool's result above to continue."
@@ -400,6 +404,9 @@ class ChatPanel(ChatRunner, WidgetPanel):
         """Send from the front end (with the draft as typed there): a refused request marks
         its fields touched and shows their problems, not an error box."""
         draft = message.get("message")
+        if self.compare:
+            self.send_compare(draft if isinstance(draft, str) else str(self.values["message"]))
+            return
         try:
             self.send(draft if isinstance(draft, str) else None)
         except RequestValidationError:

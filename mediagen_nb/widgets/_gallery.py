@@ -335,9 +335,17 @@ class GalleryMixin:
             self.save_path = result.local_path
             self.save_note = save_note(result.file_name, result.local_path)
 
+    def _all_results(self) -> list[Result]:
+        """Every card shown (the gallery's; Compare adds its rows' cards)."""
+        return list(self._results)
+
+    def _push_rows(self) -> None:
+        """Send other card lists with the gallery's batch (Compare's rows)."""
+
     def _push(self) -> None:
         self.sending = self._sending
         self.results = [r.to_json() for r in self._results]
+        self._push_rows()
         if self._media_dirty:
             self._media_dirty = False
-            self.media = {r.id: r.media_json() for r in self._results if r.preview_bytes}
+            self.media = {r.id: r.media_json() for r in self._all_results() if r.preview_bytes}

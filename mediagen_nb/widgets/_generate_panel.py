@@ -29,6 +29,7 @@ from mediagen_nb.catalog._controls import form_spec
 from mediagen_nb.widgets._base import Throttle, WidgetPanel
 from mediagen_nb.widgets._class_models import allowed, class_default, form_families
 from mediagen_nb.widgets._codegen import code_for
+from mediagen_nb.widgets._compare import CompareMixin
 from mediagen_nb.widgets._form_state import (
     FormProblem,
     carry,
@@ -55,7 +56,7 @@ _LAST: weakref.WeakKeyDictionary[Session, dict[str, dict[str, Any]]] = weakref.W
 """Per session: the last request sent from each family."""
 
 
-class GeneratePanel(GalleryMixin, WidgetPanel):
+class GeneratePanel(CompareMixin, GalleryMixin, WidgetPanel):
     """Shared body of the image and video panels; use ``ImagePanel`` or ``VideoPanel``.
 
     Args:
@@ -64,7 +65,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         show_banner: Show the line saying demo mode or the connected service.
     """
 
-    _esm = esm("generate.js")
+    _esm = esm("compare.js", "generate.js")
     _css = css("generate.css")
 
     kind: Kind = "image"
@@ -130,6 +131,7 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         if model:
             self.select(model)
         self.observe(self._values_observed, names="values")
+        self._setup_compare()
         self.session.on_assets_change(self._on_session_assets)
         self._on_session_assets(self.session)
         self._class_models: frozenset[str] | None = None
@@ -286,14 +288,16 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
                 self._syncing = False
             self.offered = offered(fam_id, values)
             self.problems = [p.to_json() for p in self._problems]
-            self.hint = hint(self._problems)
-            self.can_generate = self.valid
+            if not self.compare:  # with Compare on, the union form's check says these
+                self.hint = hint(self._problems)
+                self.can_generate = self.valid
             self.code = code_for(self.kind, to_body(fam_id, values)[0], fam_id)
 
     def _on_classroom(self, session: Session) -> None:
         """A classroom's models: offer only those, on the class's default when they change."""
         self.spec = form_families(form_spec(self.kind), session.classroom)
         models = allowed(session.classroom)
+        self.compare_allowed(models)
         if models == self._class_models:
             return
         self._class_models = models
@@ -316,8 +320,14 @@ class GeneratePanel(GalleryMixin, WidgetPanel):
         elif callback not in self._submit_callbacks:
             self._submit_callbacks.append(callback)
 
-    def generate(self) -> asyncio.Task[Result | None] | None:
-        """Submit the form (like the button); returns the background task, None if invalid."""
+    def generate(self) -> asyncio.Task[Any] | None:
+        """Submit the form (like the button); returns the background task, None if invalid.
+
+        With Compare on, it is the row's sweep (``generate_compare``): one card per model.
+        """
+        if self.compare:
+            row = self.generate_compare()
+            return None if row is None else row.run
         if not self.valid:
             self.attempted = True  # now every error shows next to its field
             return None

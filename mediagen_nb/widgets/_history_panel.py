@@ -66,6 +66,7 @@ DEFAULT_FILTERS: dict[str, str] = {
     "status": "",
     "model": "",
     "text": "",
+    "sweep": "",
 }
 
 
@@ -83,7 +84,31 @@ def filter_options(records: list[Record]) -> dict[str, list[dict[str, str]]]:
     return {
         "status": sorted((option(s, status_label(s)) for s in statuses), key=_by_label),
         "model": sorted((option(m, t) for m, t in models.items()), key=_by_label),
+        "sweep": sweep_options(records),
     }
+
+
+def sweep_options(records: list[Record]) -> list[dict[str, str]]:
+    """One option per comparison (sweep) of the rows, newest first: its prompt and size."""
+    found: dict[str, list[Record]] = {}
+    for r in records:
+        if r.get("sweep_id"):
+            found.setdefault(str(r["sweep_id"]), []).append(r)
+    out = []
+    for sweep_id, rows in found.items():
+        prompt = str(rows[0].get("prompt") or "")[:40] or sweep_id
+        out.append({"value": sweep_id, "label": f"{prompt} · {len(rows)}", "title": sweep_id})
+    return out
+
+
+def grouped(records: list[Record]) -> list[Record]:
+    """The rows with each comparison's rows together, where its newest row is."""
+    first: dict[str, int] = {}
+    keyed = []
+    for i, r in enumerate(records):
+        group = first.setdefault(str(r["sweep_id"]), i) if r.get("sweep_id") else i
+        keyed.append((group, i, r))
+    return [r for _g, _i, r in sorted(keyed, key=lambda k: (k[0], k[1]))]
 
 
 def _by_label(option: dict[str, str]) -> tuple[str, str]:
@@ -177,6 +202,7 @@ class HistoryPanel(WidgetPanel):
             "status": values["status"] or None,
             "model": values["model"] or None,
             "text": str(values["text"]).strip() or None,
+            "sweep_id": values["sweep"] or None,
         }
 
     def set_values(self, **changes: str) -> None:
@@ -237,7 +263,7 @@ class HistoryPanel(WidgetPanel):
     def _refresh(self) -> list[Record]:
         everything = self._history()
         scoped = self._scoped(everything)
-        records = self._scoped(self._history(**self.filters()))
+        records = grouped(self._scoped(self._history(**self.filters())))
         self.records = records
         pages = max(1, math.ceil(len(records) / self.page_size))
         page = min(max(self.page, 0), pages - 1)

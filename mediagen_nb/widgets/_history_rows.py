@@ -179,5 +179,6 @@ def front_end_row(row: Mapping[Any, Any], thumbs: Thumbnails) -> dict[str, Any]:
         "error": text(row.get("error")),
         "openable": openable,
         "parents": parents_of(row),
+        "sweep_id": text(row.get("sweep_id")),
         **preview(row, thumbs),
     }

@@ -363,13 +363,56 @@ function chatComposer(ctx) {
   return { el, parts: [controls, attach] };
 }
 
+/** Compare: each model's answer side by side, streaming at once (one Stop stops them all). */
+function chatCompareAnswers(model) {
+  const list = mgEl("div", { class: "mg-chat__compare", role: "list", "aria-label": "Compared answers" });
+  const code = mgCopy(() => model.get("compare_code"), "Copy as code");
+  const el = mgEl("section", { class: "mg-chat__compare-row", "aria-label": "Compare" }, list, code);
+  const cards = [];
+  return {
+    el,
+    traits: ["compare", "compare_answers", "compare_code"],
+    update() {
+      const answers = model.get("compare_answers");
+      el.hidden = !model.get("compare") || !answers.length;
+      while (cards.length > answers.length) cards.pop().el.remove();
+      answers.forEach((a, i) => {
+        if (!cards[i]) {
+          const title = mgEl("h4", { class: "mg-chat__compare-title" });
+          const state = mgEl("span", { class: "mg-muted" });
+          const text = mgEl("div", { class: "mg-chat__compare-text" });
+          const error = mgEl("p", { class: "mg-error" });
+          const card = mgEl("article", { class: "mg-chat__compare-card", role: "listitem" },
+            mgEl("header", { class: "mg-row" }, title, state), text, error);
+          cards[i] = { el: card, title, state, text, error, shown: null };
+          list.append(card);
+        }
+        const c = cards[i];
+        c.title.textContent = a.title;
+        c.el.dataset.state = a.state;
+        c.el.setAttribute("aria-label", `${a.title}: ${CHAT_STATE_TEXT[a.state] || "Done"}`);
+        c.state.textContent = CHAT_STATE_TEXT[a.state] || "Done";
+        c.error.textContent = a.error;
+        c.error.hidden = !a.error;
+        if (c.shown !== a.text) {
+          c.shown = a.text;
+          chatMarkdown(c.text, a.text);
+        }
+      });
+      code.hidden = !model.get("compare_code");
+    },
+  };
+}
+
 function render({ model, el }) {
   const ctx = chatContext(model);
   return mgCompose(model, el, "chat", [
     chatTop(ctx),
     chatHead(ctx),
+    mgCmpSwitch(model),
     chatSettings(ctx),
     chatTranscript(ctx),
+    chatCompareAnswers(model),
     chatComposer(ctx),
     mgCodeBox("mg-chat__code"),
     mgNoticePart(model),

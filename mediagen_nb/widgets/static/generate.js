@@ -382,7 +382,9 @@ function mgGenResults(model) {
   const noun = kind === "image" ? "images" : "videos";
   const urls = new Map(); // result id -> object URL of its preview
   const full = new Map(); // result id -> object URL of the full-size file
-  const find = (id) => model.get("results").find((x) => x.id === id);
+  const find = (id) =>
+    model.get("results").find((x) => x.id === id) ||
+    model.get("compare_rows").flatMap((w) => w.cards).find((x) => x.id === id);
   let lightbox = null;
   let pendingSave = null;
   let receivedAt = performance.now();
@@ -440,9 +442,11 @@ function mgGenResults(model) {
   const count = mgEl("span", { class: "mg-muted" });
   const empty = mgEl("p", { class: "mg-gen__empty mg-muted", text: `Your ${noun} appear here, newest first.` });
   const saved = mgStatusLine("save_note", "mg-gen__saved", "save_path");
+  const compared = mgCmpRows(model, on, preview, elapsed);
   const root = mgEl("section", { class: "mg-gen__results", "aria-label": "Results" },
-    mgEl("div", { class: "mg-row" }, mgEl("h3", { text: "Results" }), count), saved.el, empty, gallery.el);
+    mgEl("div", { class: "mg-row" }, mgEl("h3", { text: "Results" }), count), saved.el, compared.el, empty, gallery.el);
   const ticker = setInterval(() => {
+    compared.tick();
     for (const r of model.get("results")) {
       if (!MG_TERMINAL.has(r.status)) gallery.entries.get(r.id)?.tick(r, elapsed(r));
     }
@@ -455,7 +459,7 @@ function mgGenResults(model) {
       gallery.sync(results);
       const done = results.filter((r) => r.status === "completed").length;
       count.textContent = results.length ? `${results.length} · ${done} done` : "";
-      empty.hidden = results.length > 0;
+      empty.hidden = results.length > 0 || model.get("compare_rows").length > 0;
     },
     onMessage(msg, buffers) {
       if (msg?.kind !== "full" || !buffers?.length) return;
@@ -473,7 +477,7 @@ function mgGenResults(model) {
       for (const u of [...urls.values(), ...full.values()]) URL.revokeObjectURL(u);
     },
   };
-  return { el: root, parts: [cards, saved, mgFrameDrawer(model)] };
+  return { el: root, parts: [cards, saved, compared, mgFrameDrawer(model)] };
 }
 
 /**
@@ -481,7 +485,8 @@ function mgGenResults(model) {
  * full-size file, and `upgrade(id, url)` swaps it in when it is the one shown.
  */
 function mgGenLightbox(model, id, host, files, onClose) {
-  const results = model.get("results").filter((r) => r.status === "completed" && r.has_media);
+  const all = [...model.get("compare_rows").flatMap((w) => w.cards), ...model.get("results")];
+  const results = all.filter((r) => r.status === "completed" && r.has_media);
   const ids = results.map((r) => r.id);
   const items = results.map((r) => ({
     src: files.url(r.id),
@@ -506,8 +511,19 @@ function mgGenLightbox(model, id, host, files, onClose) {
 
 /** The request column: the form, Generate, copy as code, and "Open a saved file". */
 function mgGenRequest(model, st) {
+  const single = mgGenForm(model, st);
+  const code = mgCodeBox("mg-gen__codebox");
+  const rowCode = mgCodeBox("mg-gen__codebox", "compare_code");
+  const swap = {
+    traits: ["compare"],
+    update() {
+      const on = model.get("compare");
+      single.el.hidden = code.el.hidden = on;
+      rowCode.el.hidden = !on;
+    },
+  };
   const group = mgGroup({ tag: "section", class: "mg-gen__form", "aria-label": "Request" },
-    mgGenForm(model, st), mgGenActions(model, st), mgCodeBox("mg-gen__codebox"));
+    mgCmpSwitch(model), single, mgCmpForm(model, st), mgGenActions(model, st), code, rowCode, swap);
   group.el.append(mgGenOpenFile(model, group.el));
   return group;
 }

@@ -76,7 +76,8 @@ function mgClamp(text, cls, key, expanded, limit = 60) {
 
 /** The current filters, with their defaults. */
 function mgHistValues(model) {
-  return { scope: "session", kind: "", status: "", model: "", text: "", ...(model.get("values") || {}) };
+  const base = { scope: "session", kind: "", status: "", model: "", text: "", sweep: "" };
+  return { ...base, ...(model.get("values") || {}) };
 }
 
 function mgHistSet(model, changes) {
@@ -135,6 +136,7 @@ function mgHistFilters(model) {
   const kind = mgSelect({ name: "kind", options: MG_HISTORY_KINDS, onChange: (v) => set({ kind: v }) });
   const status = mgSelect({ name: "status", onChange: (v) => set({ status: v }) });
   const modelSel = mgSelect({ name: "model", onChange: (v) => set({ model: v }) });
+  const sweep = mgSelect({ name: "sweep", onChange: (v) => set({ sweep: v }) });
   let typing = null;
   const search = mgEl("input", { type: "search", name: "text", placeholder: "prompt, answer, id, error" });
   search.addEventListener("input", () => {
@@ -148,6 +150,7 @@ function mgHistFilters(model) {
     mgHistLabelled("Kind", kind),
     mgHistLabelled("Status", status),
     mgHistLabelled("Model", modelSel),
+    mgHistLabelled("Comparison", sweep),
     mgHistLabelled("Search", search),
     mgEl("div", { class: "mg-history-filter mg-history-filter--end" }, refresh));
   return {
@@ -158,6 +161,7 @@ function mgHistFilters(model) {
       const opts = model.get("options") || {};
       mgHistFill(status, opts.status, "All statuses", v.status);
       mgHistFill(modelSel, opts.model, "All models", v.model);
+      mgHistFill(sweep, opts.sweep, "All requests", v.sweep);
       kind.value = v.kind;
       scope.mgSet(v.scope);
       if (el.getRootNode().activeElement !== search && search.value !== v.text) search.value = v.text;

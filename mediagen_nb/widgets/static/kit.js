@@ -5,6 +5,7 @@
 // Colours come from kit.css tokens (JupyterLab `--jp-*` variables with fallbacks).
 
 const MG_STATUS_TEXT = {
+  sending: "Sending",
   queued: "Queued",
   processing: "Working",
   completed: "Done",
