@@ -110,6 +110,7 @@ SUBPACKAGES: dict[str, list[str]] = {
         "ClassroomHandle",
         "ClassroomPanel",
         "Limits",
+        "PostgresClassLedger",
         "Roster",
         "Rules",
         "SqliteClassLedger",

@@ -67,7 +67,9 @@ def test_a_busy_answer_waits_its_retry_after_else_one_interval(
 
 def test_the_classroom_tracker_polls_at_the_clients_pace() -> None:
     upstream = SimpleNamespace(speed=30.0)
-    tracker = Tracker(cast(Any, None), cast(Any, upstream), cast(Any, None), Path("."))
+    state = SimpleNamespace(shared=None)  # one gateway, no shared ledger
+    http = SimpleNamespace(timeout=None)
+    tracker = Tracker(cast(Any, state), cast(Any, upstream), cast(Any, http), Path("."))
     for fam in families():
         record = cast(Any, SimpleNamespace(family=fam.id, model=_model(fam)))
         assert tracker.pace(record) == poll_pace(fam, _model(fam), 30.0)
