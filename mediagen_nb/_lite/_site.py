@@ -16,6 +16,11 @@ app. Voici (Voila's static counterpart) is not used: voici-core 0.10 needs jupyt
 (Python 3.14, ABI 2026_0) that pydantic-core's browser wheel on PyPI is built for; voici 0.10
 also pulls in the xeus kernel, whose environments come from conda channels.
 
+The site's ``service-worker.js`` is ours (``service-worker.js`` here): it does what
+JupyterLite's does for ``/drive`` and keeps every file of the site in the browser's Cache
+Storage on the first visit, so a second visit loads without the network. The landing page
+registers it before it opens the Studio, so everything the Studio loads passes through it.
+
 Downloads (the Pyodide tarball, wheels) are cached in ``cache`` (``default_cache()``), so
 a rebuild needs no network. Each build runs JupyterLite in a fresh temporary folder (an
 incremental JupyterLite rebuild once dropped the local-Pyodide setting) and then replaces
@@ -24,6 +29,7 @@ the output folder.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -255,6 +261,7 @@ def _lite_config(lite_dir: Path) -> None:
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "mediagen_nb playground",
+            "enableServiceWorkerCache": True,  # the same worker address as landing.html's
             "litePluginSettings": {KERNEL_PLUGIN: kernel},
         },
     }
@@ -282,6 +289,18 @@ def _landing(output: Path) -> None:
     (output / "index.html").write_text(page)
     (output / FAVICON).write_bytes(package.joinpath(FAVICON).read_bytes())
     (output / MARKER).write_text(f"mediagen-nb lite build (Pyodide {PYODIDE_VERSION})\n")
+
+
+def _service_worker(output: Path) -> str:
+    """Our service worker in place of JupyterLite's (``service-worker.js``): its cache is named
+    after a digest of every file of the site, so a new build starts a new cache."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in output.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(output)).encode() + b"\0" + path.read_bytes())
+    cache = f"mediagen-lite-{digest.hexdigest()[:16]}"
+    script = resources.files("mediagen_nb._lite").joinpath("service-worker.js").read_text()
+    (output / "service-worker.js").write_text(script.replace("{{CACHE}}", cache))
+    return cache
 
 
 def _size(folder: Path) -> tuple[int, int]:
@@ -334,6 +353,7 @@ def build_site(
             )  # fmt: skip
             _use_cdn(built, cdn_url())
         _landing(built)
+        _service_worker(built)
         if output.exists():
             shutil.rmtree(output)
         shutil.copytree(built, output)

@@ -3,22 +3,26 @@
 For where the ledger cannot keep a file (a browser tab keeps it in memory; see
 ``Ledger.keep_in_memory``), and to move a history between machines. The file holds the
 append-only event log (each event's time, kind, action, key, family, model, service, origin
-and data), from which the ledger rebuilds every row; the media cache is not included
-(a result shows again once it is downloaded). Import adds only the events the ledger does
-not hold yet, so importing twice changes nothing. A media path (``local_file``) is kept
-only when it lies inside the importing history's own media folder: any other (another
-machine's cache, or a file such as ``~/.ssh/id_rsa``) is dropped and counted. In
-JupyterLite, ``/drive/...`` is the browser's own storage, which outlives a reload.
+and data), from which the ledger rebuilds every row, and (``media=True``, the default) the
+cached result files, so an import shows its pictures at once. Import adds only the events
+the ledger does not hold yet, so importing twice changes nothing; a carried file goes into
+the importing home's media cache and its rows point there. Any other media path
+(``local_file``) is kept only when it lies inside the importing history's own media
+folder: any other (another machine's cache, or a file such as ``~/.ssh/id_rsa``) is
+dropped and counted.
 
-Format::
+Format (``media`` is optional; a reader of version 1 without it ignores it)::
 
     {"format": "mediagen_nb-history", "version": 1, "exported": <unix seconds>,
      "events": [{"ts": ..., "kind": "task", "action": "created", "key": ..., "family": ...,
-                 "model": ..., "service": ..., "origin": ..., "data": {...}}, ...]}
+                 "model": ..., "service": ..., "origin": ..., "data": {...}}, ...],
+     "media": [{"key": ..., "suffix": ".png", "base64": ...}, ...]}
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import logging
 import time
@@ -28,7 +32,7 @@ from typing import Any, Final, cast
 
 from mediagen_nb._hooks import EventKind, LedgerEvent
 from mediagen_nb.history._ledger import Ledger, ledger
-from mediagen_nb.history._media import inside
+from mediagen_nb.history._media import inside, media_path, safe_suffix, write_atomic
 
 log = logging.getLogger("mediagen_nb.history")
 
@@ -42,29 +46,50 @@ def _source(home: Path | str | None) -> Ledger:
     return ledger() if home is None else Ledger(home)
 
 
-def export_history(path: Path | str, *, home: Path | str | None = None) -> Path:
+def export_document(source: Ledger, *, media: bool = True) -> dict[str, Any]:
+    """The export of ``source``'s history as a JSON-ready document (module docstring)."""
+    events = source.events()
+    fields = ("ts", "kind", "action", "key", "family", "model", "service", "origin", "data")
+    document: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported": time.time(),
+        "events": [{name: event.get(name) for name in fields} for event in events],
+    }
+    if media:
+        document["media"] = _media_of(source)
+    return document
+
+
+def _media_of(source: Ledger) -> list[dict[str, str]]:
+    carried: dict[str, dict[str, str]] = {}
+    for item in source.items():
+        local = item.get("local_file")
+        key = str(item["key"])
+        if key in carried or not isinstance(local, str) or not Path(local).is_file():
+            continue
+        data = base64.b64encode(Path(local).read_bytes()).decode("ascii")
+        carried[key] = {"key": key, "suffix": Path(local).suffix, "base64": data}
+    return list(carried.values())
+
+
+def export_history(path: Path | str, *, home: Path | str | None = None, media: bool = True) -> Path:
     """Write every event of the history to a JSON file, to move or keep it.
 
     Args:
         path: The file to write (its folder is made when missing).
         home: Another history folder than ``$MEDIAGEN_HOME``.
+        media: Carry the cached result files too (an import then shows the pictures).
 
     Returns:
         The path written.
     """
     source = _source(home)
     try:
-        events = source.events()
+        document = export_document(source, media=media)
     finally:
         if home is not None:
             source.close()
-    fields = ("ts", "kind", "action", "key", "family", "model", "service", "origin", "data")
-    document = {
-        "format": FORMAT,
-        "version": VERSION,
-        "exported": time.time(),
-        "events": [{name: event.get(name) for name in fields} for event in events],
-    }
     target = Path(path).expanduser()
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
@@ -102,11 +127,15 @@ def _event(index: int, raw: Any) -> tuple[LedgerEvent, float, str]:
     return event, float(ts), raw.get("origin") or "imported"
 
 
-def read_export(path: Path | str) -> list[tuple[LedgerEvent, float, str]]:
-    """The events of an export file; ValueError saying what is wrong and where."""
-    source = Path(path).expanduser()
+Media = dict[str, tuple[str, bytes]]
+"""Carried result files: key -> (suffix, bytes)."""
+
+
+def parse_export(text: str, source: str) -> tuple[list[tuple[LedgerEvent, float, str]], Media]:
+    """The events and carried files of an export's text; ValueError saying what is wrong
+    and where (``source`` names the file in the message)."""
     try:
-        document = json.loads(source.read_text(encoding="utf-8"))
+        document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{source}: not a history export (invalid JSON: {exc})") from exc
     if not isinstance(document, dict) or document.get("format") != FORMAT:
@@ -116,7 +145,44 @@ def read_export(path: Path | str) -> list[tuple[LedgerEvent, float, str]]:
     events = document.get("events")
     if not isinstance(events, list):
         raise ValueError(f"{source}: events must be a list")
-    return [_event(i, raw) for i, raw in enumerate(events)]
+    return [_event(i, raw) for i, raw in enumerate(events)], _media(document.get("media", []))
+
+
+def _media(raw: Any) -> Media:
+    if not isinstance(raw, list):
+        raise ValueError("media: must be a list")
+    out: Media = {}
+    for index, entry in enumerate(raw):
+        where = f"media[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+            raise ValueError(f"{where}.key: must be a non-empty string")
+        try:
+            data = base64.b64decode(str(entry.get("base64", "")), validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(f"{where}.base64: must be base64 ({exc})") from exc
+        out[entry["key"]] = (safe_suffix(str(entry.get("suffix") or "")), data)
+    return out
+
+
+def read_export(path: Path | str) -> list[tuple[LedgerEvent, float, str]]:
+    """The events of an export file; ValueError saying what is wrong and where."""
+    source = Path(path).expanduser()
+    return parse_export(source.read_text(encoding="utf-8"), str(source))[0]
+
+
+def restore_document(
+    target: Ledger, events: list[tuple[LedgerEvent, float, str]], media: Media
+) -> tuple[int, int]:
+    """Write the carried files into ``target``'s media cache, point their events there, drop
+    every other media path outside that cache (``_keep_media_inside``), and add the events
+    ``target`` does not hold yet. Returns (events added, media paths dropped)."""
+    for key, (suffix, data) in media.items():
+        path = str(write_atomic(media_path(target.media_dir, key, suffix), data))
+        for event, _ts, _origin in events:
+            if event.key == key and "local_file" in event.data:
+                event.data["local_file"] = path
+    kept, dropped = _keep_media_inside(events, target.media_dir)
+    return target.restore(kept), dropped
 
 
 class ImportCount(int):
@@ -166,11 +232,11 @@ def import_history(path: Path | str, *, home: Path | str | None = None) -> Impor
     Raises:
         ValueError: The file is not a history export; the message names the field.
     """
-    events = read_export(path)
+    source = Path(path).expanduser()
+    events, media = parse_export(source.read_text(encoding="utf-8"), str(source))
     target = _source(home)
     try:
-        events, dropped = _keep_media_inside(events, target.media_dir)
-        added = target.restore(events)
+        added, dropped = restore_document(target, events, media)
     finally:
         if home is not None:
             target.close()

@@ -25,11 +25,12 @@ class HistoryUnavailableWarning(UserWarning):
 
 
 BROWSER_NOTICE = (
-    "History is kept in memory in this browser tab and is lost when the page is reloaded; "
-    "use Export to keep it: mediagen_nb.export_history('/drive/history.json') saves it, "
-    "mediagen_nb.import_history('/drive/history.json') brings it back."
+    "History is kept in memory in this browser tab and is lost when the page is reloaded "
+    "(this browser's storage cannot be used here); Export in the History tab saves it as a "
+    "file, Import brings it back."
 )
-"""The notice of a browser kernel's ledger (``Ledger.keep_in_memory``)."""
+"""The notice of a browser kernel's ledger when the browser's storage cannot be used
+(``_browser.attach`` failed; ``Ledger.keep_in_memory``)."""
 
 
 def describe(db_path: Path, exc: BaseException | str) -> str:

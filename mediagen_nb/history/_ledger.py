@@ -134,6 +134,7 @@ class Ledger:
         self._next_file_try = 0.0
         self._memory_only = False
         self._on_problem: list[ProblemCallback] = []
+        self._on_write: list[Callable[[], None]] = []
         self.problem: str | None = None
         """What keeps the history from its file, and where (None while all is well)."""
         self.problem_expected = False
@@ -184,6 +185,35 @@ class Ledger:
                     self._on_problem.remove(callback)
             elif callback not in self._on_problem:
                 self._on_problem.append(callback)
+
+    def on_write(self, callback: Callable[[], None], remove: bool = False) -> None:
+        """Call ``callback()`` after every write (the browser's store saves then)."""
+        if remove:
+            if callback in self._on_write:
+                self._on_write.remove(callback)
+        elif callback not in self._on_write:
+            self._on_write.append(callback)
+
+    def _wrote(self) -> None:
+        for callback in list(self._on_write):
+            try:
+                callback()
+            except Exception:
+                log.exception("history: a write callback failed")
+
+    def memory_connection(self) -> sqlite3.Connection:
+        """The in-memory database (``use_memory`` made it); RuntimeError before that."""
+        if self._memory is None:
+            raise RuntimeError("the history is not kept in memory")
+        return self._memory
+
+    def forget_everything(self) -> None:
+        """Delete every event and row of the in-memory database (the browser's Clear)."""
+        with self._lock:
+            memory = self.memory_connection()
+            memory.execute("DELETE FROM events")
+            memory.execute("DELETE FROM items")
+            self._backlog.clear()
 
     def check(self) -> str | None:
         """Open the file (falling back when it cannot be used); return ``problem``."""
@@ -291,6 +321,7 @@ class Ledger:
             self._backlog.append(_Pending(row, self._clock()))
             due = self._memory is None or time.monotonic() >= self._next_file_try
             self._flush_locked(to_file=due)
+        self._wrote()
 
     def flush(self) -> int:
         """Try the file again for events not yet written there; return how many remain."""
@@ -455,9 +486,12 @@ class Ledger:
             row["data"] = json.loads(row["data"])
         return rows
 
-    def restore(self, events: Iterable[tuple[LedgerEvent, float, str]]) -> int:
+    def restore(
+        self, events: Iterable[tuple[LedgerEvent, float, str]], *, quiet: bool = False
+    ) -> int:
         """Write ``(event, ts, origin)`` triples the ledger does not hold yet (same time,
-        kind, action, key and origin); return how many were added (see ``_backup``)."""
+        kind, action, key and origin); return how many were added (see ``_backup``).
+        ``quiet``: do not call the ``on_write`` callbacks (the caller saves itself)."""
         with self._lock:
             self._flush_locked(to_file=not self._memory_only)
             if self._memory is None:
@@ -473,7 +507,9 @@ class Ledger:
                     continue
                 write(conn, prepare(event), ts, origin)
                 added += 1
-            return added
+        if added and not quiet:
+            self._wrote()
+        return added
 
 
 _LIVE: weakref.WeakSet[Ledger] = weakref.WeakSet()
@@ -510,6 +546,9 @@ def ledger() -> Ledger:
             if current is not None and current.home != home:
                 current.close()  # its file connection; whoever still holds it reopens it
             current = _default = Ledger(home)
-            if is_browser():  # a file in the tab's file system is gone after a reload
-                current.keep_in_memory(BROWSER_NOTICE)
+            if is_browser():  # kept in the browser's IndexedDB, else in memory only
+                from mediagen_nb.history._browser import attach
+
+                if attach(current) is None:
+                    current.keep_in_memory(BROWSER_NOTICE)
         return current

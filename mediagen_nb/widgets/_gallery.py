@@ -28,6 +28,7 @@ from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._card_actions import card_actions
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
+from mediagen_nb.widgets._share import share_query
 from mediagen_nb.widgets._where import save_note, where
 
 _SUFFIX = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "video/mp4": ".mp4"}
@@ -149,6 +150,7 @@ class Result:
             "has_media": bool(self.preview_bytes),
             "resumed": self.resumed,
             "code": self.code(),
+            "share": share_query(self.kind, self.body),
             "parents": self.parents,
             "actions": self.actions_json(),
         }

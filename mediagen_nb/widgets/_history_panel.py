@@ -5,7 +5,8 @@ Front end: ``static/history.js`` + ``history.css`` on the shared kit. Python own
 ``values`` holds the filters (``scope``: ``session`` or ``all``; ``kind``, ``status``,
 ``model``, ``text``), ``page`` / ``page_size`` the paging, ``rows`` the current page (see
 ``_history_rows``). Actions from the front end: ``refresh``, ``prev``, ``next``, ``reopen``
-(``{"id"}``), ``export``, ``download``, ``dismiss``.
+(``{"id"}``), ``export``, ``download``, ``export-history``, ``import-history`` (the file in
+the message's buffer), ``clear-history`` (``_history_keep``), ``dismiss``.
 
 "This session" means the rows this kernel wrote an event for (created, polled or resumed
 here: ``Ledger.keys_of()``); "All" is the whole history. Reading the ledger is local SQLite,
@@ -33,9 +34,11 @@ from typing import TYPE_CHECKING, Any
 import traitlets
 
 from mediagen_nb._home import resolve_home
+from mediagen_nb._platform import is_browser
 from mediagen_nb.catalog import family as family_of
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
+from mediagen_nb.widgets._history_keep import HistoryKeep
 from mediagen_nb.widgets._history_rows import (
     Thumbnails,
     front_end_row,
@@ -115,7 +118,7 @@ def _by_label(option: dict[str, str]) -> tuple[str, str]:
     return option["label"].casefold(), option["value"]
 
 
-class HistoryPanel(WidgetPanel):
+class HistoryPanel(WidgetPanel, HistoryKeep):
     """Every task, chat turn and asset of the history: a page at a time, filterable,
     reopenable in its panel, exportable.
 
@@ -189,7 +192,16 @@ class HistoryPanel(WidgetPanel):
         self.on_action("export", lambda _m: self.export())
         self.on_action("download", lambda _m: self.download())
         self.observe(self.guard(self._filters_changed), names="values")
+        if is_browser() and home is None:  # the browser keeps earlier visits: show them
+            self.values = {**DEFAULT_FILTERS, "scope": "all"}
+        self._setup_keep()
         self.guard(self.refresh)()
+
+    def _on_custom_msg(self, widget: Any, content: Any, buffers: Any) -> None:
+        # an imported file arrives as the message's first buffer; actions see it as "file"
+        if isinstance(content, dict) and buffers:
+            content = {**content, "file": bytes(buffers[0])}
+        super()._on_custom_msg(widget, content, buffers)
 
     # --- data --------------------------------------------------------------------------------
 

@@ -59,6 +59,7 @@ from mediagen_nb.widgets._generate_panel import GeneratePanel, ImagePanel, Video
 from mediagen_nb.widgets._history_panel import HistoryPanel
 from mediagen_nb.widgets._reopen_refs import restore_references
 from mediagen_nb.widgets._session import Session
+from mediagen_nb.widgets._studio_links import StudioLinks
 
 if TYPE_CHECKING:
     from mediagen_nb.client import Task
@@ -70,7 +71,7 @@ FIRST_TAB = "Images"
 """The tab a new Studio shows: the playground's first prompt to try is an image."""
 
 
-class Studio(WidgetPanel):
+class Studio(StudioLinks, WidgetPanel):
     """All panels in one place. ``Studio(resume=False)`` skips re-attaching old tasks.
 
     ``lazy`` (default: True except under marimo) builds the Videos, Assets and History panels
@@ -110,6 +111,9 @@ class Studio(WidgetPanel):
     """Placeholder of the base URL field (``MEDIAGEN_BASE_URL``)."""
     text_url_hint = t.Unicode("").tag(sync=True)
     """Placeholder of the text base URL field (``MEDIAGEN_TEXT_BASE_URL``)."""
+    busy = t.Bool(False).tag(sync=True)
+    """Whether a task or chat reply of this session is under way, or a write is not yet in
+    the browser's storage: leaving the page then asks first."""
     class_line = t.Unicode("").tag(sync=True)
     """Connected to a classroom gateway: what is left ("2 of 5 images left · 1,200 chat
     tokens left"), beside the mode; "" otherwise."""
@@ -136,6 +140,7 @@ class Studio(WidgetPanel):
         self._assets_listed = False
         self.on_action("connect", self._connect_action)
         self.on_action("demo", self._demo_action)
+        self.on_action("prefill", lambda m: self.prefill(str(m.get("query") or "")))
         self._me_task: asyncio.Task[None] | None = None
         self._me_again = False
         self.session.on_classroom(self.guard(self._show_classroom))
@@ -170,6 +175,20 @@ class Studio(WidgetPanel):
         problem = store.check()
         if problem is not None:
             show(problem)
+
+        def writes() -> None:
+            alive = studio()
+            if alive is None:
+                store.on_write(writes, remove=True)
+            else:
+                alive.guard(alive.update_busy)()
+
+        store.on_write(writes)
+        from mediagen_nb.history._browser import browser_store
+
+        kept = browser_store()
+        if kept is not None and kept.ledger is store:
+            kept.on_change(writes)
 
     # --- connection -------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ the journey steps of ``journey.py`` drive it as they drive JupyterLab.
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
 import shutil
 import threading
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from playwright.sync_api import Browser, Frame, Page, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Frame, Page, Route, expect
 
 from tests.ui.frontends import VIEWPORT, Front, Theme
 
@@ -53,9 +54,37 @@ class Counter:
             self.responses += 1
 
 
+COMPRESSIBLE = frozenset({".wasm", ".js", ".mjs", ".json", ".css", ".html", ".svg", ".ipynb"})
+"""What a static host that compresses (GitHub Pages, Netlify, nginx with gzip) sends gzipped;
+wheels and zips are compressed already."""
+
+
+@functools.lru_cache(maxsize=512)
+def _gzipped(path: Path, mtime: float) -> bytes:
+    return gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = MIME
     counter: Counter
+    compress = False
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (self.compress and accepts and path.is_file() and path.suffix in COMPRESSIBLE):
+            super().do_GET()
+            return
+        data = _gzipped(path, path.stat().st_mtime)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.counter.add(len(data))
 
     def copyfile(self, source: BinaryIO, outputfile: BinaryIO) -> None:  # type: ignore[override]
         start = source.tell()
@@ -67,10 +96,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(folder: Path) -> Iterator[tuple[str, Counter]]:
-    """``folder`` on a free port of 127.0.0.1: (its address, what it has sent)."""
+def serve(folder: Path, *, compress: bool = False) -> Iterator[tuple[str, Counter]]:
+    """``folder`` on a free port of 127.0.0.1: (its address, what it has sent). ``compress``:
+    as a host that gzips text, JavaScript and WebAssembly (``COMPRESSIBLE``) when asked."""
     counter = Counter()
-    handler = type("Handler", (_Handler,), {"counter": counter})
+    handler = type("Handler", (_Handler,), {"counter": counter, "compress": compress})
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
     )
@@ -112,8 +142,42 @@ class LiteVisit:
     """Seconds from opening the address to a ready Studio."""
 
 
-def open_lite(browser: Browser, url: str, theme: Theme) -> LiteVisit:
-    """Open ``url`` (the landing page) in a fresh context and wait for the Studio."""
+def studio_of(page: Page) -> Front:
+    """The Studio in ``page``'s frame, once ready."""
+    holder = page.wait_for_selector("#mg-lite-studio")
+    assert holder is not None
+    frame = holder.content_frame()
+    assert frame is not None
+    expect(frame.locator(READY).first).to_be_visible(timeout=STUDIO_TIMEOUT_MS)
+    return Front(cast(Page, FramePage(frame)), "lite")
+
+
+def reload(visit: LiteVisit) -> float:
+    """Load the page again in the same browser (its caches and storage kept); the visit's
+    ``front`` becomes the new Studio. Returns the seconds to a ready Studio."""
+    start = time.monotonic()
+    visit.page.reload()
+    visit.front = studio_of(visit.page)
+    return time.monotonic() - start
+
+
+def open_lite(
+    browser: Browser,
+    url: str,
+    theme: Theme,
+    *,
+    context: BrowserContext | None = None,
+    query: str = "",
+) -> LiteVisit:
+    """Open ``url`` (the landing page, with ``query`` after its theme) in a fresh context (or
+    ``context``, whose route must be set already) and wait for the Studio."""
+    address = f"{url}?theme={theme}" + (f"&{query}" if query else "")
+    if context is not None:
+        page = context.new_page()
+        start = time.monotonic()
+        page.goto(address)
+        front = studio_of(page)
+        return LiteVisit(page, front, [], [], time.monotonic() - start)
     context = browser.new_context(viewport=VIEWPORT, color_scheme=theme)  # type: ignore[arg-type]
     context.set_default_timeout(60_000)
     blocked: list[str] = []
@@ -132,12 +196,7 @@ def open_lite(browser: Browser, url: str, theme: Theme) -> LiteVisit:
     )
     page = context.new_page()
     start = time.monotonic()
-    page.goto(f"{url}?theme={theme}")
-    holder = page.wait_for_selector("#mg-lite-studio")
-    assert holder is not None
-    frame = holder.content_frame()
-    assert frame is not None
-    expect(frame.locator(READY).first).to_be_visible(timeout=STUDIO_TIMEOUT_MS)
+    page.goto(address)
+    front = studio_of(page)
     ready_s = time.monotonic() - start
-    front = Front(cast(Page, FramePage(frame)), "lite")
     return LiteVisit(page=page, front=front, blocked=blocked, failed=failed, ready_s=ready_s)

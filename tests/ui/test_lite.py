@@ -102,7 +102,7 @@ def says_once_without_red(front: Front) -> None:
     """With the History tab open: the tab's in-memory history is said once (the Studio's
     notice, as information: a polite status in the text colour, not an alert), demo mode
     names no ``.invalid`` address, and nothing is written to stderr."""
-    said = front.page.get_by_text("kept in memory in this browser tab")
+    said = front.page.get_by_text("are kept in this browser")
     expect(said).to_have_count(1)
     expect(said).to_be_visible()
     neutral_notice(front)
@@ -114,7 +114,7 @@ def neutral_notice(front: Front) -> None:
     """The Studio's notice that the tab keeps history in memory is information: role=status
     (announced politely), drawn in the theme's text colour (not the error colour), axe-clean
     and readable (4.5:1)."""
-    notice = front.page.locator(".mg-notice").filter(has_text="kept in memory")
+    notice = front.page.locator(".mg-notice").filter(has_text="kept in this browser")
     expect(notice).to_have_attribute("role", "status")
     expect(notice).to_have_attribute("data-kind", "info")
     border, error = notice.evaluate(ERROR_COLOUR_JS)

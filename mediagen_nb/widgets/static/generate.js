@@ -404,6 +404,7 @@ function mgGenResults(model) {
     rerun: (id) => model.send({ action: "rerun", id }),
     use: model.get("can_use") ? (id, use, family) => model.send({ action: "use", id, use, family }) : null,
     code: (id) => find(id)?.code || "",
+    share: (id) => mgShareLink(find(id)?.share || ""),
     open: (id) => {
       const close = () => {
         lightbox = null;

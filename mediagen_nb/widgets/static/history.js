@@ -291,9 +291,10 @@ function mgHistPager(model) {
   };
 }
 
-/** Save the matching rows as CSV in the exports folder, or download them through the browser. */
+/** Save the matching rows as CSV in the exports folder (not in the browser: its folders live
+ * in the tab), or download them through the browser. */
 function mgHistExport(model) {
-  const save = mgButton({ label: "Save CSV to $MEDIAGEN_HOME/exports", action: "export" });
+  const save = mgButton({ label: "Save CSV", action: "export" });
   const download = mgButton({
     label: "Download CSV",
     action: "download",
@@ -304,8 +305,9 @@ function mgHistExport(model) {
   const note = mgEl("span", { class: "mg-history-note mg-muted", role: "status" });
   return {
     el: mgEl("div", { class: "mg-row mg-history-export" }, save, download, note),
-    traits: ["total", "export_note", "export_dir", "export_file"],
+    traits: ["total", "export_note", "export_dir", "export_file", "browser"],
     update() {
+      save.hidden = Boolean(model.get("browser"));
       save.title = `Write the matching rows (every page) as CSV into ${model.get("export_dir")}`;
       save.disabled = download.disabled = !model.get("total");
       note.textContent = model.get("export_note") || "";
@@ -323,6 +325,55 @@ function mgHistExport(model) {
   };
 }
 
+/** Export (the whole history with its pictures, as one file), Import (a file you pick), and in
+ * the browser what its storage keeps, with Clear. While a write is not yet in the browser's
+ * storage (`unsaved`), leaving the page asks first. */
+function mgHistKeep(model) {
+  const exporter = mgButton({ label: "Export", action: "export-history",
+    onClick: () => model.send({ action: "export-history" }) });
+  const page = mgButton({
+    label: "Export this session",
+    action: "export-session",
+    title: "One web page with this session's pictures and videos inside, each with its prompt and code",
+    onClick: () => model.send({ action: "export-session" }),
+  });
+  const picker = mgEl("input", { type: "file", accept: ".json,application/json", name: "import-file", hidden: true });
+  const importer = mgButton({ label: "Import", action: "import-history", onClick: () => picker.click() });
+  picker.addEventListener("change", async () => {
+    const file = picker.files?.[0];
+    if (!file) return;
+    model.send({ action: "import-history", name: file.name }, undefined, [await file.arrayBuffer()]);
+    picker.value = "";
+  });
+  const clear = mgButton({ label: "Clear", kind: "ghost", action: "clear-history", onClick: () => {
+    const question = "Remove every row and picture this browser keeps for the playground?";
+    if (confirm(question)) model.send({ action: "clear-history" });
+  } });
+  const storage = mgEl("span", { class: "mg-history-storage mg-muted", role: "status" });
+  const note = mgEl("span", { class: "mg-history-keep-note mg-muted", role: "status" });
+  const ask = (event) => {
+    if (!model.get("unsaved")) return;
+    event.preventDefault();
+    event.returnValue = "";
+  };
+  addEventListener("beforeunload", ask);
+  return {
+    el: mgEl("div", { class: "mg-row mg-history-keep" }, exporter, importer, page, picker, storage, clear, note),
+    traits: ["storage", "keep_note", "browser", "unsaved"],
+    update() {
+      exporter.title = model.get("browser")
+        ? "Download the whole history, pictures included, as one file"
+        : "Write the whole history, pictures included, into the exports folder";
+      importer.title = "Add the rows of an exported history file";
+      storage.textContent = model.get("storage") || "";
+      storage.hidden = clear.hidden = !model.get("storage");
+      note.textContent = model.get("keep_note") || "";
+      storage.dataset.unsaved = model.get("unsaved") ? "1" : "0";
+    },
+    dispose: () => removeEventListener("beforeunload", ask),
+  };
+}
+
 function render({ model, el }) {
   return mgCompose(model, el, "history", [
     mgNoticePart(model),
@@ -332,6 +383,7 @@ function render({ model, el }) {
     mgHistTable(model),
     mgGroup({ class: "mg-history-foot" },
       mgHistPager(model), mgEl("span", { class: "mg-spacer" }), mgHistExport(model)),
+    mgHistKeep(model),
   ]);
 }
 

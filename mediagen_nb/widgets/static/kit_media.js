@@ -109,6 +109,42 @@ function mgCardMedia(r, url, onOpen) {
 }
 
 /**
+ * The address of this page (the top page when it is this site's, e.g. the playground's landing
+ * page around JupyterLite's REPL) with `query`: a link that opens a request in the Studio.
+ */
+function mgShareLink(query) {
+  let page = location;
+  try {
+    if (window.top !== window && window.top.location.origin === location.origin) page = window.top.location;
+  } catch (_err) {
+    page = location; // another site's frame: this page's own address
+  }
+  return `${page.origin}${page.pathname}?${query}`;
+}
+
+/** "Share": copies the link `link()` returns (kept in `data-link`) and says so for 1.5 s. */
+function mgShareButton(link) {
+  const button = mgButton({
+    label: "Share",
+    action: "share",
+    title: "Copy a link that opens this request in the Studio (demo mode; never a key)",
+  });
+  let timer = null;
+  button.addEventListener("click", async () => {
+    const url = link();
+    button.dataset.link = url;
+    const ok = await mgCopyText(url);
+    button.textContent = ok ? "Link copied" : "Copy failed";
+    mgAnnounce(ok ? `Link copied: ${url}` : `Copy failed; the link is ${url}`);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      button.textContent = "Share";
+    }, 1500);
+  });
+  return button;
+}
+
+/**
  * One card action (Animate, Use as reference, Continue from last frame...): a button, and a
  * family picker when several families take the result. A disabled action stays focusable
  * (aria-disabled) and says why in its tooltip and description.
@@ -139,9 +175,10 @@ function mgCardUse(id, a, use) {
 /**
  * A result card (<article class="mg-card" role=listitem>) of one task `r` of the `results`
  * trait: status badge, title, Cancel / Remove, time against the estimate, the media, the
- * prompt, why it failed, a note, Save / Run again / Copy as code, and the card actions
- * (`r.actions`, when `on.use` is given). `on` holds the actions ({cancel, remove, save, rerun,
- * open, code, use}), each called with the result id.
+ * prompt, why it failed, a note, Save / Run again / Copy as code / Share, and the card
+ * actions (`r.actions`, when `on.use` is given). `on` holds the actions ({cancel, remove,
+ * save, rerun, open, code, share, use}), each called with the result id (`code` and `share`
+ * return the text to copy).
  * `update(r, url)` redraws it from a new `r` and preview URL; `tick(r, elapsed)` the clock.
  */
 function mgResultCard(id, on) {
@@ -162,11 +199,12 @@ function mgResultCard(id, on) {
   p.note = mgEl("p", { class: "mg-card__note mg-muted" });
   p.save = mgButton({ label: "Save", action: "save", onClick: act("save") });
   p.rerun = mgButton({ label: "Run again", action: "rerun", onClick: act("rerun") });
+  p.share = mgShareButton(act("share"));
   const el = mgEl("article", { class: "mg-card", role: "listitem", "data-id": id },
     mgEl("header", { class: "mg-card__head" }, p.badge, p.title, p.cancel, p.remove),
     mgEl("div", { class: "mg-card__status" }, p.meta, p.resumed),
     p.progress, p.media, p.prompt, p.error, p.note,
-    mgEl("div", { class: "mg-card__actions" }, p.save, p.rerun, mgCopy(act("code"), "Copy as code")));
+    mgEl("div", { class: "mg-card__actions" }, p.save, p.rerun, mgCopy(act("code"), "Copy as code"), p.share));
   p.uses = mgEl("div", { class: "mg-card__uses", role: "group", "aria-label": "Use this result" });
   p.uses.hidden = true;
   el.append(p.uses);

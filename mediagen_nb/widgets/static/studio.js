@@ -111,6 +111,25 @@ function studioMount(host, slot, ref, signal) {
     .catch(failed);
 }
 
+/**
+ * The page's query (this frame's, and the top page's when it is this site's: the playground's
+ * landing page), sent once per page to Python, which fills the Studio from a link's
+ * `?tab=images&model=...&prompt=...` (and names a bad value).
+ */
+function studioReadLink(model) {
+  if (window.mgLinkRead) return;
+  window.mgLinkRead = true;
+  const queries = [location.search];
+  try {
+    const sameOrigin = window.top !== window && window.top.location.origin === location.origin;
+    if (sameOrigin) queries.push(window.top.location.search);
+  } catch (_err) {
+    // another site's frame: only this page's own query
+  }
+  const query = queries.map((q) => q.replace(/^\?/, "")).filter(Boolean).join("&");
+  if (query) model.send({ action: "prefill", query });
+}
+
 function render({ model, el, host, signal }) {
   const lifetime = new AbortController();
   signal?.addEventListener("abort", () => lifetime.abort(), { once: true });
@@ -140,8 +159,23 @@ function render({ model, el, host, signal }) {
   listeners.push(["change:tab", showTab]);
   for (const [name, fn] of listeners) model.on(name, fn);
   mountAll();
+  studioReadLink(model);
+  // leaving the page while a task runs or a write is not yet kept asks first (`busy`)
+  const ask = (event) => {
+    if (!model.get("busy")) return;
+    event.preventDefault();
+    event.returnValue = "";
+  };
+  addEventListener("beforeunload", ask);
+  const showBusy = () => {
+    root.dataset.busy = model.get("busy") ? "1" : "0";
+  };
+  showBusy();
+  listeners.push(["change:busy", showBusy]);
+  model.on("change:busy", showBusy);
   root.dataset.mgReady = "1";
   return () => {
+    removeEventListener("beforeunload", ask);
     lifetime.abort();
     for (const [name, fn] of listeners) model.off(name, fn);
   };
