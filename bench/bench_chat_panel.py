@@ -43,7 +43,7 @@ async def measure(server: Server, tokens: int) -> Figure:
     recorder = CommRecorder()
     async with client:
         panel = ChatPanel(session=Session(client=client))
-        panel.set(protocol="chat-completions")
+        panel.set(protocol="chat_completions")
         view = panel
         with recorder.record():
             start_wall, start_cpu = time.perf_counter(), cpu()

@@ -175,7 +175,7 @@ def _default_recorder() -> _hooks.Recorder | None:
 
 
 def _fallback_service() -> _hooks.ServiceEndpoint:
-    from mediagen_nb.emulator import fallback_endpoint
+    from mediagen_nb.emulator._server import fallback_endpoint
 
     return fallback_endpoint()
 

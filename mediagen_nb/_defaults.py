@@ -45,7 +45,7 @@ async def resume(client: AsyncClient | None = None, **kwargs: Any) -> list[Task]
         The tasks being resumed, each a :class:`mediagen_nb.Task`.
     """
     from mediagen_nb.history import resume as resume_with
-    from mediagen_nb.sweeps import resume_sweeps
+    from mediagen_nb.sweeps._resume import resume_sweeps
 
     client = client if client is not None else default_client()
     wait = bool(kwargs.pop("wait", False))

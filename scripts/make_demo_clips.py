@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from mediagen_nb.client import frame_png
+from mediagen_nb.client._frames import frame_png
 from mediagen_nb.emulator._clips import CLIPS
 from mediagen_nb.emulator._media import render_mp4
 

@@ -14,7 +14,8 @@ import pytest
 
 from mediagen_nb.catalog import family_for_path
 from mediagen_nb.client import AsyncClient, RequestValidationError
-from mediagen_nb.types import Problem, errors_only, validate_request
+from mediagen_nb.types import Problem, validate_request
+from mediagen_nb.types._problem import errors_only
 from tests._support import KEY
 
 BASE = "http://svc.test/api"

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mediagen_nb import catalog
 from mediagen_nb.catalog import (
     FAMILIES,
-    REFERENCE_FIELDS,
     TEXT_MODELS,
     families,
     family,
@@ -15,8 +13,11 @@ from mediagen_nb.catalog import (
     family_for_path,
     params_for,
     text_model,
-    text_vendor_of,
 )
+from mediagen_nb.catalog import _params as catalog_params
+from mediagen_nb.catalog import _text as catalog_text
+from mediagen_nb.catalog._families import REFERENCE_FIELDS
+from mediagen_nb.catalog._text import text_vendor_of
 
 # --- text models --------------------------------------------------------------------------
 
@@ -109,7 +110,7 @@ def test_text_model_parts(name: str, vendor: str, base: str, variant: str) -> No
     ],
 )
 def test_suffix_meanings(variant: str, meaning: str) -> None:
-    assert catalog.VARIANT_MEANING[variant] == meaning  # type: ignore[index]
+    assert catalog_text.VARIANT_MEANING[variant] == meaning  # type: ignore[index]
     models = [m for m in TEXT_MODELS.values() if m.variant == variant]
     assert models
     assert all(m.variant_meaning == meaning for m in models)
@@ -367,7 +368,7 @@ def test_statuses_cancelled_only_for_seedance() -> None:
     for fam in FAMILIES.values():
         assert fam.statuses[:4] == ("queued", "processing", "completed", "failed")
         assert ("cancelled" in fam.statuses) is (fam.id == "seedance")
-    assert catalog.TERMINAL_STATUSES == ("completed", "failed", "cancelled")
+    assert catalog_params.TERMINAL_STATUSES == ("completed", "failed", "cancelled")
 
 
 @pytest.mark.parametrize("family_id", ["veo", "seedance2", "vidu", "grok", "videos", "sd2_manxue"])

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from mediagen_nb import catalog
-from mediagen_nb.catalog import ASSET_LIBRARIES, PARAMS, asset_uri, options, parse_asset_uri
+from mediagen_nb.catalog import PARAMS, asset_uri, options, parse_asset_uri
+from mediagen_nb.catalog import _assets as catalog_assets
 from mediagen_nb.catalog import _params as params
+from mediagen_nb.catalog._assets import ASSET_LIBRARIES
 
 # --- parameter vocabularies -----------------------------------------------------------------
 
@@ -160,8 +162,8 @@ def test_asset_paths_carry_no_version_segment() -> None:
 
 
 def test_asset_states_and_types() -> None:
-    assert catalog.ASSET_PENDING_STATES == ("submitted", "Processing")
-    assert (catalog.ASSET_ACTIVE, catalog.ASSET_FAILED) == ("Active", "Failed")
+    assert catalog_assets.ASSET_PENDING_STATES == ("submitted", "Processing")
+    assert (catalog_assets.ASSET_ACTIVE, catalog_assets.ASSET_FAILED) == ("Active", "Failed")
     assert options(catalog.AssetType) == ("Image", "Video", "Audio", "Document")
     assert set(options(catalog.AssetStatus)) == {"submitted", "Processing", "Active", "Failed"}
 

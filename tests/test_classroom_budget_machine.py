@@ -227,7 +227,7 @@ class BudgetMachine(RuleBasedStateMachine):
             body["max_tokens"] = most
         raw = json.dumps(body).encode()
         request = request_of(scope_of(student, "/gateway/v1/chat/completions", body), raw)
-        coro = chat(self.gw, request, "/v1/chat/completions", "chat")
+        coro = chat(self.gw, request, "/v1/chat/completions", "chat_completions")
         self._start("chat", student, coro, raw, most or RULES.chat_reserve)
 
     @precondition(lambda self: any(w.kind == "chat" for w in self.waiting))

@@ -17,10 +17,8 @@ from mediagen_nb.client import (
     AuthenticationError,
     Client,
     ConfigurationError,
-    Secret,
-    redact,
 )
-from mediagen_nb.client._config import resolve_settings
+from mediagen_nb.client._config import Secret, redact, resolve_settings
 from tests._support import KEY, FakeClock
 from tests.client_fakes import BASE, TEXT, FakeService, MemoryRecorder
 

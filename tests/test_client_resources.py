@@ -295,7 +295,6 @@ def test_exported_names_are_sorted_and_pinned() -> None:
         "MediagenError",
         "StreamInterruptedError",
         "AssetNotUsableError",
-        "RetryTransport",
     ):
         assert name in client_pkg.__all__
         assert getattr(client_pkg, name) is not None

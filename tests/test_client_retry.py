@@ -15,9 +15,9 @@ from mediagen_nb.client import (
     APITimeoutError,
     AsyncClient,
     RateLimitError,
-    RetryTransport,
     ServerError,
 )
+from mediagen_nb.client._retry import RetryTransport
 from tests._support import KEY, FakeClock
 from tests.client_fakes import BASE, TEXT
 

@@ -13,11 +13,9 @@ from mediagen_nb.client import (
     AsyncClient,
     ChatCompletionStream,
     MessageStream,
-    ServerSentEvent,
-    SSEDecoder,
     StreamInterruptedError,
-    aiter_sse,
 )
+from mediagen_nb.client._sse import ServerSentEvent, SSEDecoder, aiter_sse
 from tests._support import KEY
 from tests.client_fakes import BASE, TEXT, MemoryRecorder
 

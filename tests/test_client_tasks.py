@@ -16,8 +16,8 @@ from mediagen_nb.client import (
     TaskCancelledError,
     TaskFailedError,
     TaskTimeoutError,
-    normalize_status,
 )
+from mediagen_nb.client._tasks import normalize_status
 from tests._support import KEY, FakeClock
 from tests.client_fakes import BASE, MP4_BYTES, TEXT, FakeService, MemoryRecorder
 

@@ -17,7 +17,8 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import Files
 
-from mediagen_nb.catalog import REFERENCE_FIELDS, Family, Param, register_family
+from mediagen_nb.catalog import Family, Param, register_family
+from mediagen_nb.catalog._families import REFERENCE_FIELDS
 from mediagen_nb.cli import _parser
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"

@@ -7,13 +7,8 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from mediagen_nb.emulator import (
-    ConnectionDropped,
-    EmulatorHandle,
-    FaultConfig,
-    start_emulator,
-)
-from mediagen_nb.emulator._faults import FaultInjector
+from mediagen_nb.emulator import EmulatorHandle, FaultConfig, start_emulator
+from mediagen_nb.emulator._faults import ConnectionDropped, FaultInjector
 from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
 from tests._support import KEY
 

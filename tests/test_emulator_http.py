@@ -9,7 +9,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from mediagen_nb.emulator import MAX_BODY_BYTES
+from mediagen_nb._serverkit.body import MAX_BODY_BYTES
 from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
 from tests._support import KEY, FakeClock
 

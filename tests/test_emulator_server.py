@@ -14,7 +14,8 @@ import httpx2
 import pytest
 
 from mediagen_nb import _hooks, cli
-from mediagen_nb.emulator import _server, default_emulator, fallback_endpoint, start_emulator
+from mediagen_nb.emulator import _server, start_emulator
+from mediagen_nb.emulator._server import default_emulator, fallback_endpoint
 from tests._emulator_helpers import VALID_BODIES, path_of
 from tests._support import KEY
 

@@ -23,7 +23,8 @@ import pytest
 from PIL import Image, ImageChops
 
 from mediagen_nb import _frame_sources
-from mediagen_nb.client import AsyncClient, FrameUnavailableError, Task, any_frame_png, frame_png
+from mediagen_nb.client import AsyncClient, FrameUnavailableError, Task
+from mediagen_nb.client._frames import any_frame_png, frame_png
 from mediagen_nb.emulator import EmulatorHandle, _clips
 from mediagen_nb.widgets import Studio, VideoPanel
 from mediagen_nb.widgets._session import Session

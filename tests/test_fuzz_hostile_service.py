@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import AsyncClient, ConfigurationError, MediagenError, TaskTimeoutError
-from mediagen_nb.client._tasks import MIN_POLL_INTERVAL_S
+from mediagen_nb.client._pace import MIN_POLL_INTERVAL_S
 from mediagen_nb.history import Ledger, import_history
 from mediagen_nb.history._media import media_path
 from mediagen_nb.widgets import HistoryPanel

@@ -9,7 +9,6 @@ import mediagen_nb.history as history_pkg
 
 def test_exported_names() -> None:
     assert history_pkg.__all__ == [
-        "EXPIRED_ERROR",
         "HistoryRecords",
         "HistoryUnavailableWarning",
         "Ledger",

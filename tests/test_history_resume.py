@@ -11,7 +11,8 @@ import pytest
 
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.client import AsyncClient, Task
-from mediagen_nb.history import EXPIRED_ERROR, Ledger, resume, unfinished
+from mediagen_nb.history import Ledger, resume, unfinished
+from mediagen_nb.history._resume import EXPIRED_ERROR
 
 SERVICE = "http://service.test/api"
 OTHER = "http://elsewhere.test/api"

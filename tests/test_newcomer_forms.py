@@ -12,9 +12,10 @@ import pytest
 from mediagen_nb import validate_request
 from mediagen_nb.catalog import TEXT_MODELS, families, family
 from mediagen_nb.catalog._controls import Control, controls_for, extra_example
-from mediagen_nb.types import errors_only
+from mediagen_nb.types import ChatProtocol
+from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._chat_form import form_spec as chat_form_spec
-from mediagen_nb.widgets._chat_options import FIELDS, TOOLS_EXAMPLE, ChatSettings, Protocol
+from mediagen_nb.widgets._chat_options import FIELDS, TOOLS_EXAMPLE, ChatSettings
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._chat_request import build_request, form_problems
 from mediagen_nb.widgets._form_state import check, defaults
@@ -53,7 +54,7 @@ def test_no_sdk_default_reply_length_is_refused(module: str, vendor: str) -> Non
         assert TEXT_MODELS[base].max_output_tokens >= sent, base
 
 
-@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+@pytest.mark.parametrize("protocol", ["chat_completions", "messages"])
 def test_a_huge_reply_length_is_refused_with_the_models_range(protocol: str) -> None:
     panel = offline()
     panel.set(message="hello", protocol=protocol)
@@ -217,8 +218,8 @@ def _chat_value(name: str, placeholder: str) -> Any:
     return placeholder.removeprefix("e.g. ")
 
 
-@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
-def test_chat_placeholders_and_examples_pass_the_validator(protocol: Protocol) -> None:
+@pytest.mark.parametrize("protocol", ["chat_completions", "messages"])
+def test_chat_placeholders_and_examples_pass_the_validator(protocol: ChatProtocol) -> None:
     shown = chat_form_spec(ChatSettings(model="claude-sonnet-4-6", protocol=protocol))["fields"]
     placeholders = {k: f["placeholder"] for k, f in shown.items() if f["placeholder"]}
     assert set(placeholders) == {"system", "max_tokens", "stop", "tools", "thinking_budget"}

@@ -21,7 +21,9 @@ from mediagen_nb.catalog._form_body import defaults
 from mediagen_nb.client import AsyncClient, recording_tags
 from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.history import Ledger
-from mediagen_nb.sweeps import SweepPlan, translate, unfinished_sweeps
+from mediagen_nb.sweeps import SweepPlan
+from mediagen_nb.sweeps._resume import unfinished_sweeps
+from mediagen_nb.sweeps._translate import translate
 
 pytestmark = pytest.mark.emulator(speed=600.0)
 

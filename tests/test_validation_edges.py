@@ -15,7 +15,8 @@ import pytest
 
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import AsyncClient, TaskFailedError
-from mediagen_nb.types import parse_size, validate_request
+from mediagen_nb.types import validate_request
+from mediagen_nb.types._images import parse_size
 from tests._emulator_helpers import make_app
 from tests._support import KEY, FakeClock
 from tests._validation_helpers import (

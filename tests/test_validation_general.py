@@ -7,13 +7,9 @@ from typing import Any
 import pytest
 
 from mediagen_nb.catalog import FAMILIES, family_for_path
-from mediagen_nb.types import (
-    Problem,
-    RequestValidationError,
-    ensure_valid,
-    errors_only,
-    validate_request,
-)
+from mediagen_nb.types import Problem, RequestValidationError, validate_request
+from mediagen_nb.types._problem import errors_only
+from mediagen_nb.types._validate import ensure_valid
 from tests._validation_helpers import assert_error
 
 SEEDANCE2_UPLOAD = "/svcVideo2/asset/upload"

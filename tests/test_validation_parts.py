@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from mediagen_nb.client import AsyncClient, RequestValidationError
-from mediagen_nb.types import errors_only, validate_request
+from mediagen_nb.types import validate_request
+from mediagen_nb.types._problem import errors_only
 from tests._validation_helpers import (
     CHAT,
     IMG,

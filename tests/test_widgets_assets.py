@@ -301,7 +301,7 @@ def test_front_end_files_use_the_contract_hooks() -> None:
 
 
 def test_copy_button_hears_the_front_end() -> None:
-    from mediagen_nb.widgets import CopyButton
+    from mediagen_nb.widgets._copy import CopyButton
 
     button = CopyButton("asset://asset-1-abc")
     heard: list[str] = []

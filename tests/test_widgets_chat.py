@@ -85,10 +85,10 @@ def test_model_titles_are_readable_distinct_and_grouped() -> None:
 
 
 def test_capabilities_follow_the_spec() -> None:
-    assert protocols_for("gemini-2.5-pro") == ("chat-completions",)
-    assert protocols_for("gpt-5.5") == ("chat-completions", "messages")
-    assert attachment_kinds("gpt-5.5", "chat-completions") == ("image",)
-    assert attachment_kinds("gemini-2.5-pro", "chat-completions") == ("image", "video")
+    assert protocols_for("gemini-2.5-pro") == ("chat_completions",)
+    assert protocols_for("gpt-5.5") == ("chat_completions", "messages")
+    assert attachment_kinds("gpt-5.5", "chat_completions") == ("image",)
+    assert attachment_kinds("gemini-2.5-pro", "chat_completions") == ("image", "video")
     assert attachment_kinds("gpt-5.5", "messages") == ()
     assert attachment_kinds("claude-opus-4-6", "messages") == ("image",)
 
@@ -109,7 +109,7 @@ def test_form_offers_only_valid_combinations() -> None:
     assert "For images with GPT, use Chat Completions" in panel.spec["capability"]
 
     panel.set(model="gemini-3-flash-preview")
-    assert panel.values["protocol"] == "chat-completions"  # coerced: messages can't serve it
+    assert panel.values["protocol"] == "chat_completions"  # coerced: messages can't serve it
     assert [p["value"] for p in panel.spec["protocols"] if p["disabled"]] == ["messages"]
     assert panel.spec["kinds"] == ["image", "video"]
     assert panel.spec["thinking"] is False
@@ -192,7 +192,7 @@ def test_thinking_budget_on_messages_only() -> None:
     assert panel.problems == {
         "thinking_budget": "Thinking budget: must be less than the max reply length (2000)"
     }
-    panel.set(protocol="chat-completions")
+    panel.set(protocol="chat_completions")
     assert "thinking" not in panel._body(panel.settings(), "think")
     assert panel.problems == {}
 

@@ -200,7 +200,7 @@ def test_emulator_text_rate_paces_tokens_in_wall_clock(monkeypatch: pytest.Monke
         assert set(delays) == {STREAM_DELTA_S / 1000.0}
 
 
-@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+@pytest.mark.parametrize("protocol", ["chat_completions", "messages"])
 async def test_tool_loop_against_the_emulator(protocol: str) -> None:
     with start_emulator(speed=1000.0, seed=3) as handle:
         async with AsyncClient(
@@ -242,7 +242,7 @@ TWO_TOOLS = json.dumps(
 )
 
 
-@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+@pytest.mark.parametrize("protocol", ["chat_completions", "messages"])
 async def test_each_step_of_a_two_tool_loop_is_its_own_card_in_order(protocol: str) -> None:
     with start_emulator(speed=1000.0, seed=3) as handle:
         async with AsyncClient(
@@ -273,7 +273,7 @@ async def test_each_step_of_a_two_tool_loop_is_its_own_card_in_order(protocol: s
             panel.close()
 
 
-@pytest.mark.parametrize("protocol", ["chat-completions", "messages"])
+@pytest.mark.parametrize("protocol", ["chat_completions", "messages"])
 async def test_copy_as_code_runs_and_sends_what_the_panel_sends(
     protocol: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -293,7 +293,7 @@ async def test_copy_as_code_runs_and_sends_what_the_panel_sends(
         reply, client = await run_snippet(panel.code, "reply, client")
         await client.aclose()
     assert unfinished(panel.code) == []  # every comment is a whole sentence
-    calls = reply.tool_calls if protocol == "chat-completions" else reply.tool_uses
+    calls = reply.tool_calls if protocol == "chat_completions" else reply.tool_uses
     assert [c.name for c in calls] == ["get_weather"]
     frame = mediagen_nb.history(kind="chat")
     assert frame.iloc[-1]["request"] == {**expected, "stream": True}

@@ -15,17 +15,10 @@ import httpx2
 import pytest
 
 import mediagen_nb
-from mediagen_nb.catalog import (
-    FAMILIES,
-    ORIENTATIONS,
-    REFERENCE_FIELDS,
-    VALUE,
-    Family,
-    FormControl,
-    Param,
-    register_family,
-)
+from mediagen_nb.catalog import FAMILIES, VALUE, Family, FormControl, Param, register_family
 from mediagen_nb.catalog._controls import form_spec
+from mediagen_nb.catalog._families import REFERENCE_FIELDS
+from mediagen_nb.catalog._labels import ORIENTATIONS
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.emulator import create_app
 from mediagen_nb.widgets._generate_panel import VideoPanel

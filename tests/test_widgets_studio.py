@@ -224,13 +224,10 @@ def test_exported_names_are_sorted_and_complete() -> None:
     import mediagen_nb.widgets as w
 
     assert w.__all__ == [
-        "ActiveAsset",
         "AssetPanel",
-        "AssetRow",
         "ChatPanel",
         "ChatTranscript",
         "ChatTurn",
-        "CopyButton",
         "HistoryPanel",
         "ImagePanel",
         "Result",
@@ -238,7 +235,6 @@ def test_exported_names_are_sorted_and_complete() -> None:
         "Studio",
         "SweepGrid",
         "VideoPanel",
-        "current_session",
     ]
     assert w.__all__ == sorted(w.__all__)
     for name in w.__all__:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -52,14 +52,13 @@ def json_response(
     return Response(dumps(obj), status_code=status_code, headers=headers, media_type=JSON_TYPE)
 
 
-TextProtocol = Literal["chat", "messages"]
-TEXT_PATHS: Final[Mapping[str, TextProtocol]] = {
-    TEXT_PREFIX + "/v1/chat/completions": "chat",
+TEXT_PATHS: Final[Mapping[str, str]] = {  # values: mediagen_nb.types.ChatProtocol
+    TEXT_PREFIX + "/v1/chat/completions": "chat_completions",
     TEXT_PREFIX + "/v1/messages": "messages",
 }
 
 
-def protocol_of(path: str) -> TextProtocol | None:
+def protocol_of(path: str) -> str | None:
     """Which chat protocol's error envelope a request path gets (None: the emulator's own)."""
     return TEXT_PATHS.get(path.rstrip("/"))
 
@@ -69,14 +68,14 @@ def error_body(
     message: str,
     error_type: str | None = None,
     *,
-    protocol: TextProtocol | None = None,
+    protocol: str | None = None,
     param: str | None = None,
 ) -> bytes:
     """The HTTP-level error body for ``status_code`` (in ``protocol``'s envelope if given)."""
     kind = error_type or ERROR_TYPES.get(status_code, "api_error")
     if protocol == "messages":
         return dumps({"type": "error", "error": {"type": kind, "message": message}})
-    if protocol == "chat":
+    if protocol == "chat_completions":
         return dumps({"error": {"message": message, "type": kind, "param": param, "code": None}})
     return dumps({"error": {"type": kind, "message": message}})
 
@@ -87,7 +86,7 @@ def error_response(
     *,
     error_type: str | None = None,
     headers: Mapping[str, str] | None = None,
-    protocol: TextProtocol | None = None,
+    protocol: str | None = None,
     param: str | None = None,
 ) -> Response:
     """An HTTP-level error as a Starlette response."""
@@ -100,7 +99,7 @@ def error_response(
 
 
 def http_error_response(
-    request: Request, exc: Exception, *, protocol: TextProtocol | None = None
+    request: Request, exc: Exception, *, protocol: str | None = None
 ) -> Response:
     """Starlette's ``HTTPException`` (an unknown path, a wrong method, ...) in the error body:
     a 404 and a 405 name the path and method."""
@@ -121,7 +120,7 @@ async def send_error(
     *,
     error_type: str | None = None,
     headers: Mapping[str, str] | None = None,
-    protocol: TextProtocol | None = None,
+    protocol: str | None = None,
 ) -> None:
     """Send an HTTP-level error straight on an ASGI ``send`` (used by the middleware)."""
     body = error_body(status_code, message, error_type, protocol=protocol)

@@ -12,7 +12,8 @@ from typing import Literal
 
 Vendor = Literal["gpt", "claude", "gemini"]
 Variant = Literal["standard", "official", "hc", "fd", "low"]
-TextEndpoint = Literal["chat_completions", "messages"]
+ChatProtocol = Literal["chat_completions", "messages"]
+"""The two chat protocols: OpenAI-compatible chat completions and Anthropic-compatible messages."""
 
 VARIANT_SUFFIX: dict[Variant, str] = {
     "standard": "",
@@ -105,7 +106,7 @@ class TextModel:
         return MAX_OUTPUT_TOKENS[self.base]
 
     @property
-    def endpoints(self) -> tuple[TextEndpoint, ...]:
+    def endpoints(self) -> tuple[ChatProtocol, ...]:
         """Endpoints that accept this model (messages: Claude and GPT only)."""
         if self.vendor == "gemini":
             return ("chat_completions",)

@@ -27,11 +27,12 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from mediagen_nb._serverkit.errors import TextProtocol, error_response
+from mediagen_nb._serverkit.errors import error_response
 from mediagen_nb.classroom._budget import estimate_tokens
 from mediagen_nb.classroom._chat_turns import TURN_EXCERPT, answer_text
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client._config import redact
+from mediagen_nb.types import ChatProtocol
 
 REQUEST_HEADERS: Final = ("content-type", "accept", "anthropic-version", "anthropic-beta")
 RESPONSE_HEADERS: Final = (
@@ -64,7 +65,7 @@ def describe(error: BaseException) -> str:
     return redact(f"{type(error).__name__}: {error}")
 
 
-def relay(response: httpx2.Response, protocol: TextProtocol | None = None) -> Response:
+def relay(response: httpx2.Response, protocol: ChatProtocol | None = None) -> Response:
     """A read upstream response as a Starlette response (error bodies redacted).
 
     An upstream 401 means the teacher's key was refused: the student gets a 502 saying so
@@ -219,7 +220,7 @@ async def forward_chat(
     raw: bytes,
     meter: UsageMeter,
     on_done: OnDone,
-    protocol: TextProtocol,
+    protocol: ChatProtocol,
 ) -> Response:
     """Forward a chat or messages request, streaming the reply through as it arrives.
 

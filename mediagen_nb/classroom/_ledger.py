@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from mediagen_nb._sqlite import immediate, open_ledger
 from mediagen_nb.classroom._budget import (
     BudgetKind,
     Claim,
@@ -43,6 +44,8 @@ from mediagen_nb.classroom._rules import Rules, Usage
 from mediagen_nb.classroom._sqlite_usage import INDEXES, usage_of
 
 DB_NAME: Final = "classroom.sqlite3"
+BUSY_TIMEOUT_S: Final = 10.0
+"""Seconds a write waits for another writer's lock before SQLite reports it busy."""
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 
 
@@ -213,12 +216,8 @@ class SqliteClassLedger:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / DB_NAME
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            self.path, timeout=10.0, isolation_level=None, check_same_thread=False
-        )
+        self._conn, _mode = open_ledger(self.path, busy_timeout_s=BUSY_TIMEOUT_S)
         try:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
             with self._write() as conn:
                 for statement in _SCHEMA:
                     conn.execute(statement)
@@ -249,14 +248,8 @@ class SqliteClassLedger:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, immediate(self._conn) as conn:
+            yield conn
 
     def _rows(self, sql: str) -> list[tuple[Any, ...]]:
         with self._lock:

@@ -15,7 +15,7 @@ import httpx2
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mediagen_nb._serverkit.errors import JSON_KEY, TextProtocol, dumps, error_response
+from mediagen_nb._serverkit.errors import JSON_KEY, dumps, error_response
 from mediagen_nb.catalog import Family
 from mediagen_nb.classroom._budget import (
     Claim,
@@ -44,6 +44,7 @@ from mediagen_nb.classroom._moderation import (
 )
 from mediagen_nb.classroom._refusals import chat_refusal_response, refused_task_body
 from mediagen_nb.client._tasks import normalize_status
+from mediagen_nb.types import ChatProtocol
 
 PROMPT_EXCERPT: Final = 200
 """Characters of a refused create's prompt the gateway keeps (the teacher sees what was
@@ -64,7 +65,7 @@ def prompt_of(body: Any) -> str:
 
 
 def upstream_failure(
-    error: httpx2.HTTPError, what: str, protocol: TextProtocol | None = None
+    error: httpx2.HTTPError, what: str, protocol: ChatProtocol | None = None
 ) -> Response:
     """502 when the upstream did not answer: the cause is logged (a warning naming the
     request and the error) and its kind named to the student (``ReadTimeout``, ...)."""
@@ -215,7 +216,7 @@ def refuse_task(gw: Gateway, claim: Claim, body: Any, sentence: str) -> Response
 # --- chat completions and messages ---------------------------------------------------------
 
 
-async def chat(gw: Gateway, request: Request, path: str, protocol: TextProtocol) -> Response:
+async def chat(gw: Gateway, request: Request, path: str, protocol: ChatProtocol) -> Response:
     """``POST`` of a chat completion or a message, through every step."""
     student = student_of(request)  # authenticate: done by the front
     body = request.scope.get(JSON_KEY)

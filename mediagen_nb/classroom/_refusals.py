@@ -24,7 +24,8 @@ from typing import Any, Final
 
 from starlette.responses import Response
 
-from mediagen_nb._serverkit.errors import JSON_TYPE, TextProtocol, dumps, error_response
+from mediagen_nb._serverkit.errors import JSON_TYPE, dumps, error_response
+from mediagen_nb.types import ChatProtocol
 
 REFUSED_PREFIX: Final = "refused-"
 NO_RETRY: Final = {"x-should-retry": "false"}
@@ -42,7 +43,7 @@ def refused_task_body(model: object, sentence: str) -> dict[str, Any]:
     }
 
 
-def chat_refusal_response(protocol: TextProtocol, sentence: str) -> Response:
+def chat_refusal_response(protocol: ChatProtocol, sentence: str) -> Response:
     """403 in the chat protocol's own envelope."""
     return error_response(
         403, sentence, error_type="permission_error", protocol=protocol, headers=NO_RETRY

@@ -22,12 +22,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Scope
 
 from mediagen_nb._serverkit.body import file_chunks
-from mediagen_nb._serverkit.errors import (
-    TextProtocol,
-    dumps,
-    error_body,
-    error_response,
-)
+from mediagen_nb._serverkit.errors import dumps, error_body, error_response
 from mediagen_nb._serverkit.urls import media_root
 from mediagen_nb.catalog import FAMILIES, Family
 from mediagen_nb.classroom._codes import Student
@@ -40,6 +35,7 @@ from mediagen_nb.classroom._media import media_response
 from mediagen_nb.classroom._pipeline import chat, create_task, upstream_failure
 from mediagen_nb.classroom._refusals import asset_refusal_response
 from mediagen_nb.classroom._upstream import SPEED_HEADER
+from mediagen_nb.types import ChatProtocol
 
 ASSET_PATHS: Final = (
     ("/svcVideo2/asset/upload", ("POST",)),
@@ -171,7 +167,7 @@ async def _outgoing(request: Request, headers: dict[str, str]) -> bytes | AsyncI
     return file_chunks(spooled)
 
 
-def _chat(gw: Gateway, path: str, protocol: TextProtocol) -> Endpoint:
+def _chat(gw: Gateway, path: str, protocol: ChatProtocol) -> Endpoint:
     async def endpoint(request: Request) -> Response:
         return await chat(gw, request, path, protocol)
 
@@ -196,7 +192,11 @@ def student_routes(gw: Gateway) -> tuple[list[BaseRoute], list[BaseRoute]]:
     api += [Route(fam.create_path, _create(gw, fam), methods=["POST"]) for fam in FAMILIES.values()]
     api += [Route(path, _asset(gw, path), methods=list(m)) for path, m in ASSET_PATHS]
     text: list[BaseRoute] = [
-        Route("/v1/chat/completions", _chat(gw, "/v1/chat/completions", "chat"), methods=["POST"]),
+        Route(
+            "/v1/chat/completions",
+            _chat(gw, "/v1/chat/completions", "chat_completions"),
+            methods=["POST"],
+        ),
         Route("/v1/messages", _chat(gw, "/v1/messages", "messages"), methods=["POST"]),
     ]
     return api, text

@@ -34,12 +34,11 @@ from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._media import MediaRefusedError, check_address, download
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._upstream import Upstream
-from mediagen_nb.client._exceptions import parse_retry_after
+from mediagen_nb.client import PollPace, poll_pace
 from mediagen_nb.client._tasks import normalize_status
 
 log = logging.getLogger("mediagen_nb.classroom")
 
-MIN_DEADLINE_S: Final = 600.0
 MEDIA_TRIES: Final = 4
 URL_FIELDS: Final = ("image_url", "video_url")
 
@@ -90,16 +89,17 @@ class Tracker:
             task.cancel()
         await asyncio.gather(*followers, return_exceptions=True)
 
+    def pace(self, record: TaskRecord) -> PollPace:
+        """How often and how long ``record`` is polled: the client's rules, at the upstream's
+        speed."""
+        return poll_pace(FAMILIES.get(record.family), record.model, self.upstream.speed)
+
     def interval(self, record: TaskRecord) -> float:
         """Seconds between two upstream polls of ``record``."""
-        fam = FAMILIES.get(record.family)
-        base = fam.min_poll_interval(record.model) if fam is not None else 5.0
-        return base / self.upstream.speed
+        return self.pace(record).interval
 
     def _deadline_s(self, record: TaskRecord) -> float:
-        fam = FAMILIES.get(record.family)
-        high = fam.eta(record.model)[1] if fam is not None else MIN_DEADLINE_S
-        return max(MIN_DEADLINE_S, 3.0 * high) / self.upstream.speed
+        return self.pace(record).deadline
 
     async def _follow(self, record: TaskRecord, wait: float) -> None:
         loop = asyncio.get_running_loop()
@@ -153,8 +153,7 @@ class Tracker:
         self.upstream.note_speed(response.headers)
         status = response.status_code
         if status in (429, 503):
-            wanted = parse_retry_after(response.headers.get("retry-after"))
-            return max(interval if wanted is None else wanted, 0.001)
+            return self.pace(record).after_busy(response.headers.get("retry-after"))
         if status in (404, 410):
             self._finish(record, "failed", "the service no longer knows this task")
             return interval

@@ -8,14 +8,13 @@ built-in emulator ("demo mode"). Importing it loads neither pandas, PIL nor ipyw
 from mediagen_nb._frame_sources import FrameUnavailableError
 from mediagen_nb.types import RequestValidationError
 
-from ._assemble import ChatAccumulator, MessageAccumulator
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages, StreamManager
 from ._chat_retry import ChatRetryPolicy
 from ._chat_tools import FunctionTool, ToolCallRecord, ToolRun, function_tool
 from ._classroom import Classroom
-from ._client import DEFAULT_RECORDER, AsyncClient
-from ._config import RedactingFilter, Secret, install_log_redaction, redact, resolve_settings
+from ._client import AsyncClient
+from ._config import resolve_settings
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -39,19 +38,16 @@ from ._exceptions import (
     TaskTimeoutError,
     ToolLoopError,
 )
-from ._frames import any_frame_png, frame_png, video_size
 from ._media import Images, Tasks, Videos
 from ._media_host import MediaHost
+from ._pace import PollPace, poll_pace
 from ._recording import recording_tags
-from ._retry import RetryTransport
 from ._saved import SavedRequest, read_request
-from ._sse import ServerSentEvent, SSEDecoder, aiter_sse
 from ._streams import BaseStream, ChatCompletionStream, MessageStream
 from ._sync import Client, SyncStream, SyncTask
-from ._tasks import Task, normalize_status
+from ._tasks import Task
 
 __all__ = [
-    "DEFAULT_RECORDER",
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
@@ -65,7 +61,6 @@ __all__ = [
     "BadRequestError",
     "BaseStream",
     "Chat",
-    "ChatAccumulator",
     "ChatCompletionStream",
     "ChatRetryPolicy",
     "Classroom",
@@ -78,20 +73,15 @@ __all__ = [
     "MalformedResponseError",
     "MediaHost",
     "MediagenError",
-    "MessageAccumulator",
     "MessageStream",
     "Messages",
     "NotFoundError",
+    "PollPace",
     "RateLimitError",
-    "RedactingFilter",
     "RequestValidationError",
     "ResponseTooLargeError",
-    "RetryTransport",
-    "SSEDecoder",
     "SavedRequest",
-    "Secret",
     "ServerError",
-    "ServerSentEvent",
     "StreamInterruptedError",
     "StreamManager",
     "SyncStream",
@@ -106,15 +96,9 @@ __all__ = [
     "ToolLoopError",
     "ToolRun",
     "Videos",
-    "aiter_sse",
-    "any_frame_png",
-    "frame_png",
     "function_tool",
-    "install_log_redaction",
-    "normalize_status",
+    "poll_pace",
     "read_request",
     "recording_tags",
-    "redact",
     "resolve_settings",
-    "video_size",
 ]

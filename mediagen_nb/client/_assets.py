@@ -21,14 +21,10 @@ from urllib.parse import urlencode
 import httpx2
 
 from mediagen_nb import _hooks
-from mediagen_nb.catalog import (
-    ASSET_ACTIVE,
-    ASSET_FAILED,
-    ASSET_LIBRARIES,
-    asset_uri,
-    library_for_id,
-)
-from mediagen_nb.types import AssetEnvelope, AssetInfo
+from mediagen_nb.catalog import asset_uri
+from mediagen_nb.catalog._assets import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, library_for_id
+from mediagen_nb.types import AssetInfo
+from mediagen_nb.types._responses import AssetEnvelope
 from mediagen_nb.types._urls import not_public_reason, origins
 
 from ._context import DELETED, ClientContext

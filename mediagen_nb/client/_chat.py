@@ -343,7 +343,7 @@ class Completions(_TextResource):
                 final: ChatCompletion = await opened.get_final_completion()
                 return final
 
-        run = await tool_loop("chat", send, messages, offered, max_steps)
+        run = await tool_loop("chat_completions", send, messages, offered, max_steps)
         if response_format is not None:
             parsed_chat(run.final, response_format)
         return run

@@ -29,13 +29,19 @@ from typing import Any, Generic, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ValidationError, create_model
 
-from mediagen_nb.types import ChatCompletion, Message, ToolCall, ToolUseBlock, tool_results_turn
+from mediagen_nb.types import (
+    ChatCompletion,
+    ChatProtocol,
+    Message,
+    ToolCall,
+    ToolUseBlock,
+    tool_results_turn,
+)
 
 from ._exceptions import ToolLoopError
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", ChatCompletion, Message)
-Protocol = str  # "chat" or "messages"
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,21 @@ def _as_text(value: Any) -> str:
 
 
 def function_tool(function: Callable[..., Any]) -> FunctionTool:
-    """``function`` as a tool: name, first docstring paragraph, arguments from its hints."""
+    """``function`` as a tool a chat call can offer and run.
+
+    ``tools=[get_weather]`` does this for you; call it to inspect the schema or reuse it.
+
+    Args:
+        function: A function (sync or async) with type hints on every argument; its name
+            is the tool's name, the first paragraph of its docstring the description.
+
+    Returns:
+        The tool: its JSON schema comes from the hints, and its ``run`` validates the
+        model's arguments before calling the function.
+
+    Raises:
+        TypeError: The function takes ``*args`` or ``**kwargs``, which no schema describes.
+    """
     hints = get_type_hints(function)
     fields: dict[str, Any] = {}
     for name, parameter in inspect.signature(function).parameters.items():
@@ -170,7 +190,7 @@ Send = Callable[[list[dict[str, Any]]], Awaitable[R]]
 
 
 async def tool_loop(
-    protocol: Protocol,
+    protocol: ChatProtocol,
     send: Send[R],
     messages: list[dict[str, Any]],
     tools: Sequence[FunctionTool],
@@ -194,7 +214,7 @@ async def tool_loop(
             text, failed = await tool.run(arguments) if tool else (f"no tool named {name!r}", True)
             calls.append(ToolCallRecord(name, arguments, text, failed))
             answers.append(reply_to(text, failed))
-        if protocol == "chat":
+        if protocol == "chat_completions":
             conversation.extend(answers)
         else:
             conversation.append(tool_results_turn(*answers))

@@ -12,8 +12,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mediagen_nb.catalog import ASSET_ACTIVE, parse_asset_uri
-from mediagen_nb.types import ensure_valid
+from mediagen_nb.catalog import parse_asset_uri
+from mediagen_nb.catalog._assets import ASSET_ACTIVE
+from mediagen_nb.types._validate import ensure_valid
 
 from ._chat_retry import ChatRetryPolicy
 from ._config import get_logger

@@ -40,7 +40,8 @@ import httpx2
 
 from mediagen_nb import _env
 from mediagen_nb._platform import is_browser
-from mediagen_nb.types import Problem, RequestValidationError, json_value_problems
+from mediagen_nb.types import Problem, RequestValidationError
+from mediagen_nb.types._json import json_value_problems
 
 from ._config import Settings, get_logger, redact_chain
 from ._exceptions import (

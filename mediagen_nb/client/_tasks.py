@@ -44,6 +44,7 @@ from ._exceptions import (
 )
 from ._files import safe_file_name, write_atomic
 from ._http import SPEED_HEADER, parse_speed
+from ._pace import PollPace, poll_pace
 from ._parse import parse_answer
 from ._recording import media_suffix
 
@@ -53,11 +54,6 @@ if TYPE_CHECKING:
 logger = get_logger("mediagen_nb.client")
 
 OnUpdate = Callable[["Task"], Awaitable[None] | None]
-MIN_DEFAULT_DEADLINE_S = 600.0
-DEADLINE_FLOOR_S = 10.0
-"""A default deadline scaled by the emulator's speed never drops below this."""
-MIN_POLL_INTERVAL_S = 0.01
-"""Nor does a poll interval (so a stuck task is polled at most 100 times a second)."""
 ASSUMED_URL_LIFETIME_S = 24 * 3600.0
 """A result URL's lifetime where the catalog has none (the spec's documented 24 h)."""
 
@@ -194,15 +190,18 @@ class Task:
     @property
     def poll_interval(self) -> float:
         """Seconds between result polls: the family's minimum for this model over speed
-        (at least ``MIN_POLL_INTERVAL_S``)."""
-        return max(MIN_POLL_INTERVAL_S, self.family_info.min_poll_interval(self.model) / self.speed)
+        (see :func:`~mediagen_nb.client.poll_pace`)."""
+        return self._pace().interval
 
     def default_timeout(self) -> float:
         """Deadline used by :meth:`wait` without ``timeout`` (see module docstring)."""
+        return self._pace().deadline
+
+    def _pace(self) -> PollPace:
+        """The polling rules at the current speed (the speed can change while polling)."""
         duration = self.request.get("duration") if self.request else None
         seconds = float(duration) if isinstance(duration, int | float) and duration > 0 else None
-        _low, high = self.family_info.eta(self.model, seconds)
-        return max(DEADLINE_FLOOR_S, max(MIN_DEFAULT_DEADLINE_S, 3.0 * high) / self.speed)
+        return poll_pace(self.family_info, self.model, self.speed, duration=seconds)
 
     async def refresh(self) -> Task:
         """Fetch ``GET /v1/result/{id}`` once and update this handle."""
@@ -333,8 +332,7 @@ class Task:
         try:
             await self.refresh()
         except RateLimitError as exc:
-            wanted = exc.retry_after if exc.retry_after is not None else self.poll_interval
-            wanted = max(wanted, MIN_POLL_INTERVAL_S)  # "Retry-After: 0" is no busy loop
+            wanted = self._pace().after_busy(exc.retry_after)
             await self._pause(min(wanted, max(0.0, deadline - self._ctx.clock())))
             return False
         except (ServerError, APIConnectionError) as exc:

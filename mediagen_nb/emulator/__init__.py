@@ -34,25 +34,15 @@ Conventions a class can use to show each failure path on purpose (details in the
 Fault injection (``FaultConfig``): 500/503, 429, dropped connections, latency, stream cuts.
 """
 
-from mediagen_nb._serverkit.body import MAX_BODY_BYTES
 from mediagen_nb.emulator._app import create_app
-from mediagen_nb.emulator._faults import ConnectionDropped, FaultConfig
-from mediagen_nb.emulator._server import (
-    EmulatorHandle,
-    default_emulator,
-    fallback_endpoint,
-    start_emulator,
-)
+from mediagen_nb.emulator._faults import FaultConfig
+from mediagen_nb.emulator._server import EmulatorHandle, start_emulator
 from mediagen_nb.emulator._state import EmulatorState
 
 __all__ = [
-    "MAX_BODY_BYTES",
-    "ConnectionDropped",
     "EmulatorHandle",
     "EmulatorState",
     "FaultConfig",
     "create_app",
-    "default_emulator",
-    "fallback_endpoint",
     "start_emulator",
 ]

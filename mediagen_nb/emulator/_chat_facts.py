@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mediagen_nb.emulator._schema_instance import MISSING, pattern_matches
+from mediagen_nb.types import ChatProtocol
 
 _PLACE = ("city", "location", "place", "country", "destination", "town", "region", "where")
 _SYNONYMS = (
@@ -109,7 +110,7 @@ def _loads(text: Any) -> Any:
     return text
 
 
-def _is_question(message: dict[str, Any], protocol: str) -> bool:
+def _is_question(message: dict[str, Any], protocol: ChatProtocol) -> bool:
     if message.get("role") != "user":
         return False
     content = message.get("content")
@@ -121,14 +122,14 @@ def _is_question(message: dict[str, Any], protocol: str) -> bool:
     return any(b.get("type") in ("text", "input_text") for b in blocks)
 
 
-def task_steps(body: dict[str, Any], protocol: str) -> list[Step]:
+def task_steps(body: dict[str, Any], protocol: ChatProtocol) -> list[Step]:
     """The tool calls made since the last question, in order, with their results."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     start = max((i for i, m in enumerate(messages) if _is_question(m, protocol)), default=-1)
     calls: dict[str, tuple[str, Any]] = {}
     results: dict[str, str] = {}
     for message in messages[start + 1 :]:
-        if protocol == "chat":
+        if protocol == "chat_completions":
             for call in message.get("tool_calls") or []:
                 spec = call.get("function") if isinstance(call, dict) else None
                 if isinstance(spec, dict):

@@ -1,44 +1,7 @@
-"""What the emulator answers to a chat request: text, tool calls, thinking, structured output.
-
-Protocol-neutral; ``_chat_wire`` and ``_messages_wire`` put a :class:`Reply` on the wire.
-Thinking is ``_chat_thinking``'s, structured output ``_chat_structured``'s.
-Decisions (deterministic, no model):
-
-- **The planner** (``plan_calls``) decides each step as a careful model would, from the
-  task so far (``_chat_facts``: the question, the calls made since it and their results,
-  the facts they give), the tools offered, ``tool_choice`` and the output asked for:
-
-  1. ``none`` (chat ``tool_choice: "none"``, messages ``{"type": "none"}``) never calls; a
-     named tool (chat ``{"function": {"name"}}``, messages ``{"type": "tool"}``) is always
-     called (instructor's way to get a typed answer).
-  2. Tools split into *work* tools, *handoffs* (``transfer_to_*``, the Agents SDK's) and
-     *final-answer* tools (``final_result*`` / ``final_answer``, or a description saying
-     "final response", as pydantic-ai's output tool). A work tool is *needed* while it has
-     not been called in this task and the question asks for what it offers: its name
-     (``get_weather`` or "get weather") or a distinctive word of its name (4+ letters) or
-     description (5+ letters) appears in the question.
-  3. Needed tools are called, all at once unless parallel calls are off (chat
-     ``parallel_tool_calls: false``, messages ``disable_parallel_tool_use``), except those
-     not *ready*: a tool whose required number has no value in the conversation yet waits
-     for a result that gives one (``what_to_wear(temperature_c)`` after ``get_weather``).
-  4. Nothing needed: a handoff whose target matches the question is called, once per task.
-  5. Still nothing: a final-answer tool ends the task when there is one (after a tool
-     result, when a tool is forced, or when it is the only tool); a forced choice
-     (``required`` / ``any``) with no final tool calls the best-matching tool not yet
-     called (when every tool has been called, the best match again: the protocol forces a
-     call); otherwise the step answers (text, or structured output below).
-
-  Unless a tool is forced, a call with the same name and arguments as one already made is
-  never made again; a task stops calling tools after ``MAX_STEPS`` distinct calls, and the
-  same conversation always gets the same step. Arguments are an instance of the tool's JSON Schema
-  (``_schema_instance``) filled from the facts (the city named, the temperature returned),
-  else from the question (a capitalised word for place-like properties, the question for
-  query-like ones, an ``enum`` value it mentions). On messages, a call under ``auto``
-  comes after a one-line text block; a forced call, or any call when an output schema is
-  set (then all text must be the schema's), starts with the ``tool_use`` block.
-- **Answers after tool results** report each result of the task by tool name, in call
-  order (every step since the question, not only the last); with an output schema they
-  are an instance of it filled from the results instead.
+"""What the emulator answers to a chat request: which tools it calls, with what, and the text
+after tool results. Deterministic, no model; both protocols (``_chat_wire`` and
+``_messages_wire`` put a reply on the wire). The planner's rules are on the design page
+("How the emulator plans tool calls").
 """
 
 from __future__ import annotations
@@ -47,14 +10,14 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from mediagen_nb.emulator._chat_facts import Facts, Step, proper_nouns, text_of
 from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
 from mediagen_nb.emulator._schema_limits import Budget
 from mediagen_nb.emulator._textgen import count_tokens
+from mediagen_nb.types import ChatProtocol
 
-Protocol = Literal["chat", "messages"]
 _GENERIC_TEXT = (
     "about also available call calls current data returns return value values given from "
     "into tool tools using with this that what which when where function input output "
@@ -98,18 +61,20 @@ class PlannedCall:
         return json.dumps(self.arguments, ensure_ascii=False)
 
 
-def tools_of(body: dict[str, Any], protocol: Protocol) -> list[Tool]:
+def tools_of(body: dict[str, Any], protocol: ChatProtocol) -> list[Tool]:
     """The request's declared tools (server tools on messages are left out)."""
     found: list[Tool] = []
     for tool in body.get("tools") or []:
         if not isinstance(tool, dict):
             continue
-        spec = tool.get("function") if protocol == "chat" else tool
+        spec = tool.get("function") if protocol == "chat_completions" else tool
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             continue
         if protocol == "messages" and tool.get("type", "custom") != "custom":
             continue
-        schema = spec.get("parameters") if protocol == "chat" else spec.get("input_schema")
+        schema = (
+            spec.get("parameters") if protocol == "chat_completions" else spec.get("input_schema")
+        )
         found.append(
             Tool(
                 spec["name"],
@@ -121,10 +86,10 @@ def tools_of(body: dict[str, Any], protocol: Protocol) -> list[Tool]:
     return found
 
 
-def _choice(body: dict[str, Any], protocol: Protocol) -> tuple[str, str | None, bool]:
+def _choice(body: dict[str, Any], protocol: ChatProtocol) -> tuple[str, str | None, bool]:
     """(mode "none"/"auto"/"force", forced name or None, parallel allowed)."""
     choice = body.get("tool_choice")
-    if protocol == "chat":
+    if protocol == "chat_completions":
         parallel = body.get("parallel_tool_calls") is not False
         if choice in (None, "auto"):
             return "auto", None, parallel
@@ -145,7 +110,7 @@ def _choice(body: dict[str, Any], protocol: Protocol) -> tuple[str, str | None, 
     return "auto", None, parallel
 
 
-def forces_tool(body: dict[str, Any], protocol: Protocol) -> bool:
+def forces_tool(body: dict[str, Any], protocol: ChatProtocol) -> bool:
     """Whether ``tool_choice`` makes the reply call a tool (chat required/named, messages
     any/tool)."""
     return bool(tools_of(body, protocol)) and _choice(body, protocol)[0] == "force"
@@ -155,7 +120,7 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)}
 
 
-def _score(tool: Tool, task: Task) -> int:
+def _score(tool: Tool, task: AgentTask) -> int:
     low = task.read.low
     if tool.name.lower() in low or tool.name.replace("_", " ").lower() in low:
         return 100
@@ -225,7 +190,7 @@ class Reading:
 
 
 @dataclass(frozen=True)
-class Task:
+class AgentTask:
     """What the planner knows: the question, the steps so far and the facts they give.
 
     ``reading`` is made from the question and steps when not given; the choices of one
@@ -255,43 +220,57 @@ class Task:
         assert self.reading is not None  # set in __post_init__
         return self.reading
 
-    def answered(self, answer: str) -> Task:
+    def answered(self, answer: str) -> AgentTask:
         """This task for one choice whose answer text is ``answer`` (the facts' prose)."""
         return replace(self, facts=self.facts.answered(answer))
 
 
-def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: Task) -> list[Tool]:
-    """The tools the next step calls (see the module docstring), best first."""
-    if forced is not None:
-        return [t for t in tools if t.name == forced][:1]
-    done = {s.name for s in task.steps}
-    rounds = len(task.read.made)
-    work = [t for t in tools if not _is_final(t) and not _is_handoff(t)]
+def _ranked(tools: list[Tool], task: AgentTask) -> list[tuple[int, Tool]]:
+    """``(score, tool)`` best first; ties keep the declared order."""
+    scored = sorted(
+        ((_score(t, task), i, t) for i, t in enumerate(tools)), key=lambda x: (-x[0], x[1])
+    )
+    return [(score, tool) for score, _, tool in scored]
+
+
+def _needed_tools(work: list[Tool], done: set[str], task: AgentTask) -> list[Tool]:
+    """Rule 3: the work tools the question asks for and not yet called, those ready first."""
+    needed = [t for score, t in _ranked([t for t in work if t.name not in done], task) if score]
+    ready = [t for t in needed if _ready(t, task.facts)]
+    return ready or needed[:1]
+
+
+def _handoff(tools: list[Tool], task: AgentTask) -> list[Tool]:
+    """Rule 4: the handoff whose target the question names, once per task."""
+    if any(s.name.startswith("transfer_to_") for s in task.steps):
+        return []
+    ranked = _ranked([t for t in tools if _is_handoff(t)], task)
+    return [ranked[0][1]] if ranked and ranked[0][0] > 0 else []
+
+
+def _last_resort(tools: list[Tool], mode: str, done: set[str], task: AgentTask) -> list[Tool]:
+    """Rule 5: a final-answer tool, else under a forced choice the best match not yet called."""
     finals = [t for t in tools if _is_final(t)]
-    if rounds < MAX_STEPS:
-        scored = sorted(
-            ((_score(t, task), i, t) for i, t in enumerate(work) if t.name not in done),
-            key=lambda x: (-x[0], x[1]),
-        )
-        needed = [t for s, _, t in scored if s > 0]
-        ready = [t for t in needed if _ready(t, task.facts)]
-        if needed:
-            return ready or needed[:1]
-        handed = any(s.name.startswith("transfer_to_") for s in task.steps)
-        handoffs = [] if handed else tools
-        ranked = sorted(
-            ((_score(t, task), i, t) for i, t in enumerate(handoffs) if _is_handoff(t)),
-            key=lambda x: (-x[0], x[1]),
-        )
-        if ranked and ranked[0][0] > 0:
-            return [ranked[0][2]]
+    work = [t for t in tools if not _is_final(t) and not _is_handoff(t)]
     if finals and (task.steps or mode == "force" or not work):
         return finals[:1]
     if mode == "force":
         fresh = [t for t in tools if t.name not in done]
-        ranked_all = sorted(fresh or tools, key=lambda t: -_score(t, task))
-        return ranked_all[:1]
+        return sorted(fresh or tools, key=lambda t: -_score(t, task))[:1]
     return []
+
+
+def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: AgentTask) -> list[Tool]:
+    """The tools the next step calls (the rules of the module docstring), best first."""
+    if forced is not None:
+        return [t for t in tools if t.name == forced][:1]
+    done = {s.name for s in task.steps}
+    if len(task.read.made) < MAX_STEPS:
+        work = [t for t in tools if not _is_final(t) and not _is_handoff(t)]
+        chosen = _needed_tools(work, done, task) or _handoff(tools, task)
+        if chosen:
+            return chosen
+    return _last_resort(tools, mode, done, task)
 
 
 @dataclass(frozen=True)
@@ -304,11 +283,11 @@ class Plan:
     prefix: str
 
 
-def plan_tools(body: dict[str, Any], protocol: Protocol, task: Task) -> Plan:
+def plan_tools(body: dict[str, Any], protocol: ChatProtocol, task: AgentTask) -> Plan:
     """Which tools the reply calls (see the module docstring); arguments come per choice."""
     tools = tools_of(body, protocol)
     mode, forced, parallel = _choice(body, protocol)
-    prefix = "call_" if protocol == "chat" else "toolu_"
+    prefix = "call_" if protocol == "chat_completions" else "toolu_"
     if not tools or mode == "none":
         return Plan([], forced, mode, prefix)
     chosen = _next_tools(tools, mode, forced, task)
@@ -319,8 +298,8 @@ def plan_tools(body: dict[str, Any], protocol: Protocol, task: Task) -> Plan:
 
 def plan_calls(
     body: dict[str, Any],
-    protocol: Protocol,
-    task: Task,
+    protocol: ChatProtocol,
+    task: AgentTask,
     *,
     seed: int,
     id_seed: str,
@@ -374,11 +353,11 @@ def call_tokens(calls: list[PlannedCall]) -> int:
     return sum(count_tokens(c.name) + count_tokens(c.json) for c in calls)
 
 
-def _call_names(messages: list[dict[str, Any]], protocol: Protocol) -> dict[str, str]:
+def _call_names(messages: list[dict[str, Any]], protocol: ChatProtocol) -> dict[str, str]:
     """Tool-call id -> tool name, for every call the assistant made in ``messages``."""
     names: dict[str, str] = {}
     for message in messages:
-        if protocol == "chat":
+        if protocol == "chat_completions":
             for call in message.get("tool_calls") or []:
                 if isinstance(call, dict) and isinstance(call.get("function"), dict):
                     names[str(call.get("id"))] = str(call["function"].get("name"))
@@ -389,11 +368,11 @@ def _call_names(messages: list[dict[str, Any]], protocol: Protocol) -> dict[str,
     return names
 
 
-def tool_results(body: dict[str, Any], protocol: Protocol) -> list[tuple[str, str]] | None:
+def tool_results(body: dict[str, Any], protocol: ChatProtocol) -> list[tuple[str, str]] | None:
     """(tool name, result text) of the tool results that end the conversation, else None."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     names = _call_names(messages, protocol)
-    if protocol == "chat":
+    if protocol == "chat_completions":
         trailing: list[tuple[str, str]] = []
         for message in reversed(messages):
             if message.get("role") != "tool":

@@ -16,10 +16,9 @@ from typing import Any, Literal
 
 from mediagen_nb.emulator._chat_facts import facts_of, prompted_schema, task_steps, without_json
 from mediagen_nb.emulator._chat_plan import (
+    AgentTask,
     Plan,
     PlannedCall,
-    Protocol,
-    Task,
     call_tokens,
     forces_tool,
     plan_calls,
@@ -46,6 +45,7 @@ from mediagen_nb.emulator._textgen import (
     read,
     request_seed,
 )
+from mediagen_nb.types import ChatProtocol
 
 Finish = Literal["end", "length", "stop", "tool", "refusal"]
 REFUSAL_TEXT = (
@@ -57,7 +57,7 @@ messages: ``stop_reason: "refusal"``)."""
 
 
 @dataclass(frozen=True)
-class Reply:
+class PlannedReply:
     """What one reply says; the wire modules format it."""
 
     text: str
@@ -86,7 +86,7 @@ def _question(conversation: Conversation) -> str:
     return ""
 
 
-def _task_results(task: Task, trailing: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _task_results(task: AgentTask, trailing: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Every result the task has had, in call order (a two-step run answers from both
     steps, not only the last); the trailing results when no step holds one."""
     answered = [(s.name, s.result) for s in task.steps if s.result is not None]
@@ -99,12 +99,12 @@ class Prompt:
     of a chat request share it, so a choice costs the same for any prompt length."""
 
     body: dict[str, Any]
-    protocol: Protocol
+    protocol: ChatProtocol
     model: str
     question: str
     reading: Reading
     """The answer's seed-independent wording (``_textgen``)."""
-    task: Task
+    task: AgentTask
     """The question, steps and facts; each choice adds its answer's prose."""
     plan: Plan
     """The tools the step calls (arguments are made per choice)."""
@@ -122,13 +122,13 @@ class Prompt:
 
 
 def read_prompt(
-    body: dict[str, Any], protocol: Protocol, conversation: Conversation, *, model: str
+    body: dict[str, Any], protocol: ChatProtocol, conversation: Conversation, *, model: str
 ) -> Prompt:
     """Read ``body`` once (see :class:`Prompt`).
 
     Args:
         body: The request body (validated).
-        protocol: ``"chat"`` or ``"messages"``.
+        protocol: ``"chat_completions"`` or ``"messages"``.
         conversation: The body's conversation (``_textgen``).
         model: The model asked for.
 
@@ -140,7 +140,7 @@ def read_prompt(
     question = _question(conversation)[:READ_CHARS]
     steps = task_steps(body, protocol)
     plain = without_json(question)
-    task = Task(plain, steps, facts_of(steps, plain, ""))
+    task = AgentTask(plain, steps, facts_of(steps, plain, ""))
     last_is_user_text = bool(conversation.turns) and conversation.turns[-1][0] == "user"
     calls_possible = results is not None or last_is_user_text
     structured = output_schema(body, protocol)
@@ -161,14 +161,16 @@ def read_prompt(
         results_said=results_answer(_task_results(task, results)) if results else None,
         structured=structured,
         prompted=prompted,
-        quiet=protocol == "chat" or forces_tool(body, protocol) or structured is not None,
+        quiet=protocol == "chat_completions"
+        or forces_tool(body, protocol)
+        or structured is not None,
         prompt_tokens=conversation.prompt_tokens
         + (count_tokens(json.dumps(tools)) if tools else 0),
         budget=Budget(),
     )
 
 
-def _answer(prompt: Prompt, task: Task, answer: str, seed: int) -> str:
+def _answer(prompt: Prompt, task: AgentTask, answer: str, seed: int) -> str:
     """The answer step's text: schema instance, JSON asked in words, or prose."""
     structured, budget = prompt.structured, prompt.budget
     if structured is not None and structured[0] == "json_schema":
@@ -192,7 +194,7 @@ def build_reply(
     stop: list[str],
     id_seed: str,
     choice: int = 0,
-) -> Reply:
+) -> PlannedReply:
     """The reply to ``prompt``; ``choice`` > 0 words choice ``n`` differently (chat ``n``)."""
     if POLICY_TRIGGER in prompt.question.lower():
         return _refusal(prompt, max_tokens)
@@ -223,7 +225,7 @@ def build_reply(
     room = None if max_tokens is None else max(0, max_tokens - think_tokens)
     limited = limit(text, prompt.prompt_tokens, max_tokens=room, stop=stop)
     finish: Finish = "tool" if calls else limited.finish
-    return Reply(
+    return PlannedReply(
         text=limited.text,
         finish=finish,
         stop_sequence=limited.stop_sequence if not calls else None,
@@ -236,10 +238,10 @@ def build_reply(
     )
 
 
-def _refusal(prompt: Prompt, max_tokens: int | None) -> Reply:
+def _refusal(prompt: Prompt, max_tokens: int | None) -> PlannedReply:
     """The service refusing the question (its content policy)."""
     limited = limit(REFUSAL_TEXT, prompt.prompt_tokens, max_tokens=max_tokens, stop=[])
-    return Reply(
+    return PlannedReply(
         text=limited.text,
         finish="refusal",
         stop_sequence=None,

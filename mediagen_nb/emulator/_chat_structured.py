@@ -9,16 +9,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mediagen_nb.emulator._chat_plan import Protocol, Task
+from mediagen_nb.emulator._chat_plan import AgentTask
 from mediagen_nb.emulator._schema_instance import SchemaLimitError, instance_for
 from mediagen_nb.emulator._schema_limits import Budget
+from mediagen_nb.types import ChatProtocol
 
 
 def output_schema(
-    body: dict[str, Any], protocol: Protocol
+    body: dict[str, Any], protocol: ChatProtocol
 ) -> tuple[str, dict[str, Any], bool] | None:
     """(kind "json_object"/"json_schema", schema, strict) of a structured-output request."""
-    if protocol == "chat":
+    if protocol == "chat_completions":
         fmt = body.get("response_format")
         if not isinstance(fmt, dict):
             return None
@@ -42,7 +43,12 @@ def output_schema(
 
 
 def prompted_text(
-    schema: dict[str, Any], *, fenced: bool, task: Task, seed: int, budget: Budget | None = None
+    schema: dict[str, Any],
+    *,
+    fenced: bool,
+    task: AgentTask,
+    seed: int,
+    budget: Budget | None = None,
 ) -> str:
     """The reply to JSON asked for in words: an instance of ``schema``, fenced if asked."""
     text = structured_text(
@@ -57,7 +63,7 @@ def structured_text(
     *,
     strict: bool,
     answer: str,
-    task: Task,
+    task: AgentTask,
     seed: int,
     budget: Budget | None = None,
 ) -> str:

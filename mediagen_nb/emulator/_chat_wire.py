@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from mediagen_nb._serverkit.errors import dumps
-from mediagen_nb.emulator._chat_reply import Reply
+from mediagen_nb.emulator._chat_reply import PlannedReply
 from mediagen_nb.emulator._logprobs import logprobs_for
 from mediagen_nb.emulator._textgen import split_deltas
 
@@ -36,7 +36,7 @@ Item = tuple[bytes, bool]
 """One SSE event and whether it is a paced delta (the stream-cut fault counts those)."""
 
 
-def usage_of(replies: list[Reply]) -> dict[str, int]:
+def usage_of(replies: list[PlannedReply]) -> dict[str, int]:
     """OpenAI usage of all choices (the prompt is counted once)."""
     completion = sum(r.completion_tokens for r in replies)
     prompt = replies[0].prompt_tokens if replies else 0
@@ -47,7 +47,7 @@ def usage_of(replies: list[Reply]) -> dict[str, int]:
     }
 
 
-def _message(reply: Reply) -> dict[str, Any]:
+def _message(reply: PlannedReply) -> dict[str, Any]:
     if not reply.calls:
         return {"role": "assistant", "content": reply.text, "refusal": None}
     return {
@@ -68,7 +68,7 @@ def _logprobs(text: str, top: int | None) -> dict[str, Any] | None:
 
 
 def chat_body(
-    replies: list[Reply],
+    replies: list[PlannedReply],
     *,
     request_id: str,
     created: int,
@@ -94,7 +94,7 @@ def chat_body(
     }
 
 
-def _deltas(reply: Reply, seed: int) -> list[dict[str, Any]]:
+def _deltas(reply: PlannedReply, seed: int) -> list[dict[str, Any]]:
     """The deltas of one choice after its role chunk."""
     out: list[dict[str, Any]] = []
     if reply.text:
@@ -125,7 +125,7 @@ class _Chunks:
 
     def __init__(
         self,
-        replies: list[Reply],
+        replies: list[PlannedReply],
         *,
         request_id: str,
         created: int,
@@ -171,7 +171,7 @@ class _Chunks:
 
 
 def chat_items(
-    replies: list[Reply],
+    replies: list[PlannedReply],
     *,
     request_id: str,
     created: int,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from mediagen_nb.emulator._schema_limits import SchemaLimitError
 
 if TYPE_CHECKING:
-    from mediagen_nb.emulator._chat_reply import Reply
+    from mediagen_nb.emulator._chat_reply import PlannedReply
 
 MAX_TOKEN_CHARS = 16
 """Longest token (a longer word is cut into several)."""
@@ -66,7 +66,7 @@ def logprobs_for(text: str, top: int) -> list[dict[str, Any]]:
     return out
 
 
-def check_logprobs(replies: list[Reply], top: int | None) -> None:
+def check_logprobs(replies: list[PlannedReply], top: int | None) -> None:
     """Refuse logprobs that would pass ``MAX_LOGPROB_ENTRIES`` (None: none asked for).
 
     Args:

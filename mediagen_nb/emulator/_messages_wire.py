@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from mediagen_nb._serverkit.errors import dumps
-from mediagen_nb.emulator._chat_reply import Reply
+from mediagen_nb.emulator._chat_reply import PlannedReply
 from mediagen_nb.emulator._chat_thinking import redacted_data
 from mediagen_nb.emulator._chat_wire import Item
 from mediagen_nb.emulator._textgen import split_deltas
@@ -34,7 +34,7 @@ MESSAGES_STOP: Final = {
 }
 
 
-def _blocks(reply: Reply) -> list[dict[str, Any]]:
+def _blocks(reply: PlannedReply) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if reply.thinking is not None and reply.redacted:
         blocks.append({"type": "redacted_thinking", "data": redacted_data(reply.thinking)})
@@ -50,7 +50,7 @@ def _blocks(reply: Reply) -> list[dict[str, Any]]:
     return blocks
 
 
-def messages_body(reply: Reply, *, message_id: str, model: str) -> dict[str, Any]:
+def messages_body(reply: PlannedReply, *, message_id: str, model: str) -> dict[str, Any]:
     """The non-streamed ``message`` object."""
     return {
         "id": message_id,
@@ -106,7 +106,7 @@ def _block_items(index: int, block: dict[str, Any], seed: int) -> list[Item]:
     return [(head, False), *deltas, (stop, False)]
 
 
-def messages_items(reply: Reply, *, message_id: str, model: str, seed: int) -> list[Item]:
+def messages_items(reply: PlannedReply, *, message_id: str, model: str, seed: int) -> list[Item]:
     """Every SSE event of the streamed reply, ``message_stop`` included, in order."""
     start: dict[str, Any] = {
         "id": message_id,

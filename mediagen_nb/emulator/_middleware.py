@@ -36,12 +36,7 @@ from typing import Any, Final
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mediagen_nb._serverkit.body import read_json_body, send_json
-from mediagen_nb._serverkit.errors import (
-    TextProtocol,
-    format_seconds,
-    protocol_of,
-    send_error,
-)
+from mediagen_nb._serverkit.errors import format_seconds, protocol_of, send_error
 from mediagen_nb._serverkit.urls import MEDIA_PREFIX
 from mediagen_nb.emulator._faults import FaultCategory, drop_connection
 from mediagen_nb.emulator._state import EmulatorState
@@ -249,7 +244,7 @@ class EmulatorMiddleware:
                 return True
         return False
 
-    async def _send_fault_error(self, send: Send, protocol: TextProtocol | None) -> None:
+    async def _send_fault_error(self, send: Send, protocol: str | None) -> None:
         faults = self.state.faults
         status = faults.error_status()
         faults.count(f"error_{status}")

@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
-class Task:
+class EmulatedTask:
     """One task record."""
 
     id: str
@@ -136,7 +136,7 @@ _RECORD_FIELDS: Final = (
 )
 
 
-def task_record(task: Task) -> Record:
+def task_record(task: EmulatedTask) -> Record:
     """A JSON-able record of a task for the journal (without its caches)."""
     record = {name: getattr(task, name) for name in _RECORD_FIELDS}
     record["family"] = task.family.id
@@ -149,14 +149,14 @@ def task_record(task: Task) -> Record:
     return record
 
 
-def task_from_record(record: Record) -> Task | None:
+def task_from_record(record: Record) -> EmulatedTask | None:
     """Rebuild a task from its journal record; None when the record is unusable."""
     try:
         spec = record.get("spec")
         media = None
         if isinstance(spec, dict):
             media = MediaSpec(**{**spec, "lines": tuple(spec.get("lines", ()))})
-        return Task(
+        return EmulatedTask(
             family=FAMILIES[record["family"]],
             spec=media,
             next_poll_at=0.0,
@@ -186,7 +186,7 @@ class TaskStore:
         self._assets = assets
         assets.on_delete(self.fail_tasks_using)
         self.media = MediaCache()
-        self._tasks: dict[str, Task] = {}
+        self._tasks: dict[str, EmulatedTask] = {}
         self._by_token: dict[str, str] = {}
         self._by_asset: dict[str, set[str]] = {}
         self._expiry: list[tuple[float, str]] = []
@@ -222,7 +222,7 @@ class TaskStore:
 
     def create(
         self, fam: Family, body: Any, anchors: tuple[bytes | None, bytes | None] = (None, None)
-    ) -> Task:
+    ) -> EmulatedTask:
         """Validate and record a create request; rejected requests are recorded as failed.
 
         ``anchors``: the first and last frame pictures of a video (``_anchors``), if known.
@@ -238,7 +238,7 @@ class TaskStore:
         else:
             problems_text = [str(p) for p in problems if p.is_error]
         interval = state.scaled(fam.min_poll_interval(model))
-        task = Task(
+        task = EmulatedTask(
             id=f"{'img' if fam.kind == 'image' else 'vid'}_{state.random_hex(12)}",
             family=fam,
             model=model,
@@ -264,7 +264,7 @@ class TaskStore:
 
     def _plan(
         self,
-        task: Task,
+        task: EmulatedTask,
         body: dict[str, Any],
         now: float,
         anchors: tuple[bytes | None, bytes | None],
@@ -291,7 +291,7 @@ class TaskStore:
         if fam.id == "vidu" and task.spec.seconds is not None:
             task.total_tokens = total_tokens(task.model, task.spec.seconds)
 
-    def _remember(self, task: Task) -> None:
+    def _remember(self, task: EmulatedTask) -> None:
         self._set_expiry(task)
         self._tasks[task.id] = task
         if task.media_token:
@@ -304,7 +304,7 @@ class TaskStore:
             self._expiry = [(t.expires_at, t.id) for t in self._tasks.values()]
             heapq.heapify(self._expiry)
 
-    def _set_expiry(self, task: Task) -> None:
+    def _set_expiry(self, task: EmulatedTask) -> None:
         state, fam = self._state, task.family
         keep = state.scaled(fam.record_retention_s or DEFAULT_RETENTION_S)
         task.expires_at = task.done_at + keep
@@ -318,12 +318,12 @@ class TaskStore:
 
     # -- reading ------------------------------------------------------------------------
 
-    def get(self, task_id: str) -> Task | None:
+    def get(self, task_id: str) -> EmulatedTask | None:
         """The live record (purging expired ones first)."""
         self.purge(self._state.now())
         return self._tasks.get(task_id)
 
-    def poll(self, task_id: str, now: float) -> tuple[Task | None, float | None]:
+    def poll(self, task_id: str, now: float) -> tuple[EmulatedTask | None, float | None]:
         """Record a result poll: (task, None) when allowed, (task, wait) when too early."""
         with self._state.lock:
             self.purge(now)
@@ -335,7 +335,7 @@ class TaskStore:
             task.next_poll_at = now + task.min_interval * (1 - POLL_TOLERANCE)
             return task, None
 
-    def by_token(self, token: str) -> Task | None:
+    def by_token(self, token: str) -> EmulatedTask | None:
         """The task whose media token is ``token`` (None once purged or unknown)."""
         self.purge(self._state.now())
         task_id = self._by_token.get(token)

@@ -43,7 +43,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from mediagen_nb._serverkit.errors import JSON_KEY, TextProtocol, error_response, json_response
+from mediagen_nb._serverkit.errors import JSON_KEY, error_response, json_response
 from mediagen_nb.emulator._chat_reply import build_reply, read_prompt
 from mediagen_nb.emulator._chat_thinking import bad_signature
 from mediagen_nb.emulator._chat_wire import Item, chat_body, chat_items
@@ -56,7 +56,8 @@ from mediagen_nb.emulator._textgen import (
     count_tokens,
     messages_conversation,
 )
-from mediagen_nb.types import Problem, errors_only, validate_request
+from mediagen_nb.types import ChatProtocol, Problem, validate_request
+from mediagen_nb.types._problem import errors_only
 
 __all__ = ["STREAM_DELTA_S", "TextState", "text_routes"]
 
@@ -106,7 +107,7 @@ def _state(request: Request) -> TextState:
     return state
 
 
-def _bad_request(problems: list[Problem], protocol: TextProtocol) -> Response:
+def _bad_request(problems: list[Problem], protocol: ChatProtocol) -> Response:
     return error_response(
         400,
         "; ".join(str(p) for p in problems),
@@ -116,7 +117,7 @@ def _bad_request(problems: list[Problem], protocol: TextProtocol) -> Response:
     )
 
 
-async def _read_json(request: Request, protocol: TextProtocol) -> dict[str, Any] | Response:
+async def _read_json(request: Request, protocol: ChatProtocol) -> dict[str, Any] | Response:
     """The body as a JSON object, or a 400 response saying what is wrong.
 
     The emulator middleware has usually parsed (and size-checked) it already.
@@ -144,7 +145,7 @@ def _stop_list(value: Any) -> list[str]:
 async def _parse(
     request: Request, path: str, reader: Callable[[dict[str, Any]], Conversation]
 ) -> tuple[dict[str, Any], Conversation] | Response:
-    protocol: TextProtocol = "chat" if path == CHAT_PATH else "messages"
+    protocol: ChatProtocol = "chat_completions" if path == CHAT_PATH else "messages"
     body = await _read_json(request, protocol)
     if isinstance(body, Response):
         return body
@@ -218,7 +219,7 @@ async def chat_completions(request: Request) -> Response:
     top = body.get("top_logprobs")
     top_logprobs = (top if isinstance(top, int) else 0) if body.get("logprobs") is True else None
     try:
-        prompt = read_prompt(body, "chat", conversation, model=model)
+        prompt = read_prompt(body, "chat_completions", conversation, model=model)
         replies = [
             build_reply(
                 prompt,
@@ -231,7 +232,7 @@ async def chat_completions(request: Request) -> Response:
         ]
         check_logprobs(replies, top_logprobs)
     except SchemaLimitError as exc:
-        return _bad_request([Problem(exc.field, exc.rule)], "chat")
+        return _bad_request([Problem(exc.field, exc.rule)], "chat_completions")
     created = int(state.now())
     if body.get("stream") is not True:
         return json_response(

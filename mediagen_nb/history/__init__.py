@@ -15,12 +15,7 @@ from mediagen_nb.history._fallback import HistoryUnavailableWarning
 from mediagen_nb.history._ledger import Ledger, ledger
 from mediagen_nb.history._lineage import lineage, lineage_records
 from mediagen_nb.history._records import HistoryRecords, history_records
-from mediagen_nb.history._resume import (
-    EXPIRED_ERROR,
-    PendingTask,
-    resume,
-    unfinished,
-)
+from mediagen_nb.history._resume import PendingTask, resume, unfinished
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,7 +23,6 @@ if TYPE_CHECKING:
     from mediagen_nb.history._frame import export, history
 
 __all__ = [
-    "EXPIRED_ERROR",
     "HistoryRecords",
     "HistoryUnavailableWarning",
     "Ledger",

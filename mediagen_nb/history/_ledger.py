@@ -45,6 +45,7 @@ from typing import Any, TypeVar, cast
 from mediagen_nb._home import resolve_home
 from mediagen_nb._hooks import EventKind, LedgerEvent
 from mediagen_nb._platform import is_browser
+from mediagen_nb._sqlite import open_ledger
 from mediagen_nb.history._fallback import (
     BROWSER_NOTICE,
     Handles,
@@ -230,19 +231,13 @@ class Ledger:
             self._conn = None
         self._pid = os.getpid()
         self.home.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(
-            self.db_path,
-            timeout=self._busy_timeout_s,
-            isolation_level=None,
-            check_same_thread=False,
+        conn, mode = open_ledger(
+            self.db_path, busy_timeout_s=self._busy_timeout_s, retry=self._retry
         )
+        if mode != "wal":
+            log.warning("history database is not in WAL mode (%s); writes may block", mode)
         conn.row_factory = sqlite3.Row
         try:
-            mode = self._retry(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
-            if str(mode).lower() != "wal":
-                log.warning("history database is not in WAL mode (%s); writes may block", mode)
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_s * 1000)}")
             self._retry(lambda: migrate(conn))
         except BaseException:
             conn.close()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mediagen_nb._hooks import LedgerEvent
+from mediagen_nb._sqlite import immediate
 from mediagen_nb.history._materialise import apply_event
 from mediagen_nb.history._redact import redact, scrub_text
 from mediagen_nb.history._safe import poison_stand_in, safe_event
@@ -145,11 +146,5 @@ def _apply(conn: sqlite3.Connection, row: Prepared, ts: float, origin: str) -> N
 
 def write(conn: sqlite3.Connection, row: Prepared, ts: float, origin: str) -> None:
     """Append ``row`` and update its item in one transaction of ``conn``."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with immediate(conn):
         _apply(conn, row, ts, origin)
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from mediagen_nb._sqlite import immediate
+
 ITEM_COLUMNS: tuple[str, ...] = (
     "kind",
     "key",
@@ -134,8 +136,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     than this code is left alone (``RuntimeError``): guessing at a future schema would
     corrupt it.
     """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with immediate(conn):
         version = current_version(conn)
         if version > SCHEMA_VERSION:
             msg = (
@@ -149,8 +150,4 @@ def migrate(conn: sqlite3.Connection) -> int:
         for step in range(version, SCHEMA_VERSION):
             MIGRATIONS[step](conn)
         conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return SCHEMA_VERSION

@@ -8,18 +8,11 @@ kernel left unfinished. This package sits above the client, the history and the 
 from mediagen_nb.sweeps._budget import BudgetWarning
 from mediagen_nb.sweeps._plan import Cell, SweepPlan, sweep
 from mediagen_nb.sweeps._results import CellResult
-from mediagen_nb.sweeps._resume import resume_sweeps, unfinished_sweeps
-from mediagen_nb.sweeps._translate import COMMON, SweepKind, translate
 
 __all__ = [
-    "COMMON",
     "BudgetWarning",
     "Cell",
     "CellResult",
-    "SweepKind",
     "SweepPlan",
-    "resume_sweeps",
     "sweep",
-    "translate",
-    "unfinished_sweeps",
 ]

@@ -10,18 +10,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mediagen_nb.catalog import (
-    EXTRA_KEY,
-    FAMILIES,
-    Family,
-    best_option,
-    family_for_model,
-    params_for,
-    text_model,
-)
+from mediagen_nb.catalog import FAMILIES, Family, family_for_model, params_for, text_model
 from mediagen_nb.catalog._carry import carried_into, carrier
 from mediagen_nb.catalog._controls import Control, controls_for
-from mediagen_nb.catalog._form_body import from_body, to_body
+from mediagen_nb.catalog._form_body import EXTRA_KEY, from_body, to_body
+from mediagen_nb.catalog._forms import best_option
 from mediagen_nb.types import Problem, validate_request
 
 SweepKind = Literal["image", "video", "chat"]

@@ -4,13 +4,8 @@
 ``Problem`` (field as JSON path, rule in plain words, severity error or warning).
 """
 
-from mediagen_nb.types._assets import Sd2AssetStatus, Sd2AssetUpload, Seedance2AssetUpload
-from mediagen_nb.types._chat import (
-    ChatCompletionRequest,
-    ChatMessage,
-    MessagesMessage,
-    MessagesRequest,
-)
+from mediagen_nb.catalog._text import ChatProtocol
+from mediagen_nb.types._chat import ChatMessage, MessagesMessage
 from mediagen_nb.types._chat_parts import (
     AnyContentBlock,
     ContentBlock,
@@ -25,20 +20,8 @@ from mediagen_nb.types._chat_parts import (
     tool_results_turn,
 )
 from mediagen_nb.types._classroom import ClassroomAmounts, ClassroomMe
-from mediagen_nb.types._images import BananaRequest, Image2Request, parse_size, size_problems
-from mediagen_nb.types._json import json_value_problems
-from mediagen_nb.types._problem import (
-    Problem,
-    RequestModel,
-    RequestValidationError,
-    RuleContext,
-    Severity,
-    errors_only,
-    is_asset_uri,
-    is_url,
-)
+from mediagen_nb.types._problem import Problem, RequestValidationError
 from mediagen_nb.types._responses import (
-    AssetEnvelope,
     AssetInfo,
     ChatChoice,
     ChatCompletion,
@@ -62,31 +45,17 @@ from mediagen_nb.types._stream_events import (
     ToolCallEvent,
     ToolInputEvent,
 )
-from mediagen_nb.types._validate import (
-    REQUEST_MODELS,
-    ensure_valid,
-    request_model_for,
-    validate_request,
-)
-from mediagen_nb.types._videos import (
-    GenericVideoRequest,
-    SeedanceRequest,
-    SoraRequest,
-    StarvideosRequest,
-)
+from mediagen_nb.types._validate import validate_request
 
 __all__ = [
-    "REQUEST_MODELS",
     "AnyContentBlock",
-    "AssetEnvelope",
     "AssetInfo",
-    "BananaRequest",
     "ChatChoice",
     "ChatCompletion",
     "ChatCompletionChunk",
     "ChatCompletionMessage",
-    "ChatCompletionRequest",
     "ChatMessage",
+    "ChatProtocol",
     "ChunkChoice",
     "ChunkDelta",
     "ClassroomAmounts",
@@ -96,25 +65,13 @@ __all__ = [
     "DoneEvent",
     "FunctionCall",
     "FunctionCallDelta",
-    "GenericVideoRequest",
-    "Image2Request",
     "Message",
     "MessageUsage",
     "MessagesMessage",
-    "MessagesRequest",
     "Problem",
     "RedactedThinkingBlock",
-    "RequestModel",
     "RequestValidationError",
     "Response",
-    "RuleContext",
-    "Sd2AssetStatus",
-    "Sd2AssetUpload",
-    "Seedance2AssetUpload",
-    "SeedanceRequest",
-    "Severity",
-    "SoraRequest",
-    "StarvideosRequest",
     "StreamEvent",
     "StreamUpdate",
     "TaskCreateResponse",
@@ -128,14 +85,6 @@ __all__ = [
     "ToolCallEvent",
     "ToolInputEvent",
     "ToolUseBlock",
-    "ensure_valid",
-    "errors_only",
-    "is_asset_uri",
-    "is_url",
-    "json_value_problems",
-    "parse_size",
-    "request_model_for",
-    "size_problems",
     "tool_results_turn",
     "validate_request",
 ]

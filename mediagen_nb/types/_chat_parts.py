@@ -160,5 +160,15 @@ AnyContentBlock = Annotated[
 
 
 def tool_results_turn(*blocks: dict[str, Any]) -> dict[str, Any]:
-    """The user turn carrying ``tool_result`` blocks (from :meth:`ToolUseBlock.result`)."""
+    """The user turn that answers a messages reply's tool calls.
+
+    Args:
+        *blocks: ``tool_result`` blocks, one per call, from :meth:`ToolUseBlock.result`.
+
+    Returns:
+        ``{"role": "user", "content": [...blocks]}``, to append to ``messages``.
+
+    Example:
+        >>> turn = tool_results_turn(*(b.result(run(b)) for b in reply.tool_uses))
+    """
     return {"role": "user", "content": list(blocks)}

@@ -1,18 +1,7 @@
 """What a stream helper yields while a reply arrives (``stream.events()``), for both endpoints.
 
-One small, protocol-neutral vocabulary, so a chat panel handles chat-completions and
-messages streams with the same code:
-
-- :class:`TextEvent` - answer text arrived (``text`` the new piece, ``snapshot`` all so far);
-- :class:`ThinkingEvent` - extended-thinking text arrived (messages only);
-- :class:`ToolInputEvent` - a fragment of a tool call's JSON arguments arrived;
-- :class:`ToolCallEvent` - a tool call is complete (``call``: a :class:`ToolCall` on
-  chat-completions, a :class:`ToolUseBlock` on messages; both have ``id``, ``name`` and
-  ``input``);
-- :class:`DoneEvent` - the stream ended normally; ``final`` is the reassembled reply (the
-  same object ``get_final_completion()`` / ``get_final_message()`` return) with its usage.
-
-``choice`` is the chat-completions choice index (``n`` > 1); always 0 on messages.
+One small, protocol-neutral vocabulary, so a chat panel handles chat completions and messages
+streams with the same code; switch on ``.type``.
 """
 
 from __future__ import annotations
@@ -26,47 +15,71 @@ from mediagen_nb.types._responses import ChatCompletion, CompletionUsage, Messag
 
 @dataclass(frozen=True)
 class TextEvent:
-    """Answer text arrived."""
+    """Answer text arrived.
+
+    Attributes:
+        text: The new piece.
+        snapshot: All answer text of this choice so far.
+        choice: The chat completions choice index (``n`` > 1); always 0 on messages.
+        type: ``"text"``.
+    """
 
     text: str
-    """The new piece."""
     snapshot: str
-    """All answer text of this choice so far."""
     choice: int = 0
     type: Literal["text"] = "text"
 
 
 @dataclass(frozen=True)
 class ThinkingEvent:
-    """Extended-thinking text arrived (messages with ``thinking`` enabled)."""
+    """Extended-thinking text arrived (messages with ``thinking`` enabled).
+
+    Attributes:
+        thinking: The new piece.
+        snapshot: All thinking text of the current thinking block so far.
+        choice: Always 0 (messages has one choice).
+        type: ``"thinking"``.
+    """
 
     thinking: str
-    """The new piece."""
     snapshot: str
-    """All thinking text of the current thinking block so far."""
     choice: int = 0
     type: Literal["thinking"] = "thinking"
 
 
 @dataclass(frozen=True)
 class ToolInputEvent:
-    """A fragment of a tool call's JSON arguments arrived."""
+    """A fragment of a tool call's JSON arguments arrived.
+
+    Attributes:
+        index: Which call: its position in ``tool_calls`` (chat completions) or its content
+            block index (messages).
+        name: The called tool's name (known before its arguments arrive).
+        partial_json: The new fragment.
+        snapshot: All argument JSON text of this call so far (not valid JSON until the call
+            ends).
+        choice: The chat completions choice index; always 0 on messages.
+        type: ``"tool_input"``.
+    """
 
     index: int
-    """Which call: position in ``tool_calls`` (chat) or content block index (messages)."""
     name: str
-    """The called tool's name (known before its arguments arrive)."""
     partial_json: str
-    """The new fragment."""
     snapshot: str
-    """All argument JSON text of this call so far (not yet valid JSON until the call ends)."""
     choice: int = 0
     type: Literal["tool_input"] = "tool_input"
 
 
 @dataclass(frozen=True)
 class ToolCallEvent:
-    """A tool call is complete: ``call.id``, ``call.name``, ``call.input`` (decoded)."""
+    """A tool call is complete.
+
+    Attributes:
+        call: A :class:`ToolCall` (chat completions) or a :class:`ToolUseBlock` (messages);
+            both have ``id``, ``name`` and ``input`` (the decoded arguments).
+        choice: The chat completions choice index; always 0 on messages.
+        type: ``"tool_call"``.
+    """
 
     call: ToolCall | ToolUseBlock
     choice: int = 0
@@ -75,11 +88,18 @@ class ToolCallEvent:
 
 @dataclass(frozen=True)
 class DoneEvent:
-    """The stream ended with its terminator; ``final`` is the whole reply."""
+    """The stream ended with its terminator.
+
+    Attributes:
+        final: The whole reply, reassembled: the object ``get_final_completion()`` /
+            ``get_final_message()`` return.
+        usage: Token counts (chat completions: only when ``stream_options.include_usage``
+            was true).
+        type: ``"done"``.
+    """
 
     final: ChatCompletion | Message
     usage: CompletionUsage | MessageUsage | None
-    """Token counts (chat: only when ``stream_options.include_usage`` was true)."""
     type: Literal["done"] = "done"
 
 

@@ -6,25 +6,21 @@ ask the shared ``AsyncClient`` of a ``Session`` (``current_session()`` unless on
 and run work as asyncio tasks on the kernel's loop, so every button returns at once.
 """
 
-from mediagen_nb.widgets._asset_panel import AssetPanel, AssetRow
+from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._chat_panel import ChatPanel
-from mediagen_nb.widgets._copy import CopyButton
 from mediagen_nb.widgets._gallery import Result
 from mediagen_nb.widgets._generate_panel import ImagePanel, VideoPanel
 from mediagen_nb.widgets._history_panel import HistoryPanel
-from mediagen_nb.widgets._session import ActiveAsset, Session, current_session
+from mediagen_nb.widgets._session import Session
 from mediagen_nb.widgets._studio import Studio
 from mediagen_nb.widgets._sweep_grid import SweepGrid
 from mediagen_nb.widgets._transcript import ChatTranscript, ChatTurn
 
 __all__ = [
-    "ActiveAsset",
     "AssetPanel",
-    "AssetRow",
     "ChatPanel",
     "ChatTranscript",
     "ChatTurn",
-    "CopyButton",
     "HistoryPanel",
     "ImagePanel",
     "Result",
@@ -32,5 +28,4 @@ __all__ = [
     "Studio",
     "SweepGrid",
     "VideoPanel",
-    "current_session",
 ]

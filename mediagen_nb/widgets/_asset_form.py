@@ -19,12 +19,12 @@ import base64
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from mediagen_nb.catalog import (
+from mediagen_nb.catalog import asset_uri
+from mediagen_nb.catalog._assets import (
     ASSET_ACTIVE,
     ASSET_LIBRARIES,
     ASSET_PENDING_STATES,
     AssetLibrary,
-    asset_uri,
     library_for_id,
 )
 from mediagen_nb.types import Problem, validate_request

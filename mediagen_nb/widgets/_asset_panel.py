@@ -26,8 +26,9 @@ from typing import Any
 import traitlets
 
 from mediagen_nb._platform import off_loop
-from mediagen_nb.catalog import ASSET_ACTIVE, ASSET_FAILED
-from mediagen_nb.types import RequestValidationError, errors_only
+from mediagen_nb.catalog._assets import ASSET_ACTIVE, ASSET_FAILED
+from mediagen_nb.types import RequestValidationError
+from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._asset_form import (
     DEFAULT_VALUES,
     NEEDS_PUBLIC_URL,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mediagen_nb.catalog import ASSET_LIBRARIES, FAMILIES, params_for
+from mediagen_nb.catalog import FAMILIES, params_for
+from mediagen_nb.catalog._assets import ASSET_LIBRARIES
 from mediagen_nb.catalog._slots import MediaSlot, SlotMedia, SlotRole, slots_for
 from mediagen_nb.types._media_rules import picture_problems
 

@@ -13,12 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from mediagen_nb._imagesize import image_size
 from mediagen_nb._platform import off_loop
-from mediagen_nb.catalog import (
-    ASSET_LIBRARIES,
-    FAMILIES,
-    asset_uri,
-    params_for,
-)
+from mediagen_nb.catalog import FAMILIES, asset_uri, params_for
+from mediagen_nb.catalog._assets import ASSET_LIBRARIES
 from mediagen_nb.catalog._carry import carry
 from mediagen_nb.catalog._controls import controls_for
 from mediagen_nb.catalog._form_body import to_body
@@ -93,7 +89,7 @@ async def picture_of(
     if result.status != "completed" or not data:
         raise ValueError("the result is not finished (or its file is gone)")
     if result.kind == "video" and action == "continue":
-        from mediagen_nb.client import any_frame_png
+        from mediagen_nb.client._frames import any_frame_png
 
         frame = await any_frame_png(data, "last", mime=sniff_mime(data), drawer=drawer)
         return frame, image_size(frame)

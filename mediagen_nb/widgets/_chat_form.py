@@ -39,7 +39,7 @@ from mediagen_nb.widgets._chat_options import (
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULTS: dict[str, Any] = {
     "model": DEFAULT_MODEL,
-    "protocol": "chat-completions",
+    "protocol": "chat_completions",
     "system": "",
     "sampling": "default",
     "temperature": 1.0,
@@ -133,8 +133,8 @@ def form_spec(settings: ChatSettings) -> dict[str, Any]:
             for p in PROTOCOL_LABELS
         ],
         "sampling": [{"value": s, "label": SAMPLING_LABELS[s]} for s in sampling_for(protocol)],
-        "temperature_max": 2.0 if protocol == "chat-completions" else 1.0,
-        "stop": protocol == "chat-completions",
+        "temperature_max": 2.0 if protocol == "chat_completions" else 1.0,
+        "stop": protocol == "chat_completions",
         "max_stop": MAX_STOP,
         "kinds": list(attachment_kinds(model, protocol)),
         "thinking": takes_thinking(protocol),

@@ -17,24 +17,25 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mediagen_nb.catalog import TEXT_MODELS, VENDOR_TITLE, text_model
+from mediagen_nb.catalog import TEXT_MODELS, text_model
+from mediagen_nb.catalog._text import VENDOR_TITLE
+from mediagen_nb.types import ChatProtocol
 
-Protocol = Literal["chat-completions", "messages"]
 Sampling = Literal["default", "temperature", "top_p"]
 AttachmentKind = Literal["image", "video"]
 ToolChoice = Literal["auto", "required", "none"]
 
-PROTOCOLS: tuple[Protocol, ...] = ("chat-completions", "messages")
-PROTOCOL_LABELS: dict[Protocol, str] = {
-    "chat-completions": "Chat Completions",
+PROTOCOLS: tuple[ChatProtocol, ...] = ("chat_completions", "messages")
+PROTOCOL_LABELS: dict[ChatProtocol, str] = {
+    "chat_completions": "Chat Completions",
     "messages": "Messages",
 }
-PROTOCOL_HELP: dict[Protocol, str] = {
-    "chat-completions": "OpenAI-compatible: POST /v1/chat/completions",
+PROTOCOL_HELP: dict[ChatProtocol, str] = {
+    "chat_completions": "OpenAI-compatible: POST /v1/chat/completions",
     "messages": "Anthropic-compatible: POST /v1/messages",
 }
-PATHS: dict[Protocol, str] = {
-    "chat-completions": "/v1/chat/completions",
+PATHS: dict[ChatProtocol, str] = {
+    "chat_completions": "/v1/chat/completions",
     "messages": "/v1/messages",
 }
 DEFAULT_MAX_TOKENS = 1024
@@ -212,30 +213,30 @@ def max_tokens_help(high: int) -> str:
     return f"In tokens (about ¾ of a word), 1 to {high:,} for this model. Empty: the default."
 
 
-def protocols_for(model: str) -> tuple[Protocol, ...]:
+def protocols_for(model: str) -> tuple[ChatProtocol, ...]:
     """Protocols whose endpoint accepts ``model`` (messages: Claude and GPT only)."""
     entry = text_model(model)
     if entry is None or "messages" in entry.endpoints:
         return PROTOCOLS
-    return ("chat-completions",)
+    return ("chat_completions",)
 
 
-def attachment_kinds(model: str, protocol: Protocol) -> tuple[AttachmentKind, ...]:
+def attachment_kinds(model: str, protocol: ChatProtocol) -> tuple[AttachmentKind, ...]:
     """Media the model can take as input on this protocol."""
     entry = text_model(model)
     if entry is None:
-        return ("image",) if protocol == "chat-completions" else ()
-    if protocol == "chat-completions":
+        return ("image",) if protocol == "chat_completions" else ()
+    if protocol == "chat_completions":
         return ("image", "video") if entry.video_input_chat else ("image",)
     return ("image",) if entry.image_input_messages else ()
 
 
-def takes_thinking(protocol: Protocol) -> bool:
+def takes_thinking(protocol: ChatProtocol) -> bool:
     """Whether the protocol has a thinking budget (messages: ``thinking.budget_tokens``)."""
     return protocol == "messages"
 
 
-def capability_hint(model: str, protocol: Protocol) -> str:
+def capability_hint(model: str, protocol: ChatProtocol) -> str:
     """One or two plain sentences: what this model takes here and why something is missing."""
     entry = text_model(model)
     if entry is None:
@@ -245,16 +246,16 @@ def capability_hint(model: str, protocol: Protocol) -> str:
     notes = [f"{model_title(model)} takes {takes} here."]
     if "messages" not in entry.endpoints:
         notes.append("The Messages protocol serves Claude and GPT models only.")
-    if protocol == "chat-completions" and not entry.video_input_chat:
+    if protocol == "chat_completions" and not entry.video_input_chat:
         notes.append("Video input: Gemini models only.")
     if protocol == "messages" and entry.vendor == "gpt":
         notes.append("For images with GPT, use Chat Completions.")
     return " ".join(notes)
 
 
-def sampling_for(protocol: Protocol) -> tuple[Sampling, ...]:
+def sampling_for(protocol: ChatProtocol) -> tuple[Sampling, ...]:
     """Sampling controls offered: temperature or top_p, one at a time."""
-    if protocol == "chat-completions":
+    if protocol == "chat_completions":
         return ("default", "temperature", "top_p")
     return ("default", "temperature")
 
@@ -301,7 +302,7 @@ class ChatSettings:
     """The form's current choices (everything but the conversation)."""
 
     model: str
-    protocol: Protocol = "chat-completions"
+    protocol: ChatProtocol = "chat_completions"
     system: str = ""
     sampling: Sampling = "default"
     temperature: float = 1.0

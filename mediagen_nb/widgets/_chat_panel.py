@@ -11,7 +11,7 @@ tasks appear in the panel (the base's ``notice``), never as a traceback; a faile
 reply says why on its own turn.
 
 In demo mode the built-in emulator streams replies at a reading pace (30 tokens per second)
-so Stop can be used; ``mediagen_nb.emulator.default_emulator().text_rate = 120`` changes it.
+so Stop can be used; its ``text_rate`` (``emulator._server.default_emulator()``) changes it.
 
 Decision: attachments belong to one message, so they are emptied after Send; an earlier
 turn's attachments are re-sent with the conversation where the current model and protocol
@@ -31,7 +31,8 @@ from typing import Any
 
 import traitlets
 
-from mediagen_nb.types import Problem, RequestValidationError, errors_only, validate_request
+from mediagen_nb.types import Problem, RequestValidationError, validate_request
+from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._chat_code import chat_code
 from mediagen_nb.widgets._chat_compare import ChatCompareMixin

@@ -24,7 +24,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mediagen_nb.types import Problem, is_url
+from mediagen_nb.types import ChatProtocol, Problem
+from mediagen_nb.types._problem import is_url
 from mediagen_nb.widgets._chat_options import (
     DEFAULT_MAX_TOKENS,
     FILE_TYPES,
@@ -32,7 +33,6 @@ from mediagen_nb.widgets._chat_options import (
     TOOL_NAME,
     Attachment,
     ChatSettings,
-    Protocol,
     Sampling,
     ToolChoice,
     attachment_kinds,
@@ -91,7 +91,7 @@ def tools_body(settings: ChatSettings) -> dict[str, Any]:
     if problems or not tools:
         return {}
     choice: ToolChoice = settings.tool_choice
-    if settings.protocol == "chat-completions":
+    if settings.protocol == "chat_completions":
         return {
             "tools": [
                 {
@@ -133,7 +133,7 @@ def user_content(
         return text
     parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
     for item in chosen:
-        if settings.protocol == "chat-completions":
+        if settings.protocol == "chat_completions":
             key = f"{item.kind}_url"
             parts.append({"type": key, key: {"url": item.url}})
         elif item.kind == "image" and item.is_file:
@@ -149,7 +149,7 @@ def user_content(
 def _assistant(settings: ChatSettings, turn: ChatTurn) -> list[dict[str, Any]]:
     """The messages that send ``turn`` (and its tool results) back to the model."""
     calls = [c for c in turn.tool_calls if c.result is not None]
-    if settings.protocol == "chat-completions":
+    if settings.protocol == "chat_completions":
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
         if calls:
             message["tool_calls"] = [
@@ -290,7 +290,7 @@ def settings_from_body(body: dict[str, Any]) -> tuple[ChatSettings, str]:
     form sends ``max_completion_tokens`` on chat-completions). Earlier turns are not
     restored; the last user message with text becomes the draft.
     """
-    protocol: Protocol = "messages" if "max_tokens" in body else "chat-completions"
+    protocol: ChatProtocol = "messages" if "max_tokens" in body else "chat_completions"
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
     system = body.get("system") if isinstance(body.get("system"), str) else ""
     for message in messages:

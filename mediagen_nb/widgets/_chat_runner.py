@@ -115,7 +115,7 @@ class ChatRunner:
 
         try:
             client = self.session.client
-            if settings.protocol == "chat-completions":
+            if settings.protocol == "chat_completions":
                 stream = await client.chat.completions.create(
                     **body, stream=True, stream_options={"include_usage": True}
                 )

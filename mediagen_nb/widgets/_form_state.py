@@ -12,11 +12,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mediagen_nb.catalog import EXTRA_KEY, family
+from mediagen_nb.catalog import family
 from mediagen_nb.catalog._carry import carry
 from mediagen_nb.catalog._controls import Control, controls_for
-from mediagen_nb.catalog._form_body import defaults, from_body, lines, parse_extra, shown, to_body
-from mediagen_nb.types import errors_only, validate_request
+from mediagen_nb.catalog._form_body import (
+    EXTRA_KEY,
+    defaults,
+    from_body,
+    lines,
+    parse_extra,
+    shown,
+    to_body,
+)
+from mediagen_nb.types import validate_request
+from mediagen_nb.types._problem import errors_only
 
 __all__ = [
     "EXTRA_KEY",

@@ -52,7 +52,7 @@ def prompt_of(body: dict[str, Any], family_id: str) -> str:
 def media_size(data: bytes, kind: str) -> tuple[int, int] | None:
     """Pixels of a picture, or a video's frame size (PyAV; None without it)."""
     if kind == "video":
-        from mediagen_nb.client import video_size
+        from mediagen_nb.client._frames import video_size
 
         return video_size(data)
     return image_size(data)

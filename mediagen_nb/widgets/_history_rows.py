@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from mediagen_nb._home import resolve_home
-from mediagen_nb.catalog import ASSET_LIBRARIES, FAMILIES
+from mediagen_nb.catalog import FAMILIES
+from mediagen_nb.catalog._assets import ASSET_LIBRARIES
 from mediagen_nb.catalog._labels import model_title as media_model_title
 from mediagen_nb.widgets._chat_options import model_title as chat_model_title
 from mediagen_nb.widgets._preview import thumbnail

@@ -26,7 +26,8 @@ import pytest
 from mediagen_nb.catalog import FAMILIES, family_for_path
 from mediagen_nb.client import AsyncClient, RequestValidationError
 from mediagen_nb.emulator import create_app
-from mediagen_nb.types import errors_only, validate_request
+from mediagen_nb.types import validate_request
+from mediagen_nb.types._problem import errors_only
 from tests._support import KEY
 from tests.reliability._reliability import report
 

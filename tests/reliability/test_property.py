@@ -40,7 +40,8 @@ from hypothesis import strategies as st
 from mediagen_nb.catalog import FAMILIES, TEXT_MODELS, options
 from mediagen_nb.catalog import _params as params
 from mediagen_nb.emulator import create_app
-from mediagen_nb.types import Problem, errors_only, validate_request
+from mediagen_nb.types import Problem, validate_request
+from mediagen_nb.types._problem import errors_only
 from tests._support import FUZZ_RANDOM, KEY
 from tests.reliability._reliability import report, scale
 

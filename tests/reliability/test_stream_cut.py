@@ -24,7 +24,7 @@ from tests._support import KEY
 from tests.reliability._reliability import report
 
 QUESTION = "Explain in detail how tides work, with a list of the main causes"
-MODELS = {"chat-completions": "gpt-5.4", "messages": "claude-sonnet-4-6"}
+MODELS = {"chat_completions": "gpt-5.4", "messages": "claude-sonnet-4-6"}
 
 
 pytestmark = pytest.mark.emulator(
@@ -117,7 +117,7 @@ async def test_cut_turn_names_its_history_row(
     ledger_and_client: tuple[Ledger, AsyncClient],
 ) -> None:
     store, client = ledger_and_client
-    panel = ChatPanel(session=Session(client=client), model=MODELS["chat-completions"])
+    panel = ChatPanel(session=Session(client=client), model=MODELS["chat_completions"])
     try:
         panel.send(QUESTION)
         await panel.join()
