@@ -102,7 +102,7 @@ class Hub:
             raise AssertionError(f"{method} {path}: {response.status_code} {response.text}")
         return response
 
-    def start_servers(self, users: Sequence[str], within: float = 40.0) -> dict[str, int]:
+    def start_servers(self, users: Sequence[str], within: float = 120.0) -> dict[str, int]:
         """Start each user's server and wait until ready; returns each server's pid."""
         for user in users:
             self.api("POST", f"/users/{user}/server")
@@ -207,7 +207,7 @@ def running_hub(folder: Path, gateway_args: Sequence[str]) -> Iterator[Hub]:
     gateway_url = f"http://127.0.0.1:{ports[3]}"
     hub = Hub(f"http://127.0.0.1:{ports[0]}", token, gateway_url, folder, process)
     try:
-        _wait_up(f"{hub.url}/hub/api/", process, log, within=30.0)
+        _wait_up(f"{hub.url}/hub/api/", process, log, within=120.0)
         yield hub
     finally:
         _stop(process)

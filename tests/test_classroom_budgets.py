@@ -7,6 +7,7 @@ drives it through a real gateway in front of the emulator (or a broken upstream)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -239,7 +240,7 @@ def test_an_openai_stream_without_usage_counts_prompt_and_tool_arguments() -> No
 
 def _stored_bytes(folder: Path) -> int:
     """Bytes of text the ledger holds in its tasks and events."""
-    with sqlite3.connect(folder / "classroom.sqlite3") as conn:
+    with contextlib.closing(sqlite3.connect(folder / "classroom.sqlite3")) as conn, conn:
         tasks = conn.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM tasks").fetchone()[0]
         events = conn.execute(
             "SELECT COALESCE(SUM(LENGTH(data) + LENGTH(key)), 0) FROM events"
@@ -341,7 +342,7 @@ def test_a_ledger_from_before_reservations_keeps_its_usage(tmp_path: Path) -> No
         data.pop("student_polls")
         return json.dumps(data)
 
-    with sqlite3.connect(tmp_path / "classroom.sqlite3") as conn:
+    with contextlib.closing(sqlite3.connect(tmp_path / "classroom.sqlite3")) as conn, conn:
         conn.execute("CREATE TABLE tasks (id TEXT PRIMARY KEY, created REAL NOT NULL, data TEXT)")
         rows = [
             ("a", task("a", "Ada", "image", "running")),

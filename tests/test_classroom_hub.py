@@ -4,6 +4,7 @@ is refused with its sentence. See ``tests/_hub.py`` for the hub."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import subprocess
@@ -121,7 +122,7 @@ def test_two_hub_users_generate_as_themselves_with_group_budgets(tmp_path: Path)
     assert tess["left"] == ""
     for user, result in (("ann", ann), ("tess", tess)):
         assert envs[user]["JUPYTERHUB_API_TOKEN"] not in str(result["repr"])
-    with sqlite3.connect(tmp_path / "class" / "classroom.sqlite3") as ledger:
+    with contextlib.closing(sqlite3.connect(tmp_path / "class" / "classroom.sqlite3")) as ledger:
         roster = sorted(ledger.execute("SELECT name, code FROM students"))
     assert roster == [("ann", None), ("tess", None)]  # hub users: nobody was given a code
     assert sorted(item["student"] for item in wall) == ["ann", "tess", "tess"]
