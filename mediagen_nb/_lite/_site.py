@@ -192,7 +192,11 @@ def precompile(core: Path, folder: Path, names: list[str], log: Callable[[str], 
         node, str(here / "precompile.mjs"), str(core), str(folder), str(here / "_bytecode.py"),
         "yes" if core == folder else "no", *names,
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+    except subprocess.TimeoutExpired:
+        log("compiling the wheels in Pyodide took over 10 minutes; they ship source only")
+        return
     if done.returncode != 0:
         log(
             f"compiling the wheels in Pyodide failed; they ship source only:\n{done.stderr[-2000:]}"

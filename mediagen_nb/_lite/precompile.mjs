@@ -30,4 +30,6 @@ await py.runPythonAsync(py.globals.get("WARM_UP"));
 py.globals.set("NAMES", py.toPy(names.map((n) => `/wheels/${n}`)));
 py.globals.set("STDLIB", stdlib === "yes" ? "/core/python_stdlib.zip" : null);
 const done = py.runPython("import json; json.dumps(add_bytecode_to(list(NAMES), STDLIB))");
-process.stdout.write(done + "\n");
+// Exit once the line is out: the warm-up's Studio leaves timers (its history's browser
+// sync) that would keep Node alive for ever.
+process.stdout.write(done + "\n", () => process.exit(0));
