@@ -107,12 +107,12 @@ def to_values(setting: ChatSetting, value: Any) -> Any:
 
 
 def _sends_value(setting: ChatSetting, settings: ChatSettings) -> bool:
-    """Offered, shown by its selector, and not the value that sends nothing."""
+    """Offered, and chosen by its selector or not the value that sends nothing."""
     if not setting.offered(settings.protocol) or setting.send == "selector":
         return False
     when = setting.show_when
-    if when is not None and when[1] and settings.get(when[0]) not in when[1]:
-        return False
+    if when is not None and when[1]:  # chosen by its selector: sent whatever its value
+        return settings.get(when[0]) in when[1]
     return bool(settings.get(setting.key) != setting.unset)
 
 
@@ -196,13 +196,15 @@ _SENDERS: dict[str, Callable[[ChatSetting, ChatSettings, dict[str, Any]], bool]]
 def write_settings(settings: ChatSettings, body: dict[str, Any]) -> dict[str, Any]:
     """``body`` (model and messages) with every declared setting the form sends added.
 
-    A setting shown while another "sent something" (``show_when=(key, ())``, e.g. tool use
-    while there are tools) is sent only when that one was.
+    Fields a protocol requires come first. A setting shown while another sent something
+    (``show_when=(key, ())``, e.g. tool use while there are tools) is sent only when that
+    one was.
     """
     sent: set[str] = set()
-    for setting in CHAT_SETTINGS:
+    protocol = settings.protocol
+    for setting in sorted(CHAT_SETTINGS, key=lambda s: protocol not in s.required_on):
         when = setting.show_when
-        if setting.send == "selector" or not setting.offered(settings.protocol):
+        if setting.send == "selector" or not setting.offered(protocol):
             continue
         if when is not None and not when[1] and when[0] not in sent:
             continue
