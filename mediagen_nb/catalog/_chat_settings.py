@@ -25,6 +25,18 @@ DEFAULT_MAX_TOKENS = 1024
 MIN_THINKING_BUDGET = 1024
 """The messages protocol's smallest ``thinking.budget_tokens``."""
 CHAT_PROTOCOLS: tuple[ChatProtocol, ...] = ("chat_completions", "messages")
+TOOLS_EXAMPLE = """[
+  {
+    "name": "get_weather",
+    "description": "Current weather for a city",
+    "parameters": {
+      "type": "object",
+      "properties": {"city": {"type": "string", "description": "City name"}},
+      "required": ["city"]
+    }
+  }
+]"""
+"""What "Insert example" puts into the tools box."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,8 @@ class ChatSetting:
     step: float | None = None
     max_items: int | None = None
     placeholder: str = ""
+    example: str = ""
+    """A whole value the form offers to insert ("Insert example")."""
     api: str = ""
     """The API name(s) the tooltip shows; "" joins the wire fields."""
     options: tuple[tuple[Any, str], ...] = ()
@@ -172,6 +186,7 @@ CHAT_SETTINGS: list[ChatSetting] = [
         wire={"chat_completions": "tools", "messages": "tools"},
         send="tools",
         placeholder='[{"name": "get_weather", "parameters": {"type": "object"}}]',
+        example=TOOLS_EXAMPLE,
     ),
     ChatSetting(
         "tool_choice",

@@ -19,7 +19,6 @@ from mediagen_nb.widgets._chat_options import (
     PROTOCOL_HELP,
     PROTOCOL_LABELS,
     SETTING_FIELDS,
-    TOOLS_EXAMPLE,
     Attachment,
     ChatSettings,
     attachment_kinds,
@@ -99,6 +98,9 @@ def _control(setting: ChatSetting, protocol: ChatProtocol, model: str) -> dict[s
         "minimum": setting.minimum,
         "maximum": high,
         "step": setting.step,
+        "floor": setting.floor,
+        "off": setting.unset,
+        "example": setting.example,
         "show_when": None if when is None else {"key": when[0], "in": list(when[1])},
     }
 
@@ -125,7 +127,6 @@ def form_spec(settings: ChatSettings) -> dict[str, Any]:
         "stop": "stop" in by_key and by_key["stop"]["offered"],
         "kinds": list(attachment_kinds(model, protocol)),
         "thinking": takes_thinking(protocol),
-        "tools_example": TOOLS_EXAMPLE,
         "capability": capability_hint(model, protocol),
         "title": model_title(model),
         "fields": _fields(model),

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from mediagen_nb.catalog import TEXT_MODELS, text_model
 from mediagen_nb.catalog._chat_settings import CHAT_SETTINGS, chat_setting
+from mediagen_nb.catalog._chat_settings import TOOLS_EXAMPLE as CATALOG_TOOLS_EXAMPLE
 from mediagen_nb.catalog._text import VENDOR_TITLE
 from mediagen_nb.types import ChatProtocol
 from mediagen_nb.widgets._chat_fields import choices
@@ -44,6 +45,8 @@ FILE_TYPES: dict[str, str] = {
     "image/webp": "WebP",
 }
 
+TOOLS_EXAMPLE = CATALOG_TOOLS_EXAMPLE
+"""What "Insert example" puts into the tools box (the catalog's tools setting's example)."""
 _VARIANT_WORDS = {
     "standard": "",
     "official": "official",
@@ -98,17 +101,6 @@ class _Fields(Mapping[str, FieldInfo]):
 
 
 FIELDS: Mapping[str, FieldInfo] = _Fields()
-TOOLS_EXAMPLE = """[
-  {
-    "name": "get_weather",
-    "description": "Current weather for a city",
-    "parameters": {
-      "type": "object",
-      "properties": {"city": {"type": "string", "description": "City name"}},
-      "required": ["city"]
-    }
-  }
-]"""
 
 
 def _version(base: str) -> str:
