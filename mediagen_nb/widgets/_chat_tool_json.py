@@ -7,13 +7,11 @@ Accepted: ``{"type": "function", "function": {...}}``, ``{"name", "description",
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from mediagen_nb.catalog._text import ChatProtocol
 from mediagen_nb.types import Problem
-
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+from mediagen_nb.types._chat_protocol import TOOL_NAME
 
 
 def _tool(item: Any, where: str) -> tuple[dict[str, Any] | None, Problem | None]:
