@@ -4,15 +4,14 @@ review, copy ``asset://id`` and delete (front end: ``static/assets.js`` and ``as
 from __future__ import annotations
 
 import asyncio
-import math
 from dataclasses import replace
 from typing import Any
 
 import traitlets
 
 from mediagen_nb._platform import off_loop
-from mediagen_nb.catalog._assets import ASSET_ACTIVE, ASSET_FAILED
-from mediagen_nb.types import AssetFailure, AssetInfo, RequestValidationError
+from mediagen_nb.catalog._assets import ASSET_FAILED
+from mediagen_nb.types import AssetInfo, RequestValidationError
 from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._asset_form import (
     DEFAULT_VALUES,
@@ -24,12 +23,12 @@ from mediagen_nb.widgets._asset_form import (
     file_problems,
     libraries_for_front_end,
     problems,
-    reported_reason,
     rows_from_history,
     submitted_text,
     thumb_data_url,
     type_of,
 )
+from mediagen_nb.widgets._asset_review import ReviewFollower, Update, after_review, progress_text
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._session import ActiveAsset, Session
@@ -91,9 +90,13 @@ class AssetPanel(WidgetPanel):
         """Seconds between status polls; None: ``ASSET_POLL_S`` over the service speed."""
         self.copied = ""
         """The last text a Copy click copied (kernel side)."""
-        self._watcher: asyncio.Task[None] | None = None
-        self._watching: list[str] = []
         self._recheck: set[str] = set()
+        self._review = ReviewFollower(
+            lambda coro: self.spawn(coro, name="asset review"),
+            self._on_review,
+            self._unusable,
+            self._say_progress,
+        )
         self._refused = 0
         self._fetching: asyncio.Semaphore | None = None
         self.on_action("upload", self._on_upload)
@@ -374,77 +377,39 @@ class AssetPanel(WidgetPanel):
         self.rows = [row.to_front_end() for row in reversed(self._rows.values())]
 
     def _follow_review(self) -> None:
-        """(Re)start following the review of the pending rows, and of the rows to re-check,
-        with ``assets.wait_active``; restarted whenever that set of rows changes."""
+        """Follow the review of the pending rows, and of the rows to re-check once."""
         ids = [
             r.asset_id
             for r in self._rows.values()
             if not r.refused and (r.pending or r.asset_id in self._recheck)
         ]
-        running = self._watcher is not None and not self._watcher.done()
-        if running and ids == self._watching:
-            return
-        if self._watcher is not None and running:
-            self._watcher.cancel()
-        self._watching = ids
-        if ids:
-            self._watcher = self.spawn(self._follow(ids), name="asset review")
-
-    async def _follow(self, ids: list[str]) -> None:
-        from mediagen_nb.client import AssetNotUsableError
-
         client = self.session.client
         interval = self.poll_interval
         every = ASSET_POLL_S / client.speed if interval is None else interval
-        while ids:
-            try:
-                await client.assets.wait_active(
-                    ids, timeout=math.inf, poll_interval=every, on_update=self._on_review
-                )
-            except AssetNotUsableError as exc:  # its row says why; follow the others
-                ids = [i for i in ids if i != exc.asset_id]
-                self._unusable(exc.asset_id, exc.status)
-            else:
-                ids = []
-        self._watching = []
-        self._say_progress()
+        self._review.follow(client.assets, ids, every)
 
-    def _on_review(self, update: AssetInfo | AssetFailure) -> None:
-        """A status ``wait_active`` read, or an id the library listed as failed (and why)."""
+    def _on_review(self, update: Update) -> None:
         asset_id = str(update.assetId)
         self._recheck.discard(asset_id)
-        if isinstance(update, AssetFailure):
-            self._update(asset_id, ASSET_FAILED, update.reason)
-        else:
-            self._update(asset_id, update.status, reported_reason(update))
+        row = self._rows.get(asset_id)
+        changed = None if row is None else after_review(row, update, demo=self.session.demo)
+        if changed is not None:
+            self._put(changed)
+            self._say_progress()
 
     def _unusable(self, asset_id: str, status: str) -> None:
-        """``wait_active`` refused an asset already known as failed or deleted elsewhere."""
+        """An asset ``wait_active`` refused unread: known as failed, or deleted elsewhere."""
         self._recheck.discard(asset_id)
         row = self._rows.get(asset_id)
-        if row is None or row.status == ASSET_FAILED:
+        if row is None or row.status == ASSET_FAILED:  # its row already says why
             return
         if status == ASSET_FAILED:
-            self._update(asset_id, ASSET_FAILED, None)
+            self._on_review(AssetInfo(assetId=asset_id, status=ASSET_FAILED))
         else:
             self._drop(asset_id)
 
-    def _update(self, asset_id: str, status: str | None, reason: str | None) -> None:
-        current = self._rows.get(asset_id)
-        if current is None or not status:
-            return
-        text = failed_reason(reason, demo=self.session.demo) if status == ASSET_FAILED else ""
-        if (current.status, current.reason) == (status, text):
-            return
-        self._put(replace(current, status=status, reason=text))
-        self._say_progress()
-
     def _say_progress(self) -> None:
-        done = [r for r in self._rows.values() if r.status in (ASSET_ACTIVE, ASSET_FAILED)]
-        self.status_text = f"{len(done)} reviewed, {len(self._pending())} in review."
-
-    def _pending(self) -> list[AssetRow]:
-        return [row for row in self._rows.values() if row.pending]
+        self.status_text = progress_text(list(self._rows.values()))
 
     def text_summary(self) -> str:
         """Listed assets as plain text."""
