@@ -129,8 +129,6 @@ WITHOUT_ARGS = frozenset(
         "mediagen_nb.emulator.create_app",
         "mediagen_nb.widgets.ChatTranscript",
         "mediagen_nb.widgets.ChatTurn",
-        "mediagen_nb.widgets.Result",
-        "mediagen_nb.widgets.Session",
     }
 )
 
@@ -227,10 +225,6 @@ LONG_MODULE_DOCSTRINGS = frozenset(
         "mediagen_nb/types/_parts.py",
         "mediagen_nb/types/_urls.py",
         "mediagen_nb/types/_videos.py",
-        "mediagen_nb/widgets/__init__.py",
-        "mediagen_nb/widgets/_asset_form.py",
-        "mediagen_nb/widgets/_asset_panel.py",
-        "mediagen_nb/widgets/_base.py",
         "mediagen_nb/widgets/_chat_code.py",
         "mediagen_nb/widgets/_chat_form.py",
         "mediagen_nb/widgets/_chat_options.py",
@@ -238,17 +232,6 @@ LONG_MODULE_DOCSTRINGS = frozenset(
         "mediagen_nb/widgets/_chat_request.py",
         "mediagen_nb/widgets/_chat_runner.py",
         "mediagen_nb/widgets/_chat_stream.py",
-        "mediagen_nb/widgets/_form_state.py",
-        "mediagen_nb/widgets/_frontend.py",
-        "mediagen_nb/widgets/_gallery.py",
-        "mediagen_nb/widgets/_generate_panel.py",
-        "mediagen_nb/widgets/_history_panel.py",
-        "mediagen_nb/widgets/_history_rows.py",
-        "mediagen_nb/widgets/_preview.py",
-        "mediagen_nb/widgets/_session.py",
-        "mediagen_nb/widgets/_studio.py",
-        "mediagen_nb/widgets/_transcript.py",
-        "mediagen_nb/widgets/_where.py",
     }
 )
 
