@@ -69,8 +69,10 @@ def result_reply(state: EmulatorState, scope: Scope, task_id: str) -> Reply:
 def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
     async def create(request: Request) -> Response:
         body = request.scope.get(JSON_KEY)
-        anchors = await frame_anchors(state, fam, body)
-        task = state.tasks.create(fam, body, anchors)
+        problems = state.tasks.problems(fam, body)
+        # the frame lookup may render a picture: only a valid body is worth it
+        anchors = (None, None) if problems else await frame_anchors(state, fam, body)
+        task = state.tasks.create(fam, body, anchors, problems)
         return Response(dumps(task.create_payload()), media_type=JSON_TYPE)
 
     create.__name__ = f"create_{fam.id}"

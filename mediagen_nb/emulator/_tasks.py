@@ -220,23 +220,32 @@ class TaskStore:
 
     # -- creating -----------------------------------------------------------------------
 
+    @staticmethod
+    def problems(fam: Family, body: Any) -> list[str]:
+        """The rules a create body breaks, as ``"field: rule"`` texts (empty when valid)."""
+        try:
+            problems = validate_request(fam.create_path, body)
+        except Exception as error:  # validate_request promises not to raise; never 500
+            return [f"(body): could not be validated ({type(error).__name__})"]
+        return [str(p) for p in problems if p.is_error]
+
     def create(
-        self, fam: Family, body: Any, anchors: tuple[bytes | None, bytes | None] = (None, None)
+        self,
+        fam: Family,
+        body: Any,
+        anchors: tuple[bytes | None, bytes | None] = (None, None),
+        problems: list[str] | None = None,
     ) -> EmulatedTask:
         """Validate and record a create request; rejected requests are recorded as failed.
 
         ``anchors``: the first and last frame pictures of a video (``_anchors``), if known.
+        ``problems``: what :meth:`problems` found, when the caller already checked the body.
         """
         state = self._state
         now = state.now()
         model = body.get("model") if isinstance(body, dict) else None
         model = model[:200] if isinstance(model, str) else ""
-        try:
-            problems = validate_request(fam.create_path, body)
-        except Exception as error:  # validate_request promises not to raise; never 500
-            problems_text = [f"(body): could not be validated ({type(error).__name__})"]
-        else:
-            problems_text = [str(p) for p in problems if p.is_error]
+        problems_text = self.problems(fam, body) if problems is None else problems
         interval = state.scaled(fam.min_poll_interval(model))
         task = EmulatedTask(
             id=f"{'img' if fam.kind == 'image' else 'vid'}_{state.random_hex(12)}",
