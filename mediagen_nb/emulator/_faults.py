@@ -65,7 +65,35 @@ class ConnectionDropped(httpx2.RemoteProtocolError):
 
 @dataclass(frozen=True)
 class FaultConfig:
-    """Probabilities of injected faults (each 0..1; drop + error + rate limit at most 1)."""
+    """Faults the emulator injects on purpose, for testing a client's resilience.
+
+    Each request of a category in ``apply_to`` draws once and gets at most one of a dropped
+    connection, a 500/503 or a 429; ``latency_s`` delays each of them.
+
+    Example:
+        ```python
+        faults = FaultConfig(error_rate=0.1, apply_to=("result", "create"), seed=1)
+        emu = mg.start_emulator(faults=faults)
+        ```
+
+    Args:
+        error_rate: Probability (0 to 1) of a 500 or 503, half each. On a POST or DELETE it
+            comes after the request was handled (the task or asset exists anyway).
+        rate_limit_rate: Probability (0 to 1) of a 429 with ``Retry-After``.
+        drop_rate: Probability (0 to 1) that the connection closes without a response.
+        latency_s: Real seconds (not scaled by speed) added to every request of an
+            ``apply_to`` category; default 0.
+        stream_cut_rate: Probability (0 to 1) that a streamed chat response stops mid-way,
+            whatever ``apply_to`` says.
+        seed: Seed of the fault draws; None: unpredictable.
+        apply_to: Request categories that get drops, errors, 429s and latency:
+            ``"result"`` (polls, the default), ``"create"``, ``"asset"``, ``"media"``,
+            ``"text"``.
+
+    Raises:
+        ValueError: A rate is outside 0 to 1, ``error_rate + rate_limit_rate + drop_rate``
+            exceeds 1, ``latency_s`` is negative, or a category is unknown.
+    """
 
     error_rate: float = 0.0
     """Probability of a 500 or 503 (half each)."""

@@ -21,7 +21,21 @@ __all__ = ["Clock", "EmulatorState"]
 
 
 class EmulatorState(Runtime):
-    """Everything one emulator app knows; shared by its routes and middleware."""
+    """Everything one emulator app knows; shared by its routes and middleware.
+
+    ``create_app`` makes one and keeps it as ``app.state.emulator``; a handle shows it as
+    ``handle.state`` (its tasks, assets, counters and fault counts).
+
+    Args:
+        api_key: The key clients must send.
+        speed: How many times faster than the real service it runs (default 1).
+        faults: Faults to inject; None injects none.
+        clock: Returns the current time in seconds; None: ``time.time``.
+        seed: Seeds the generator of ids and timings; None: different every run.
+
+    Raises:
+        ValueError: ``api_key`` is empty or ``speed`` is not positive.
+    """
 
     def __init__(
         self,
