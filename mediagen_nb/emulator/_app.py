@@ -1,9 +1,7 @@
 """``create_app``: the whole service as one Starlette ASGI app.
 
-Text routes live under ``/gateway`` (``text_base_url = http://host:port/gateway``), everything
-else under ``/api`` (``base_url = http://host:port/api``). ``app.state.emulator`` is the
-:class:`~mediagen_nb.emulator._state.EmulatorState`. Unknown paths answer 404, wrong methods
-405 (with ``Allow``), both in the emulator's error shape (``_serverkit.errors``).
+Image, video, asset and upload routes under ``/api``, chat under ``/gateway``;
+``app.state.emulator`` is the :class:`~mediagen_nb.emulator._state.EmulatorState`.
 """
 
 from __future__ import annotations

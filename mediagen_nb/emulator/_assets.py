@@ -1,18 +1,7 @@
 """Both asset libraries' records: upload, review over time, lookup, delete (no HTTP here).
 
-Emulator decisions (the spec leaves asset review "not shown"):
-
-* Review takes 20-60 s of service time per asset (a seeded point in that range), divided by
-  the emulator speed. Until then the status is ``Processing`` (sd2 upload responses say
-  ``submitted``); afterwards ``Active``, or ``Failed`` when the submitted URL contains
-  ``reject`` or ``nsfw`` (case-insensitive), so a class can see a failed review on purpose.
-* Ids: seedance 2.0 ``asset-{unix-milliseconds}-{8 hex}``; sd2 ``mx{20 hex}`` (opaque).
-* ``asset://`` references resolve in either library, whatever family the task belongs to.
-* Deleting an asset makes its id permanently invalid (ids are never reused) and fails every
-  pending task that references it.
-* Memory: at most ``MAX_ASSETS`` records (the oldest are dropped first) and
-  ``MAX_TOMBSTONES`` remembered deletions; a forgotten id is still invalid, only the
-  message changes from "was deleted" to "not found".
+Review times, ids, the ``reject`` / ``nsfw`` convention and the memory bounds are described
+under "Inside the emulator" in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Running the emulator: uvicorn in a daemon thread on loopback, and the process default.
 
-``start_emulator`` binds ``host:port`` (port 0: a free one), waits until uvicorn is serving
-and returns an :class:`EmulatorHandle`. ``default_emulator`` is the process-wide instance the
-client falls back to when no API key is configured (``fallback_endpoint`` is what
-``mediagen_nb/__init__.py`` registers with ``_hooks.set_fallback_service``).
+``start_emulator`` returns an :class:`EmulatorHandle` once it serves; ``default_emulator`` is
+the instance the client falls back to when no API key is configured.
 """
 
 from __future__ import annotations

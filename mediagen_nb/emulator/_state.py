@@ -1,10 +1,7 @@
 """The emulator's state: its :class:`~mediagen_nb.emulator._runtime.Runtime` and both stores.
 
-One :class:`EmulatorState` lives on ``app.state.emulator``. Besides everything a runtime
-offers (clock, speed, randomness, lock, faults, counters, key), route modules read
-``tasks`` (the :class:`~mediagen_nb.emulator._tasks.TaskStore`) and ``assets`` (the
-:class:`~mediagen_nb.emulator._assets.AssetStore`). It sits above both stores: nothing
-below it imports it (``tests/test_emulator_imports.py`` keeps it so).
+One :class:`EmulatorState` lives on ``app.state.emulator``; nothing below it imports it
+(``tests/test_emulator_imports.py`` keeps it so).
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
 """Image and video task records: timeline, payloads, poll gate, expiry and purge (no HTTP).
 
-Timeline of an accepted task (service seconds, divided by the emulator speed): the total
-generation time is a seeded point inside the catalog ETA ``family.eta(model, duration)``;
-video tasks are ``queued`` for 15 % of it but at least 1.5 minimum poll intervals (so a
-polite poller sees ``queued`` once) and at most half of it; image tasks are ``processing``
-from the start. Status is a pure function of the clock, so a terminal status (and its JSON) never
-changes. Failures decided at creation (``_conventions``) have a zero-length timeline.
-
-Limits (decisions; the spec has none): polls of one task closer than
-``family.min_poll_interval(model) / speed`` get 429 (2 % early is tolerated for clock
-jitter; the first poll counts from the create). Result URLs expire ``url_lifetime_s`` after
-completion (catalog; when it is unknown: with the record). Records are purged
-``record_retention_s`` after the task ended (catalog; default ``DEFAULT_RETENTION_S``) and
-at most ``MAX_TASKS`` are kept (the oldest go first); a purged id answers 404.
+Status is a pure function of the emulator clock; the timeline, poll gate and retention
+choices are described under "Inside the emulator" in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
