@@ -1,6 +1,6 @@
 """``create_app``: the whole service as one Starlette ASGI app.
 
-Image, video, asset and upload routes under ``/api``, chat under ``/gateway``;
+Task, result, media, asset and upload routes under ``/api``, chat under ``/gateway``;
 ``app.state.emulator`` is the :class:`~mediagen_nb.emulator._state.EmulatorState`.
 """
 

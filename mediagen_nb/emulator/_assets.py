@@ -23,7 +23,9 @@ ReviewStatus = Literal["Processing", "Active", "Failed"]
 REVIEW_S: Final = (20.0, 60.0)
 """Service seconds an asset review takes (low, high)."""
 MAX_ASSETS: Final = 10_000
+"""Records kept at most; the oldest are dropped first."""
 MAX_TOMBSTONES: Final = 50_000
+"""Deletions remembered; a forgotten id stays invalid ("not found", not "was deleted")."""
 MAX_URL_CHARS: Final = 2048
 REJECT_MARKERS: Final = ("reject", "nsfw")
 log = logging.getLogger(__name__)

@@ -24,8 +24,13 @@ from mediagen_nb.types import validate_request
 DEFAULT_RETENTION_S: Final = 2 * 86_400.0
 """Record retention for families whose retention the spec does not show (2 days)."""
 MAX_TASKS: Final = 10_000
+"""Records kept at most; the oldest are purged first."""
 QUEUED_SHARE: Final = 0.15
+"""Share of a video's generation time spent ``queued`` (at least 1.5 poll intervals, at
+most half), so a polite poller sees ``queued`` once."""
 POLL_TOLERANCE: Final = 0.02
+"""A poll this much earlier than the family's minimum interval is still answered (clock
+jitter)."""
 MAX_ERROR_PROBLEMS: Final = 50
 """A rejected create lists at most this many problems in ``error``."""
 DURATION_FAMILIES: Final = frozenset({"seedance", "seedance2", "sd2_manxue", "vidu"})
