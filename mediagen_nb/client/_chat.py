@@ -1,29 +1,7 @@
-"""Text resources: ``chat.completions.create`` (OpenAI-style) and ``messages.create``
-(Anthropic-style), each plain or streamed, each recorded as a chat turn; ``.stream(...)``
-opens a stream for the stream helper (``events()``, ``text_stream``, final reply).
+"""Text resources: ``chat.completions`` (OpenAI-style) and ``messages`` (Anthropic-style).
 
-Everything the compatible protocols take passes through the keyword arguments unchanged
-(and is checked by ``validate_request`` first):
-
-- chat-completions: ``tools=[{"type": "function", "function": {"name", "description",
-  "parameters": <JSON Schema>, "strict": bool}}]``, ``tool_choice="auto" | "none" |
-  "required" | {"type": "function", "function": {"name": ...}}``, ``response_format=
-  {"type": "json_object"} | {"type": "json_schema", "json_schema": {"name", "schema",
-  "strict"}}``, ``n``, ``stream_options={"include_usage": True}``; tool loop: append
-  ``reply.message.to_param()`` then ``call.result(output)`` per ``reply.tool_calls``.
-- messages: ``tools=[{"name", "description", "input_schema": <JSON Schema>}]``,
-  ``tool_choice={"type": "auto" | "any" | "none"} | {"type": "tool", "name": ...}``,
-  ``thinking={"type": "enabled", "budget_tokens": N}`` (1024 <= N < max_tokens),
-  ``output_config={"format": {"type": "json_schema", "schema": ...}}``; tool loop: append
-  ``reply.to_param()`` then ``tool_results_turn(*(b.result(output) for b in
-  reply.tool_uses))``.
-
-Chat POSTs are retried with the official SDKs' policy (``_chat_retry``); a stream is only
-retried while opening, never after its response started.
-
-A turn is recorded as ``started`` (request body) before sending, then ``completed`` (text,
-usage, finish/stop reason), ``incomplete`` (partial text and reason, for a cut or abandoned
-stream) or ``failed`` (the error, when no reply arrived).
+Each call is plain or streamed, validated first, retried as the SDKs do and recorded as a
+chat turn; ``parse`` and ``run_tools`` add typed answers and tool loops.
 """
 
 from __future__ import annotations

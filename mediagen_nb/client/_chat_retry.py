@@ -1,17 +1,6 @@
 """Retry policy of chat POSTs: the one the official ``openai`` / ``anthropic`` SDKs apply.
 
-A chat request creates nothing that outlives it, so, like both SDKs, the client re-sends it
-after a lost connection, a timeout, or HTTP 408, 409, 429 and any 5xx (an
-``x-should-retry: true|false`` header from the service overrides the status rule). At most
-``max_retries`` re-sends (default 2, the SDKs' default). The wait before re-send ``n``
-(0-based) is the server's ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)
-when it lies in (0, 60] s, else ``min(0.5 * 2**n, 8)`` seconds times a jitter factor in
-(0.75, 1].
-
-Only the *opening* of a stream is retried: once a streamed response has started (status 200
-received), a break mid-way raises :class:`StreamInterruptedError` with the partial text and
-nothing is sent again, so text already shown is never duplicated. The transport's own retry
-is switched off for these requests (``NO_RETRY_EXTENSION``), so the counts add up exactly.
+The rules are on the design page, "What is retried".
 """
 
 from __future__ import annotations

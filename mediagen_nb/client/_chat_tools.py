@@ -1,22 +1,4 @@
-"""Typed answers and tool loops on top of ``chat.completions`` and ``messages``.
-
-- ``parse``: ``response_format=SomeModel`` (chat) or ``output_format=SomeModel`` (messages)
-  sends the model's JSON Schema (chat ``{"type": "json_schema", "json_schema": {"name",
-  "schema", "strict": true}}``, messages ``output_config.format``) and validates the answer
-  into the model: ``reply.choices[0].message.parsed`` (chat, as the openai SDK's) or
-  ``reply.parsed_output`` (messages, as the anthropic SDK's). An answer that is not valid
-  JSON of the model raises pydantic's ``ValidationError``; a reply that stopped at a tool
-  call has ``parsed`` None.
-- ``run_tools``: Python functions as tools. Each function's JSON Schema comes from its
-  signature (type hints, defaults; pydantic models allowed) and its description from its
-  docstring's first paragraph. The loop sends the request, runs every tool call of the
-  reply (sync or async functions; arguments validated by pydantic first, a failure or an
-  exception goes back to the model as the tool's result, flagged ``is_error`` on
-  messages), appends the calls and results, and sends again until a reply calls no tool,
-  at most ``max_steps`` requests (then :class:`ToolLoopError`). ``stream=True`` streams
-  every request (``on_text`` gets each text delta as it arrives); the result is the same.
-  A ``str`` result is sent as is, anything else as JSON.
-"""
+"""Typed answers (``parse``) and tool loops (``run_tools``) on top of chat and messages."""
 
 from __future__ import annotations
 

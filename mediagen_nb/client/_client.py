@@ -1,10 +1,6 @@
 """``AsyncClient``: one connection pool, Bearer auth, and the resource namespaces.
 
-Where requests go: explicit arguments, else ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
-``MEDIAGEN_TEXT_BASE_URL``. With no key anywhere (and no base URL either), the client asks
-``mediagen_nb._hooks.fallback_service()`` for the built-in emulator, sets ``demo_mode`` and
-says so once per process (see ``_announce_demo``). A key without any base URL is a
-:class:`ConfigurationError` (the spec names no public default address).
+Where requests go (arguments, environment, demo mode): the design page, "Where requests go".
 """
 
 from __future__ import annotations

@@ -1,10 +1,4 @@
-"""Client settings from arguments and environment, and the API-key redaction machinery.
-
-The key lives in a :class:`Secret` whose ``repr``/``str`` never show it. Every key wrapped in a
-``Secret`` is also remembered (process-wide) so :func:`redact` can scrub it from any text:
-exception messages, logged URLs and headers. :class:`RedactingFilter` applies :func:`redact`
-to log records of the loggers this client and httpx2/httpcore2 use.
-"""
+"""Client settings from arguments and environment, and the API-key redaction machinery."""
 
 from __future__ import annotations
 

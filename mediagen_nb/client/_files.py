@@ -1,12 +1,4 @@
-"""Writing a result to a folder the user chose: contained and atomic.
-
-The file name comes from the service (a task id), so it is untrusted: ``safe_file_name``
-keeps only ``[A-Za-z0-9._-]``, drops leading dots and, when it had to change anything,
-appends a short hash of the original so distinct ids never share a file. The result can
-therefore never be ``..``, absolute, or name a path outside the folder. ``write_atomic``
-writes a temporary file in the target folder and renames it over the final name, so a
-reader never sees half a file and a failed write leaves nothing behind.
-"""
+"""Writing a result to a folder the user chose: contained and atomic."""
 
 from __future__ import annotations
 

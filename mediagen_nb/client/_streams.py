@@ -1,23 +1,4 @@
-"""Streamed chat replies: typed chunks/events while they arrive, the assembled reply after.
-
-``ChatCompletionStream`` yields :class:`ChatCompletionChunk` and ends at ``data: [DONE]``;
-``MessageStream`` yields Claude-style :class:`StreamEvent` (``message_start``,
-``content_block_start``, ``content_block_delta`` with ``text_delta``, ``content_block_stop``,
-``message_delta``, ``message_stop``, ``ping``) and ends at ``message_stop``. Both expose
-``text`` (assembled so far), ``usage`` and the finish/stop reason, and build the final
-response object with ``get_final_completion()`` / ``get_final_message()``: tool calls,
-``tool_use`` blocks, thinking blocks and every choice reassembled as the official SDKs do
-(``_assemble``).
-
-The stream helper (both classes): ``async for update in stream.events()`` yields
-:class:`~mediagen_nb.types.TextEvent`, ``ThinkingEvent``, ``ToolInputEvent``,
-``ToolCallEvent`` as they arrive and a final ``DoneEvent`` (the whole reply and its usage);
-``async for piece in stream.text_stream`` yields just the answer text. Iterate a stream
-only one way, once.
-
-A stream that ends without its terminator, breaks at the transport level, or carries an
-``error`` event raises :class:`StreamInterruptedError` with the text received so far.
-"""
+"""Streamed chat replies: typed chunks/events while they arrive, the assembled reply after."""
 
 from __future__ import annotations
 

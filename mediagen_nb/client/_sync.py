@@ -1,11 +1,4 @@
-"""``Client``: the blocking twin of :class:`AsyncClient`, for scripts and plain cells.
-
-It owns a private event loop in a daemon thread and runs every call there, so it works the
-same in a script and inside Jupyter, whose kernel already runs a loop in the main thread (no
-``nest_asyncio``, no ``asyncio.run`` on the kernel's loop). Namespaces mirror the async ones
-(``client.images.create(...)`` returns a :class:`SyncTask`, ``stream=True`` returns a
-:class:`SyncStream`); each method blocks until its coroutine is done.
-"""
+"""``Client``: the blocking twin of :class:`AsyncClient`, for scripts and plain cells."""
 
 from __future__ import annotations
 

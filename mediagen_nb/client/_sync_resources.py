@@ -1,11 +1,4 @@
-"""The blocking client's namespaces, written out with the async ones' typed signatures.
-
-Each method runs its :class:`AsyncClient` twin on the client's private loop (see
-:mod:`._sync`) and returns what it returns, with a :class:`~._tasks.Task` wrapped as a
-:class:`SyncTask` and a chat stream as a :class:`SyncStream`, so editors and mypy see the
-same parameters and results as on the async client (httpx's ``Client``/``AsyncClient`` and
-openai's ``OpenAI``/``AsyncOpenAI`` are written the same way).
-"""
+"""The blocking client's namespaces, written out with the async ones' typed signatures."""
 
 from __future__ import annotations
 

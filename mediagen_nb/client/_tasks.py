@@ -1,19 +1,6 @@
 """The ``Task`` handle: one image or video task, polled until it ends.
 
-Polling follows the catalog: the interval is ``family.min_poll_interval(model)`` divided by the
-speed the emulator announces in ``x-mediagen-emulator-speed`` (1.0 on the real service, so
-seedance is never polled more often than every 10 s there). A 429 is honoured: the transport
-retries it after ``Retry-After``; if its retries run out, the wait loop sleeps ``retry_after``
-and goes on. Every wait has a deadline; without ``timeout`` it is
-``max(600 s, 3 x the catalog's upper ETA) / speed``, never below ``DEADLINE_FLOOR_S``; the
-speed is clamped to ``[1, 1000]`` (``_http.parse_speed``), so no header makes a deadline
-longer than the real service's, and ``wait(timeout=...)`` is never scaled.
-
-Decisions where the spec is silent: unknown status words from the service are mapped to the
-nearest known one (``pending`` -> queued, ``running`` -> processing, ``succeeded`` ->
-completed, ``canceled`` -> cancelled) and anything else counts as ``processing`` until the
-deadline. The spec shows no cancel endpoint, so :meth:`Task.cancel` only stops waiting and
-marks the task cancelled in this process; the service may still finish (and bill) it.
+Pace, deadlines and status words: the design page, "How a task is polled".
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """Typed parts of chat replies: tool calls, content blocks, thinking, and tool results.
 
-Chat-completions (OpenAI-style) reports tool calls on the assistant message as
-``tool_calls: [{"id", "type": "function", "function": {"name", "arguments"}}]`` where
-``arguments`` is a JSON *string*; a tool result goes back as a message
-``{"role": "tool", "tool_call_id": ..., "content": ...}``.
-
-Messages (Anthropic-style) reports a list of content blocks: ``text``, ``thinking`` (text +
-``signature``), ``redacted_thinking`` (opaque ``data``) and ``tool_use`` (``id``, ``name``,
-``input`` as an object); a tool result goes back inside the next user turn as a
-``{"type": "tool_result", "tool_use_id": ..., "content": ...}`` block. Unknown block types
-are kept as plain :class:`ContentBlock` (extra fields preserved), so a newer service never
-breaks a reader.
-
-Every model here has ``to_param()`` (or ``result()``): the exact dict to put into the next
-request's ``messages``, so a tool loop is "append reply, append results, send again".
+Each has ``to_param()`` (or ``result()``): the dict to append to the next request's
+``messages``, so a tool loop is "append reply, append results, send again".
 """
 
 from __future__ import annotations
