@@ -14,7 +14,11 @@ _MAX_NAME = 120
 
 
 def safe_file_name(name: str) -> str:
-    """A name with no separators, no leading dot and no ``..`` (see the module docstring)."""
+    """A name with no separators, no leading dot and no ``..``.
+
+    Only ``[A-Za-z0-9._-]`` is kept; a name that had to change gets a short hash of the
+    original appended, so distinct task ids never share a file.
+    """
     cleaned = _UNSAFE.sub("_", name).lstrip(".")[:_MAX_NAME]
     if cleaned != name or not cleaned:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]

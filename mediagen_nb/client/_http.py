@@ -142,7 +142,7 @@ def decode_json(content: bytes) -> Any:
 
 
 class HTTPCore:
-    """Sends requests for the resource namespaces; see the module docstring."""
+    """Sends requests for the resource namespaces (design page: "One HTTP core")."""
 
     def __init__(
         self,

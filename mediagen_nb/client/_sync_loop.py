@@ -55,7 +55,22 @@ class LoopRunner:
 
 
 class SyncTask:
-    """Blocking view of a :class:`Task`; attributes (``id``, ``status``, ...) read through."""
+    """Blocking view of a :class:`Task`; attributes (``id``, ``status``, ...) read through.
+
+    The blocking :class:`Client` returns one from ``images.create`` and ``videos.create``;
+    each method runs its :class:`Task` twin on the client's loop and blocks until done.
+
+    Example:
+        ```python
+        with mediagen_nb.Client() as client:
+            task = client.images.create("gpt-image-2", prompt="a fox").wait()
+            task.download("fox.png")
+        ```
+
+    Args:
+        runner: The client's private event loop. You do not build this: the client does.
+        task: The async task to view.
+    """
 
     def __init__(self, runner: LoopRunner, task: Task) -> None:
         self._runner = runner
@@ -132,7 +147,16 @@ class SyncTask:
 
 
 class SyncStream(Generic[S]):
-    """Blocking iteration over a chat stream; ``text``, ``usage``, ... read through."""
+    """Blocking iteration over a chat stream; ``text``, ``usage``, ... read through.
+
+    The blocking :class:`Client` returns one for ``stream=True`` and ``.stream(...)``.
+    Iterate it (raw chunks or events), or use ``events()`` or ``text_stream``, once;
+    ``with`` it to close the connection when you stop early.
+
+    Args:
+        runner: The client's private event loop. You do not build this: the client does.
+        stream: The async stream (:class:`ChatCompletionStream` or :class:`MessageStream`).
+    """
 
     def __init__(self, runner: LoopRunner, stream: S) -> None:
         self._runner = runner

@@ -73,7 +73,7 @@ def _resolve(future: asyncio.Future[None], sleeper: asyncio.Future[Any] | None =
 
 
 def normalize_status(raw: object) -> TaskStatus:
-    """The service's status word as one of the five known statuses (see module docstring)."""
+    """The service's status word as one of the five known statuses (``_ALIASES``)."""
     word = str(raw).strip().lower() if raw is not None else ""
     return _ALIASES.get(word, "processing")
 
@@ -181,7 +181,11 @@ class Task:
         return self._pace().interval
 
     def default_timeout(self) -> float:
-        """Deadline used by :meth:`wait` without ``timeout`` (see module docstring)."""
+        """Deadline used by :meth:`wait` without ``timeout``, in seconds.
+
+        ``max(600 s, 3 x the catalog's upper ETA) / speed``, never below 10 s; the speed is
+        clamped to ``[1, 1000]``, so no header makes it longer than the real service's.
+        """
         return self._pace().deadline
 
     def _pace(self) -> PollPace:

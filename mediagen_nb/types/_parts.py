@@ -46,7 +46,7 @@ def _url_object(part: dict[str, Any], key: str, field: str) -> Iterator[Problem]
 
 
 def openai_part_problems(part: Any, field: str) -> Iterator[Problem]:
-    """What the chat-completions protocol requires of one content part (module docstring)."""
+    """What the chat-completions protocol requires of one content part (design page)."""
     if not isinstance(part, dict):
         return  # the content check reports parts that are not objects
     kind = part.get("type")
@@ -89,7 +89,7 @@ def _source_problems(block: dict[str, Any], field: str) -> Iterator[Problem]:
 
 
 def anthropic_block_problems(block: Any, field: str) -> Iterator[Problem]:
-    """What the messages protocol requires of one content block (module docstring)."""
+    """What the messages protocol requires of one content block (design page)."""
     if not isinstance(block, dict):
         return  # the content check reports blocks that are not objects
     kind = block.get("type")
