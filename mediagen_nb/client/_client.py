@@ -314,8 +314,15 @@ class AsyncClient:
         return await host_media(self._ctx, data, made_from)
 
     def note_result_url(self, url: str, task_id: str) -> None:
-        """Remember that ``url`` shows task ``task_id``'s result: a request naming it records
-        that task as its parent (a reopened request's references, for one)."""
+        """Remember that a URL shows a task's result, for the lineage in the history.
+
+        A later request naming the URL records that task as its parent (a reopened
+        request's references, for one).
+
+        Args:
+            url: The result URL.
+            task_id: The task whose result it is.
+        """
         self._ctx.note_url(url, task_id)
 
     async def _host_file(self, data: bytes, name: str, content_type: str) -> str:

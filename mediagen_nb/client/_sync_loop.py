@@ -126,11 +126,25 @@ class SyncTask:
         return self._runner.run(self.task.read_bytes())
 
     def download(self, path: str | Path) -> Path:
-        """Write the result to ``path``."""
+        """Write the result to a file (see :meth:`Task.download`).
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
+
+        Returns:
+            The file written.
+        """
         return self._runner.run(self.task.download(path))
 
     def save(self, path: str | Path) -> Path:
-        """Write the result with its request inside (see :meth:`Task.save`)."""
+        """Write the result with its request inside (see :meth:`Task.save`).
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
+
+        Returns:
+            The media file written.
+        """
         return self._runner.run(self.task.save(path))
 
     def first_frame(self) -> Path:

@@ -430,10 +430,24 @@ class Task:
         return data
 
     async def download(self, path: str | Path) -> Path:
-        """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file.
+        """Write the result to a file; the bytes come from the media cache when kept there.
 
-        The id comes from the service, so the name made of it is sanitised (``_files``): the
-        file always lands inside the directory. The write is atomic (temporary file, rename).
+        The id comes from the service, so the name made of it is sanitised: the file always
+        lands inside the directory. The write is atomic (temporary file, then rename).
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``
+                (``.png``, ``.mp4``... from the file's content).
+
+        Returns:
+            The file written.
+
+        Raises:
+            MediagenError: The task has not completed (``await task.wait()`` first).
+            ResponseTooLargeError: The result is larger than the client's download limit.
+            APIError: The result URL answered with an error (an expired URL, for one).
+            APIConnectionError: The result URL did not answer.
+            OSError: The file cannot be written.
         """
         data = await self.read_bytes()
         name = safe_file_name(f"{self.id}{media_suffix(data, self.family_info.kind)}")
@@ -447,8 +461,23 @@ class Task:
         return await off_loop(write)
 
     async def save(self, path: str | Path) -> Path:
-        """Like :meth:`download`, with the request inside the file (``_saved``): model,
-        parameters, prompt, task id and parents; a sidecar JSON where the format has no room.
+        """Like :meth:`download`, with the request that made it inside the file.
+
+        The model, parameters, prompt, task id and parents are written into the file's
+        metadata; where the format has no room, into ``<name>.mediagen.json`` beside it.
+        ``mediagen_nb.read_request(path)`` reads them back.
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
+
+        Returns:
+            The media file written.
+
+        Raises:
+            MediagenError: The task has not completed (``await task.wait()`` first).
+            APIError: The result could not be downloaded.
+            APIConnectionError: The result URL did not answer.
+            OSError: The file cannot be written.
         """
         from ._saved import save_task
 

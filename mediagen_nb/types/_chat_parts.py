@@ -52,7 +52,14 @@ class ToolCall(Response):
         }
 
     def result(self, content: str | list[dict[str, Any]]) -> dict[str, Any]:
-        """The ``role: "tool"`` message that answers this call (``content``: the tool output)."""
+        """The message that answers this call; append it to the next request's ``messages``.
+
+        Args:
+            content: The tool's output: text, or a list of content parts.
+
+        Returns:
+            ``{"role": "tool", "tool_call_id": ..., "content": ...}``.
+        """
         return {"role": "tool", "tool_call_id": self.id, "content": content}
 
 
@@ -121,7 +128,18 @@ class ToolUseBlock(ContentBlock):
     def result(
         self, content: str | list[dict[str, Any]], *, is_error: bool = False
     ) -> dict[str, Any]:
-        """The ``tool_result`` block answering this call (put it in the next user turn)."""
+        """The ``tool_result`` block answering this call; put it in the next user turn.
+
+        ``tool_results_turn(*blocks)`` wraps the blocks of every call into that turn.
+
+        Args:
+            content: The tool's output: text, or a list of content blocks.
+            is_error: Mark the output as an error the model should see as one.
+
+        Returns:
+            ``{"type": "tool_result", "tool_use_id": ..., "content": ...}`` (with
+            ``"is_error": true`` when asked).
+        """
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.id, "content": content}
         if is_error:
             block["is_error"] = True
