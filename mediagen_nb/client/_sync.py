@@ -53,9 +53,18 @@ class Client:
         recorder: Where requests, tasks and turns are recorded: by default the history
             ledger; None records nothing.
         allow_unknown_models: Accept model names newer than the catalog.
+        max_download_bytes: The largest result downloaded, in bytes: one number, or one per
+            kind (``{"image": ..., "video": ...}``); None reads ``MEDIAGEN_MAX_DOWNLOAD_MB``
+            (MiB), else 64 MiB for images and 512 MiB for videos.
+        media_host: Where local files and expired results are uploaded so the service can
+            fetch them: a bucket URL (``s3://bucket/prefix``) or a ``MediaHost``; None reads
+            ``MEDIAGEN_MEDIA_HOST``.
 
     Raises:
-        ConfigurationError: A base URL is set without a key, or a key without a base URL.
+        ConfigurationError: A base URL is set without a key, or a key without a base URL; a
+            download cap that is not a positive whole number.
+        RuntimeError: This Python cannot start a thread (a browser kernel): use
+            :class:`AsyncClient` with ``await`` there.
     """
 
     def __init__(

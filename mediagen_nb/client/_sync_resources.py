@@ -243,7 +243,32 @@ class SyncMedia(_Blocking):
         self._target = target
 
     def create(self, model: str, *, family: str | None = None, **params: Any) -> SyncTask:
-        """Validate and send a create request; return the blocking task handle."""
+        """Validate and send a create request; return the blocking task handle at once.
+
+        The keyword parameters are the fields of the model's family: see the documentation's
+        Model families pages (Reference → Model families) or
+        ``mediagen_nb.catalog.params_for(family_id)``.
+
+        Example:
+            ```python
+            task = client.images.create("gpt-image-2", prompt="a fox", ratio="16:9").wait()
+            ```
+
+        Args:
+            model: The model name, e.g. ``gpt-image-2`` or ``neutralSora2Plus``.
+            family: The family id, for a model name the catalog does not list.
+            **params: The family's request fields (``prompt``, ``size``, ``content``...).
+
+        Returns:
+            The task; ``wait()`` polls it to the end.
+
+        Raises:
+            RequestValidationError: The body breaks a rule (nothing sent), or the model's
+                family is unknown or of the other kind.
+            AssetNotUsableError: An ``asset://`` reference is known not to be Active.
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service.
+        """
         return SyncTask(
             self._runner, self._run(self._target.create(model, family=family, **params))
         )
@@ -257,11 +282,27 @@ class SyncTasks(_Blocking):
         self._target = target
 
     def get(self, task_id: str) -> TaskResult:
-        """``GET /v1/result/{id}`` once, as a typed result."""
+        """Read a task's result once (``GET /v1/result/{id}``), without polling.
+
+        Args:
+            task_id: The id the create answered with.
+
+        Returns:
+            The result as the service reports it now.
+        """
         return self._run(self._target.get(task_id))
 
     def attach(self, task_id: str, family: str, model: str) -> SyncTask:
-        """A handle for an existing task (e.g. after a restart); nothing is sent yet."""
+        """A handle for an existing task (e.g. after a restart); nothing is sent yet.
+
+        Args:
+            task_id: The task's id.
+            family: The family id, which sets the poll interval and the deadline.
+            model: The model name the task was created with.
+
+        Returns:
+            The blocking task handle.
+        """
         return SyncTask(self._runner, self._target.attach(task_id, family, model))
 
 
