@@ -70,7 +70,7 @@ def _indexed(value: Any) -> bool:
 
 
 class ChatAccumulator:
-    """Chat-completion chunks in, the whole :class:`ChatCompletion` out, as ``openai`` does."""
+    """Chat-completion chunks in, the whole ``ChatCompletion`` out, as ``openai`` does."""
 
     def __init__(self) -> None:
         self.head: dict[str, Any] | None = None
@@ -190,7 +190,7 @@ _DELTA_USAGE = (
 
 
 class MessageAccumulator:
-    """Messages stream events in, the whole :class:`Message` out, as ``anthropic`` does."""
+    """Messages stream events in, the whole ``Message`` out, as ``anthropic`` does."""
 
     def __init__(self) -> None:
         self.snapshot: dict[str, Any] | None = None
@@ -276,5 +276,5 @@ class MessageAccumulator:
 
 
 def done(final: ChatCompletion | Message) -> DoneEvent:
-    """The :class:`DoneEvent` of a finished stream."""
+    """The ``DoneEvent`` of a finished stream."""
     return DoneEvent(final, final.usage)

@@ -39,7 +39,7 @@ class AssetBatch:
     """What an upload or status call of a library answers: items taken, items refused.
 
     Attributes:
-        items: One :class:`~mediagen_nb.types.AssetInfo` per asset the library took (or
+        items: One ``AssetInfo`` per asset the library took (or
             whose status it reported): ``assetId``, ``status`` and what else it sent.
         failed_items: The sd2 library's ``failedItems``, as sent (the service's own
             shape, for example the URL and the reason); empty for seedance 2.0.
@@ -91,7 +91,7 @@ class Assets:
 
         Returns:
             ``submitted``, ``Processing``, ``Active`` or ``Failed`` as the library said,
-            ``deleted`` after :meth:`delete`, or None for an asset this client never saw.
+            ``deleted`` after ``delete``, or None for an asset this client never saw.
         """
         return self._ctx.asset_status.get(asset_id)
 
@@ -152,14 +152,14 @@ class Assets:
 
         Args:
             url: A publicly reachable ``http(s)`` URL of the media (no loopback, private or
-                local host). A completed :class:`Task`, a ``Path`` or ``bytes`` also work:
+                local host). A completed ``Task``, a ``Path`` or ``bytes`` also work:
                 the client turns each into a URL the service can fetch.
             asset_type: ``Image``, ``Video``, ``Audio`` or ``Document``.
             name: A name to show in the library, if you want one.
 
         Returns:
             The asset: its ``assetId`` and the ``status`` the library answered with;
-            :meth:`wait_active` waits until review makes it ``Active``.
+            ``wait_active`` waits until review makes it ``Active``.
 
         Raises:
             RequestValidationError: The URL or type breaks a rule (nothing sent), or a
@@ -239,7 +239,7 @@ class Assets:
         """Submit media to the sd2 manxue library in one batch; items start ``submitted``.
 
         At least one list must be non-empty. Each entry is a publicly reachable ``http(s)``
-        URL, or a completed :class:`Task`, a ``Path`` or ``bytes`` (turned into a URL).
+        URL, or a completed ``Task``, a ``Path`` or ``bytes`` (turned into a URL).
 
         Args:
             image_urls: Images to add.

@@ -50,7 +50,7 @@ class ProbedStream(httpcore2.AsyncNetworkStream):
 
 
 class ProbedBackend(httpcore2.AsyncNetworkBackend):
-    """httpcore2's default backend (anyio on asyncio), handing out :class:`ProbedStream`."""
+    """httpcore2's default backend (anyio on asyncio), handing out ``ProbedStream``."""
 
     def __init__(self, inner: httpcore2.AsyncNetworkBackend | None = None) -> None:
         self._inner = inner if inner is not None else httpcore2.AnyIOBackend()
@@ -84,7 +84,7 @@ class ProbedBackend(httpcore2.AsyncNetworkBackend):
 
 
 def default_transport(limits: httpx2.Limits) -> httpx2.AsyncHTTPTransport:
-    """``httpx2.AsyncHTTPTransport(limits=limits)`` whose pool uses :class:`ProbedBackend`.
+    """``httpx2.AsyncHTTPTransport(limits=limits)`` whose pool uses ``ProbedBackend``.
 
     httpx2's transport takes no ``network_backend``, so its pool is replaced by one built
     with the same settings through httpcore2's public constructor. If a later httpx2 keeps

@@ -232,7 +232,7 @@ class Completions(_TextResource):
             model: A text model of the catalog, e.g. ``gpt-5.4`` or ``claude-sonnet-4-6``.
             messages: The turns: ``system``, ``developer``, ``user``, ``assistant``
                 (``content`` None + ``tool_calls``) and ``tool`` (``tool_call_id``).
-            stream: Return a :class:`ChatCompletionStream` of chunks instead of the reply.
+            stream: Return a ``ChatCompletionStream`` of chunks instead of the reply.
             **params: The protocol's optional fields, sent unchanged once checked:
                 ``temperature``, ``top_p`` (0..1), ``max_completion_tokens``, ``stop``,
                 ``tools=[{"type": "function", "function": {"name", "description",
@@ -242,7 +242,7 @@ class Completions(_TextResource):
                 "json_schema": {"name", "schema", "strict"}}``, ``n`` (1-128),
                 ``stream_options={"include_usage": True}`` (with ``stream`` only).
                 Tool loop: append ``reply.message.to_param()``, then ``call.result(output)``
-                for each of ``reply.tool_calls``, and send again (or use :meth:`run_tools`).
+                for each of ``reply.tool_calls``, and send again (or use ``run_tools``).
 
         Returns:
             The completion, or the stream when ``stream=True``.
@@ -264,16 +264,16 @@ class Completions(_TextResource):
         """Open a streamed completion for the stream helper (``async with`` or ``await``).
 
         Asks for usage (``stream_options.include_usage``) unless ``stream_options`` is given,
-        so the final :class:`~mediagen_nb.types.DoneEvent` carries token counts.
+        so the final ``DoneEvent`` carries token counts.
 
         Args:
             model: A text model of the catalog.
-            messages: The turns, as for :meth:`create`.
-            **params: Other fields of :meth:`create`.
+            messages: The turns, as for ``create``.
+            **params: Other fields of ``create``.
 
         Returns:
             A manager: ``async with`` it (or ``await`` it) to get the
-            :class:`ChatCompletionStream`; the request is sent then.
+            ``ChatCompletionStream``; the request is sent then.
         """
         params.setdefault("stream_options", {"include_usage": True})
 
@@ -294,9 +294,9 @@ class Completions(_TextResource):
 
         Args:
             model: A text model of the catalog.
-            messages: The turns, as for :meth:`create`.
+            messages: The turns, as for ``create``.
             response_format: The pydantic model; its JSON Schema is sent, strict.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
             The completion, with ``choices[i].message.parsed`` set to the instance (None
@@ -343,7 +343,7 @@ class Completions(_TextResource):
             on_text: Called with each piece of streamed text.
             response_format: A pydantic model for a typed final answer, put in
                 ``run.final.choices[0].message.parsed``.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
             The run: ``calls`` (each tool call and its result) and ``final`` (the answer).
@@ -435,7 +435,7 @@ class Messages(_TextResource):
             model: A text model of the catalog.
             max_tokens: The most tokens of the reply.
             messages: The ``user`` and ``assistant`` turns.
-            stream: Return a :class:`MessageStream` of events instead of the reply.
+            stream: Return a ``MessageStream`` of events instead of the reply.
             **params: The protocol's other fields, sent unchanged once checked:
                 ``system``, ``temperature`` (0..1), ``top_p``, ``stop_sequences``,
                 ``tools=[{"name", "description", "input_schema": <JSON Schema>}]``,
@@ -444,7 +444,7 @@ class Messages(_TextResource):
                 (1024 <= N < ``max_tokens``), ``output_config={"format": {"type":
                 "json_schema", "schema": ...}}``. Tool loop: append ``reply.to_param()``,
                 then ``tool_results_turn(*(b.result(output) for b in reply.tool_uses))``,
-                and send again (or use :meth:`run_tools`).
+                and send again (or use ``run_tools``).
 
         Returns:
             The message, or the stream when ``stream=True``.
@@ -473,12 +473,12 @@ class Messages(_TextResource):
         Args:
             model: A text model of the catalog.
             max_tokens: The most tokens of the reply.
-            messages: The turns, as for :meth:`create`.
-            **params: Other fields of :meth:`create`.
+            messages: The turns, as for ``create``.
+            **params: Other fields of ``create``.
 
         Returns:
             A manager: ``async with`` it (or ``await`` it) to get the
-            :class:`MessageStream`; the request is sent then.
+            ``MessageStream``; the request is sent then.
         """
 
         async def opener() -> MessageStream:
@@ -502,9 +502,9 @@ class Messages(_TextResource):
         Args:
             model: A text model of the catalog.
             max_tokens: The most tokens of the reply.
-            messages: The turns, as for :meth:`create`.
+            messages: The turns, as for ``create``.
             output_format: The pydantic model, sent as ``output_config``.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
             The message, with ``parsed_output`` set to the instance (None when the reply
@@ -550,7 +550,7 @@ class Messages(_TextResource):
             on_text: Called with each piece of streamed text.
             output_format: A pydantic model for a typed final answer, put in
                 ``run.final.parsed_output``.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
             The run: ``calls`` (each tool call and its result) and ``final`` (the answer).

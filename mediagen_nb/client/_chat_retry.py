@@ -95,7 +95,7 @@ class ChatRetryPolicy:
         rng: Callable[[], float] | None = None,
         what: str = "chat request",
     ) -> T:
-        """Call ``attempt`` until it succeeds, retrying what :meth:`should_retry` allows.
+        """Call ``attempt`` until it succeeds, retrying what ``should_retry`` allows.
 
         Args:
             attempt: Sends the request once.

@@ -66,7 +66,7 @@ class ToolRun(Generic[R]):
 
 @dataclass(frozen=True)
 class FunctionTool:
-    """A Python function offered as a tool; :func:`function_tool` builds one.
+    """A Python function offered as a tool; ``function_tool`` builds one.
 
     Attributes:
         function: The function (sync or async) the loop calls.

@@ -279,7 +279,7 @@ class AsyncClient:
 
     @property
     def chat_retries(self) -> int:
-        """Chat POSTs re-sent so far under the SDKs' retry policy (:class:`ChatRetryPolicy`)."""
+        """Chat POSTs re-sent so far under the SDKs' retry policy (``ChatRetryPolicy``)."""
         return self._ctx.chat_retry.retries
 
     @property

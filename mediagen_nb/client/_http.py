@@ -266,7 +266,7 @@ class HTTPCore:
         own: bool,
         retry: bool = True,
     ) -> httpx2.Request:
-        """The request; ``own=True`` when ``url`` came from :meth:`url` (one of our bases,
+        """The request; ``own=True`` when ``url`` came from ``url`` (one of our bases,
         so the origin check needs no URL parse), False for any other URL."""
         content = None if body is None else encode_json(body, url)
         extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
@@ -332,7 +332,7 @@ class HTTPCore:
         return data, response
 
     async def _read(self, response: httpx2.Response, limit: int, *, what: str, hint: str) -> bytes:
-        """An open response's body within ``limit``; transport failures as in :meth:`_send`."""
+        """An open response's body within ``limit``; transport failures as in ``_send``."""
         request = response.request
         try:
             return await read_capped(response, limit, what=what, hint=hint)

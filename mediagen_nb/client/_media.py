@@ -63,7 +63,7 @@ class _TaskResource:
         self._ctx = context
 
     async def create(self, model: str, *, family: str | None = None, **params: Any) -> Task:
-        """Validate and send a create request; return the :class:`Task` handle at once.
+        """Validate and send a create request; return the ``Task`` handle at once.
 
         The model name finds its family in the catalog, and ``params`` are that family's
         request fields. Which fields a family takes, their rules, defaults and limits, its
@@ -191,7 +191,7 @@ def _may_have_arrived(exc: MediagenError) -> bool:
 class Images(_TaskResource):
     """``client.images``: create image tasks (the banana and image2 families).
 
-    ``create`` returns a :class:`Task` at once; ``await task.wait()`` polls it to the end.
+    ``create`` returns a ``Task`` at once; ``await task.wait()`` polls it to the end.
 
     Args:
         context: The client's shared state. You do not build this: use ``client.images``.
@@ -203,7 +203,7 @@ class Images(_TaskResource):
 class Videos(_TaskResource):
     """``client.videos``: create video tasks (every video family).
 
-    ``create`` returns a :class:`Task` at once; ``await task.wait()`` polls it to the end.
+    ``create`` returns a ``Task`` at once; ``await task.wait()`` polls it to the end.
     The partly documented families (seedance2, veo, grok, videos) list no model names, so
     pass ``family=`` with them.
 

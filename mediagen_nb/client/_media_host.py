@@ -2,7 +2,7 @@
 
 ``MEDIAGEN_MEDIA_HOST=s3://bucket/prefix`` (``pip install "mediagen_nb[host]"``; gcsfs or
 adlfs for the others). Keys are content hashes; the service gets a signed URL, or the plain
-one for a public bucket (see :class:`MediaHost`). Credentials come from the store's settings.
+one for a public bucket (see ``MediaHost``). Credentials come from the store's settings.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Report what the client does to a :class:`~mediagen_nb._hooks.Recorder`, never failing."""
+"""Report what the client does to a ``Recorder``, never failing."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ MAX_EVENT_CHARS: Final = 16 * 1024 * 1024
 
 
 class SSEDecoder:
-    """Feed bytes with :meth:`feed`, get complete events back; call :meth:`close` at EOF."""
+    """Feed bytes with ``feed``, get complete events back; call ``close`` at EOF."""
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -43,7 +43,7 @@ class SSEDecoder:
         self.comments = 0
         """Number of comment lines seen (keep-alives)."""
         self.pending = False
-        """After :meth:`close`: True when input ended inside an event (it was discarded)."""
+        """After ``close``: True when input ended inside an event (it was discarded)."""
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Parse one chunk; return the events it completed."""

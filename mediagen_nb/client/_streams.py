@@ -48,11 +48,11 @@ class BaseStream(Generic[T]):
 
     Read it one way, once: ``async for item in stream`` (the raw chunks or events),
     ``async for update in stream.events()`` (the stream helper:
-    :class:`~mediagen_nb.types.TextEvent`, ``ThinkingEvent``, ``ToolInputEvent`` and
+    ``TextEvent``, ``ThinkingEvent``, ``ToolInputEvent`` and
     ``ToolCallEvent`` as they arrive, then a ``DoneEvent`` with the whole reply and its
     usage), or ``async for piece in stream.text_stream`` (just the answer text). A stream
     that ends without its terminator, breaks at the transport level or carries an
-    ``error`` event raises :class:`StreamInterruptedError` with the text received so far.
+    ``error`` event raises ``StreamInterruptedError`` with the text received so far.
 
     Example:
         ```python
@@ -156,7 +156,7 @@ class BaseStream(Generic[T]):
 
     async def events(self) -> AsyncIterator[StreamUpdate]:
         """The stream helper: text, thinking and tool-call updates as they arrive, then
-        a :class:`~mediagen_nb.types.DoneEvent` with the whole reply and its usage.
+        a ``DoneEvent`` with the whole reply and its usage.
 
         Yields:
             ``TextEvent``, ``ThinkingEvent``, ``ToolInputEvent`` and ``ToolCallEvent``
@@ -235,14 +235,14 @@ class BaseStream(Generic[T]):
 
 
 class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
-    """Streamed ``/v1/chat/completions``: yields :class:`ChatCompletionChunk` items.
+    """Streamed ``/v1/chat/completions``: yields ``ChatCompletionChunk`` items.
 
     It ends at ``data: [DONE]``; ``text``, ``finish_reason`` and ``usage`` fill in as the
-    chunks come, and :meth:`get_final_completion` rebuilds the whole reply.
+    chunks come, and ``get_final_completion`` rebuilds the whole reply.
 
     Args:
         response: The open streamed HTTP response (the client builds streams).
-        **kwargs: ``on_complete`` and ``on_incomplete``, as for :class:`BaseStream`.
+        **kwargs: ``on_complete`` and ``on_incomplete``, as for ``BaseStream``.
     """
 
     def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
@@ -282,7 +282,7 @@ class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
         """Read the rest of the stream and return the whole reply.
 
         Returns:
-            One :class:`ChatCompletion` (all choices, tool calls, usage), as the ``openai``
+            One ``ChatCompletion`` (all choices, tool calls, usage), as the ``openai``
             SDK's stream state rebuilds it.
 
         Raises:
@@ -293,16 +293,16 @@ class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
 
 
 class MessageStream(BaseStream[StreamEvent]):
-    """Streamed ``/v1/messages``: yields Claude-style :class:`StreamEvent` items.
+    """Streamed ``/v1/messages``: yields Claude-style ``StreamEvent`` items.
 
     Events are ``message_start``, ``content_block_start``, ``content_block_delta``,
     ``content_block_stop``, ``message_delta``, ``message_stop`` (the end) and ``ping``;
     ``text``, ``thinking``, ``stop_reason`` and ``usage`` fill in as they come, and
-    :meth:`get_final_message` rebuilds the whole reply.
+    ``get_final_message`` rebuilds the whole reply.
 
     Args:
         response: The open streamed HTTP response (the client builds streams).
-        **kwargs: ``on_complete`` and ``on_incomplete``, as for :class:`BaseStream`.
+        **kwargs: ``on_complete`` and ``on_incomplete``, as for ``BaseStream``.
     """
 
     def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
@@ -364,7 +364,7 @@ class MessageStream(BaseStream[StreamEvent]):
         """Read the rest of the stream and return the whole reply.
 
         Returns:
-            One :class:`Message` (thinking, text and tool_use blocks, usage), as the
+            One ``Message`` (thinking, text and tool_use blocks, usage), as the
             ``anthropic`` SDK's ``accumulate_event`` rebuilds it.
 
         Raises:

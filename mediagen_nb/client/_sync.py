@@ -1,4 +1,4 @@
-"""``Client``: the blocking twin of :class:`AsyncClient`, for scripts and plain cells."""
+"""``Client``: the blocking twin of ``AsyncClient``, for scripts and plain cells."""
 
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ T = TypeVar("T")
 
 
 class Client:
-    """Blocking client with the methods of :class:`AsyncClient`, for scripts.
+    """Blocking client with the methods of ``AsyncClient``, for scripts.
 
-    It runs an :class:`AsyncClient` on an event loop of its own; ``close()`` stops it.
+    It runs an ``AsyncClient`` on an event loop of its own; ``close()`` stops it.
 
     Args:
         api_key: The service's key; None reads ``MEDIAGEN_API_KEY``, and with neither the
@@ -64,7 +64,7 @@ class Client:
         ConfigurationError: A base URL is set without a key, or a key without a base URL; a
             download cap that is not a positive whole number.
         RuntimeError: This Python cannot start a thread (a browser kernel): use
-            :class:`AsyncClient` with ``await`` there.
+            ``AsyncClient`` with ``await`` there.
     """
 
     def __init__(
@@ -120,11 +120,11 @@ class Client:
 
     @property
     def async_client(self) -> AsyncClient:
-        """The :class:`AsyncClient` doing the work (on the private loop)."""
+        """The ``AsyncClient`` doing the work (on the private loop)."""
         return self._async
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` (which uses :attr:`async_client`) on this client's loop; block for it.
+        """Run ``coro`` (which uses ``async_client``) on this client's loop; block for it.
 
         Args:
             coro: a coroutine, e.g. ``plan.run(client=client.async_client)``.

@@ -1,5 +1,5 @@
 """The blocking client's machinery: a private event loop in a daemon thread, and blocking
-views of a :class:`~._tasks.Task` and of a chat stream (see :mod:`._sync`)."""
+views of a ``Task`` and of a chat stream (see ``_sync``)."""
 
 from __future__ import annotations
 
@@ -55,10 +55,10 @@ class LoopRunner:
 
 
 class SyncTask:
-    """Blocking view of a :class:`Task`; attributes (``id``, ``status``, ...) read through.
+    """Blocking view of a ``Task``; attributes (``id``, ``status``, ...) read through.
 
-    The blocking :class:`Client` returns one from ``images.create`` and ``videos.create``;
-    each method runs its :class:`Task` twin on the client's loop and blocks until done.
+    The blocking ``Client`` returns one from ``images.create`` and ``videos.create``;
+    each method runs its ``Task`` twin on the client's loop and blocks until done.
 
     Example:
         ```python
@@ -75,7 +75,7 @@ class SyncTask:
     def __init__(self, runner: LoopRunner, task: Task) -> None:
         self._runner = runner
         self.task = task
-        """The underlying async :class:`Task`."""
+        """The underlying async ``Task``."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.task, name)
@@ -94,7 +94,7 @@ class SyncTask:
         on_update: Callable[[SyncTask], Any] | None = None,
         on_status: Callable[[SyncTask], Any] | None = None,
     ) -> Self:
-        """Poll until the task ends (see :meth:`Task.wait`); the callbacks get this view.
+        """Poll until the task ends (see ``Task.wait``); the callbacks get this view.
 
         Args:
             timeout: Seconds to wait at most (default ``Task.default_timeout``).
@@ -114,7 +114,7 @@ class SyncTask:
         return self
 
     def cancel(self) -> bool:
-        """Stop waiting locally (see :meth:`Task.cancel`)."""
+        """Stop waiting locally (see ``Task.cancel``)."""
 
         async def cancel() -> bool:
             return self.task.cancel()
@@ -126,7 +126,7 @@ class SyncTask:
         return self._runner.run(self.task.read_bytes())
 
     def download(self, path: str | Path) -> Path:
-        """Write the result to a file (see :meth:`Task.download`).
+        """Write the result to a file (see ``Task.download``).
 
         Args:
             path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
@@ -137,7 +137,7 @@ class SyncTask:
         return self._runner.run(self.task.download(path))
 
     def save(self, path: str | Path) -> Path:
-        """Write the result with its request inside (see :meth:`Task.save`).
+        """Write the result with its request inside (see ``Task.save``).
 
         Args:
             path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
@@ -163,13 +163,13 @@ class SyncTask:
 class SyncStream(Generic[S]):
     """Blocking iteration over a chat stream; ``text``, ``usage``, ... read through.
 
-    The blocking :class:`Client` returns one for ``stream=True`` and ``.stream(...)``.
+    The blocking ``Client`` returns one for ``stream=True`` and ``.stream(...)``.
     Iterate it (raw chunks or events), or use ``events()`` or ``text_stream``, once;
     ``with`` it to close the connection when you stop early.
 
     Args:
         runner: The client's private event loop. You do not build this: the client does.
-        stream: The async stream (:class:`ChatCompletionStream` or :class:`MessageStream`).
+        stream: The async stream (``ChatCompletionStream`` or ``MessageStream``).
     """
 
     def __init__(self, runner: LoopRunner, stream: S) -> None:

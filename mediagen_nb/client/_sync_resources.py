@@ -35,7 +35,7 @@ class _Blocking:
 
 
 class SyncCompletions(_Blocking):
-    """``client.chat.completions``: see :class:`~._chat.Completions`."""
+    """``client.chat.completions``: see ``Completions``."""
 
     def __init__(self, runner: LoopRunner, target: Completions) -> None:
         super().__init__(runner)
@@ -84,7 +84,7 @@ class SyncCompletions(_Blocking):
         response_format: type[M],
         **params: Any,
     ) -> ChatCompletion:
-        """See :meth:`~._chat.Completions.parse` (``choices[i].message.parsed``)."""
+        """See ``parse`` (``choices[i].message.parsed``)."""
         return self._run(
             self._target.parse(
                 model=model, messages=messages, response_format=response_format, **params
@@ -103,7 +103,7 @@ class SyncCompletions(_Blocking):
         response_format: type[BaseModel] | None = None,
         **params: Any,
     ) -> ToolRun[ChatCompletion]:
-        """See :meth:`~._chat.Completions.run_tools` (async tools run on the client's loop)."""
+        """See ``run_tools`` (async tools run on the client's loop)."""
         return self._run(
             self._target.run_tools(
                 model=model,
@@ -126,7 +126,7 @@ class SyncChat:
 
 
 class SyncMessages(_Blocking):
-    """``client.messages``: see :class:`~._chat.Messages`."""
+    """``client.messages``: see ``Messages``."""
 
     def __init__(self, runner: LoopRunner, target: Messages) -> None:
         super().__init__(runner)
@@ -195,7 +195,7 @@ class SyncMessages(_Blocking):
         output_format: type[M],
         **params: Any,
     ) -> Message:
-        """See :meth:`~._chat.Messages.parse` (``reply.parsed_output``)."""
+        """See ``parse`` (``reply.parsed_output``)."""
         return self._run(
             self._target.parse(
                 model=model,
@@ -219,7 +219,7 @@ class SyncMessages(_Blocking):
         output_format: type[BaseModel] | None = None,
         **params: Any,
     ) -> ToolRun[Message]:
-        """See :meth:`~._chat.Messages.run_tools` (async tools run on the client's loop)."""
+        """See ``run_tools`` (async tools run on the client's loop)."""
         return self._run(
             self._target.run_tools(
                 model=model,
@@ -236,7 +236,7 @@ class SyncMessages(_Blocking):
 
 
 class SyncMedia(_Blocking):
-    """``client.images`` / ``client.videos``: see :class:`~._media.Images`."""
+    """``client.images`` / ``client.videos``: see ``Images``."""
 
     def __init__(self, runner: LoopRunner, target: Images | Videos) -> None:
         super().__init__(runner)
@@ -275,7 +275,7 @@ class SyncMedia(_Blocking):
 
 
 class SyncTasks(_Blocking):
-    """``client.tasks``: see :class:`~._media.Tasks`."""
+    """``client.tasks``: see ``Tasks``."""
 
     def __init__(self, runner: LoopRunner, target: Tasks) -> None:
         super().__init__(runner)
@@ -307,7 +307,7 @@ class SyncTasks(_Blocking):
 
 
 class SyncAssets(_Blocking):
-    """``client.assets``: see :class:`~._assets.Assets`."""
+    """``client.assets``: see ``Assets``."""
 
     def __init__(self, runner: LoopRunner, target: Assets) -> None:
         super().__init__(runner)
@@ -363,7 +363,7 @@ class SyncAssets(_Blocking):
     def wait_active(
         self, asset_ids: Iterable[str], *, timeout: float | None = None
     ) -> dict[str, AssetInfo]:
-        """Poll until every asset is ``Active`` (see :meth:`Assets.wait_active`)."""
+        """Poll until every asset is ``Active`` (see ``Assets.wait_active``)."""
         return self._run(self._target.wait_active(asset_ids, timeout=timeout))
 
     def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
@@ -371,17 +371,17 @@ class SyncAssets(_Blocking):
         return self._run(self._target.host_file(data, name=name, content_type=content_type))
 
     def fetch_media(self, url: str, *, max_bytes: int, timeout: float = 5.0) -> bytes:
-        """GET an asset's media for a preview (see :meth:`Assets.fetch_media`)."""
+        """GET an asset's media for a preview (see ``Assets.fetch_media``)."""
         return self._run(self._target.fetch_media(url, max_bytes=max_bytes, timeout=timeout))
 
 
 class SyncClassroom(_Blocking):
-    """``client.classroom``: see :class:`~._classroom.Classroom`."""
+    """``client.classroom``: see ``Classroom``."""
 
     def __init__(self, runner: LoopRunner, target: Classroom) -> None:
         super().__init__(runner)
         self._target = target
 
     def me(self) -> ClassroomMe:
-        """``GET /v1/classroom/me`` once (see :meth:`Classroom.me`)."""
+        """``GET /v1/classroom/me`` once (see ``Classroom.me``)."""
         return self._run(self._target.me())

@@ -88,7 +88,7 @@ class Task:
     """Handle on one image/video task: ``await task.wait()``, then read or download the result.
 
     Attributes: ``id``, ``family`` (family id), ``model``, ``status``, ``result`` (the last
-    :class:`TaskResult`), ``error``, ``url``, ``polls`` (result requests made), ``elapsed``
+    ``TaskResult``), ``error``, ``url``, ``polls`` (result requests made), ``elapsed``
     (seconds since this handle was made, frozen at a terminal state), ``created_at`` (Unix
     seconds, from the service), ``request`` (the create body), ``local_path`` (cached media).
 
@@ -139,7 +139,7 @@ class Task:
         self._bytes: bytes | None = None
         self._cancel = asyncio.Event()
         self._wake: asyncio.Future[None] | None = None
-        """The future a running :meth:`_pause` waits on (resolved early by :meth:`cancel`)."""
+        """The future a running ``_pause`` waits on (resolved early by ``cancel``)."""
         self._cancelled_locally = False
         self._stale = result is None
         """True for a re-attached handle: its status is a guess until the first refresh."""
@@ -177,11 +177,11 @@ class Task:
     @property
     def poll_interval(self) -> float:
         """Seconds between result polls: the family's minimum for this model over speed
-        (see :func:`~mediagen_nb.client.poll_pace`)."""
+        (see ``poll_pace``)."""
         return self._pace().interval
 
     def default_timeout(self) -> float:
-        """Deadline used by :meth:`wait` without ``timeout``, in seconds.
+        """Deadline used by ``wait`` without ``timeout``, in seconds.
 
         ``max(600 s, 3 x the catalog's upper ETA) / speed``, never below 10 s; the speed is
         clamped to ``[1, 1000]``, so no header makes it longer than the real service's.
@@ -261,7 +261,7 @@ class Task:
         """Poll until the task ends, at its family's pace; return this handle when completed.
 
         Args:
-            timeout: Seconds to wait at most (default :meth:`default_timeout`).
+            timeout: Seconds to wait at most (default ``default_timeout``).
             on_update: ``on_update(task)`` (sync or async) runs after every poll, also when
                 nothing changed (a clock, a poll counter).
             on_status: ``on_status(task)`` (sync or async) runs only when the status changes
@@ -334,9 +334,9 @@ class Task:
         return True
 
     async def _pause(self, delay: float) -> None:
-        """Sleep ``delay`` seconds, waking early if :meth:`cancel` is called.
+        """Sleep ``delay`` seconds, waking early if ``cancel`` is called.
 
-        One future that the timer or :meth:`cancel` resolves: with a thousand tasks polling,
+        One future that the timer or ``cancel`` resolves: with a thousand tasks polling,
         a pause is the most frequent thing the loop does, and two helper tasks plus
         ``asyncio.wait`` per poll were a visible share of its time. An injected sleep
         function (tests) runs as one task that resolves the same future.
@@ -362,7 +362,7 @@ class Task:
         """Stop waiting for this task and mark it cancelled here; False if it already ended.
 
         The spec shows no cancel endpoint, so nothing is sent: the service may still finish the
-        task. A running :meth:`wait` raises :class:`TaskCancelledError` (``local=True``).
+        task. A running ``wait`` raises ``TaskCancelledError`` (``local=True``).
         """
         if self.done:
             return False
@@ -461,7 +461,7 @@ class Task:
         return await off_loop(write)
 
     async def save(self, path: str | Path) -> Path:
-        """Like :meth:`download`, with the request that made it inside the file.
+        """Like ``download``, with the request that made it inside the file.
 
         The model, parameters, prompt, task id and parents are written into the file's
         metadata; where the format has no room, into ``<name>.mediagen.json`` beside it.

@@ -19,7 +19,7 @@ class FunctionCall(Response):
 
     name: str = ""
     arguments: str = ""
-    """The arguments as the JSON text the model wrote (parse with :meth:`parsed`)."""
+    """The arguments as the JSON text the model wrote (parse with ``parsed``)."""
 
     def parsed(self) -> Any:
         """``arguments`` decoded from JSON (``{}`` when empty); ValueError if not JSON."""
@@ -162,14 +162,14 @@ AnyContentBlock = Annotated[
     | Annotated[ContentBlock, Tag("other")],
     Discriminator(_block_tag),
 ]
-"""A content block of a :class:`~mediagen_nb.types.Message`, typed by its ``type``."""
+"""A content block of a ``Message``, typed by its ``type``."""
 
 
 def tool_results_turn(*blocks: dict[str, Any]) -> dict[str, Any]:
     """The user turn that answers a messages reply's tool calls.
 
     Args:
-        *blocks: ``tool_result`` blocks, one per call, from :meth:`ToolUseBlock.result`.
+        *blocks: ``tool_result`` blocks, one per call, from ``ToolUseBlock.result``.
 
     Returns:
         ``{"role": "user", "content": [...blocks]}``, to append to ``messages``.

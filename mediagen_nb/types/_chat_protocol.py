@@ -1,6 +1,6 @@
 """Rules for the tool-use, thinking and structured-output fields of chat-completions.
 
-Each :class:`Problem` names the field and the rule; the rules in words are on the design
+Each ``Problem`` names the field and the rule; the rules in words are on the design
 page, "Request rules where the spec is silent".
 """
 
