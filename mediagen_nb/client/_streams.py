@@ -64,8 +64,8 @@ class BaseStream(Generic[T]):
     Args:
         response: The open streamed HTTP response. The client builds streams: use
             ``stream=True`` or ``.stream(...)`` on ``chat.completions`` or ``messages``.
-        on_complete: Called once with the stream when its terminator arrives (the client
-            records the finished turn with it).
+        on_complete: Called once with the stream when it ends after its terminator (the
+            client records the finished turn with it).
         on_incomplete: Called once with the stream and the reason when it ends without
             its terminator (cut, closed early or cancelled).
     """
