@@ -76,7 +76,7 @@ class ChatCompletionMessage(Response):
     def to_param(self) -> dict[str, Any]:
         """This message as the assistant turn of the next request (``content`` None + calls).
 
-        Append it to ``messages``, then one :meth:`ToolCall.result` per call, and send again.
+        Append it to ``messages``, then one ``ToolCall.result`` per call, and send again.
         """
         param: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.tool_calls:
