@@ -19,8 +19,9 @@ gateway and its CLI never import ipywidgets.
 from typing import TYPE_CHECKING, Any
 
 from mediagen_nb.classroom._codes import Roster, Student, read_roster
-from mediagen_nb.classroom._ledger import ClassLedger, SqliteClassLedger, TaskRecord
+from mediagen_nb.classroom._ledger import ClassLedger, SqliteClassLedger
 from mediagen_nb.classroom._pg_ledger import PostgresClassLedger
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._rules import Limits, Rules, Usage
 from mediagen_nb.classroom._server import ClassroomHandle, start_classroom
 from mediagen_nb.classroom._upstream import Upstream

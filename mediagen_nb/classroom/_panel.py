@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import traitlets as t
 
-from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._server import ClassroomHandle
 from mediagen_nb.classroom._wall import TEACHER_CHATS, TEACHER_REFUSALS
 from mediagen_nb.widgets._base import WidgetPanel

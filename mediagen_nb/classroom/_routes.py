@@ -29,11 +29,11 @@ from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import relay, request_headers
 from mediagen_nb.classroom._gateway import Gateway, student_of
 from mediagen_nb.classroom._hub import HubUnavailableError
-from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._me import ME_PATH, me_endpoint
 from mediagen_nb.classroom._media import media_response
 from mediagen_nb.classroom._pipeline import chat, create_task, upstream_failure
 from mediagen_nb.classroom._refusals import asset_refusal_response
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._upstream import SPEED_HEADER
 from mediagen_nb.types import ChatProtocol
 

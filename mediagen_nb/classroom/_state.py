@@ -19,8 +19,9 @@ from typing import Any
 
 from mediagen_nb.classroom._budget import Claim, Reservation, model_name
 from mediagen_nb.classroom._codes import Roster, Student
-from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord, task_data
+from mediagen_nb.classroom._ledger import ClassLedger
 from mediagen_nb.classroom._moderation import Moderation
+from mediagen_nb.classroom._rows import TaskRecord, task_data
 from mediagen_nb.classroom._rules import Limits, Rules, Usage, paused_refusal
 from mediagen_nb.classroom._shared import Changes, SharedLedger, StaleWriteError
 

@@ -30,8 +30,8 @@ from typing import Any, Final
 import httpx2
 
 from mediagen_nb.catalog import FAMILIES
-from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._media import MediaRefusedError, check_address, download
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client import PollPace, poll_pace

@@ -28,7 +28,7 @@ from starlette.routing import BaseRoute, Route
 
 from mediagen_nb._serverkit.errors import dumps, error_response
 from mediagen_nb.classroom._export import export_zip
-from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._state import ClassState
 
 STATIC: Final = Path(__file__).parent / "static"
