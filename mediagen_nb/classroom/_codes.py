@@ -66,7 +66,20 @@ def check_name(name: str) -> str:
 
 
 def read_roster(text: str) -> list[str]:
-    """Names from a roster file: one per line; blank lines and ``#`` comments skipped."""
+    """Read the student names of a roster file (``--roster names.txt``).
+
+    Args:
+        text: The file's text: one name per line; blank lines and ``#`` comments are
+            skipped.
+
+    Returns:
+        The names in file order, surrounding spaces dropped.
+
+    Raises:
+        ValueError: A line holds a name that is not allowed (1-40 letters, digits, spaces,
+            ``.``, ``_`` or ``-``, starting with a letter or digit), or a name is listed
+            twice (compared case-insensitively); the message gives the line number.
+    """
     names: list[str] = []
     seen: set[str] = set()
     for number, line in enumerate(text.splitlines(), start=1):
@@ -86,18 +99,33 @@ def read_roster(text: str) -> list[str]:
 
 @dataclass
 class Student:
-    """One student: the name shown on the wall, the personal code (None: class code)."""
+    """One student of the class.
+
+    Attributes:
+        name: The name shown on the wall (case kept, compared case-insensitively).
+        code: The student's personal code (``mgc-...``), or None for a student who joined
+            with the class code (``CLASSCODE:name``) or through JupyterHub.
+        revoked: The teacher revoked the student: every request gets 401.
+        groups: JupyterHub groups, as the hub said at the student's last request (not
+            stored).
+    """
 
     name: str
     code: str | None
     revoked: bool = False
     groups: tuple[str, ...] = ()
-    """JupyterHub groups, as the hub said at the student's last request (not stored)."""
 
 
 class Roster:
-    """The students and the class code; thread-safe (the teacher's kernel revokes codes
-    while the gateway's loop checks them)."""
+    """The students and the class code.
+
+    Thread-safe: the teacher's kernel revokes codes while the gateway's loop checks them.
+
+    Args:
+        students: The students enrolled so far.
+        class_code: The class code students combine with a name (None: students need a
+            personal code).
+    """
 
     def __init__(self, students: Iterable[Student] = (), class_code: str | None = None) -> None:
         self._lock = threading.Lock()
@@ -114,7 +142,18 @@ class Roster:
             self._by_code[student.code] = student
 
     def add(self, name: str, code: str | None = None) -> Student:
-        """Enrol ``name`` with a new personal code (ValueError if the name is taken)."""
+        """Enrol a student.
+
+        Args:
+            name: The student's name (1-40 letters, digits, spaces, ``.``, ``_`` or ``-``).
+            code: Their personal code (default: a fresh one).
+
+        Returns:
+            The enrolled student.
+
+        Raises:
+            ValueError: The name is not allowed or already enrolled.
+        """
         cleaned = check_name(name)
         with self._lock:
             if cleaned.casefold() in self._by_name:

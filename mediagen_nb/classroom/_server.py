@@ -80,7 +80,21 @@ def share_addresses(port: int) -> list[str]:
 
 
 class ClassroomHandle(ModerationControls):
-    """A running classroom gateway (use ``stop()`` or a ``with`` block)."""
+    """A running classroom gateway, as ``start_classroom`` returns it.
+
+    Use ``stop()`` or a ``with`` block to end it. ``base_url`` and ``text_base_url`` are
+    what students set; ``teacher_url`` opens the wall with the teacher's controls.
+
+    Args:
+        gateway: The gateway's state and upstream.
+        wall: The wall it serves.
+        server: The uvicorn server serving it.
+        thread: The thread the server runs in.
+        host: The address it listens on.
+        port: Its port.
+        folder: The class folder (ledger, media, exports).
+        teacher_token: The token that unlocks the wall's controls.
+    """
 
     def __init__(
         self,

@@ -28,15 +28,26 @@ DEFAULT_EMULATOR_SPEED: Final = 30.0
 
 @dataclass
 class Upstream:
-    """One upstream service: both base URLs and the key (``speed`` learnt from replies)."""
+    """The service a gateway forwards to: the real one or the built-in emulator.
+
+    ``start_classroom(upstream=...)`` takes one to forward somewhere of the teacher's
+    choosing; by default it is read from the teacher's environment.
+
+    Attributes:
+        base_url: The service's base URL for images, videos and assets.
+        text_base_url: Its base URL for chat completions and messages.
+        api_key: The teacher's key, never shown (only the gateway sends it upstream).
+        kind: ``"service"`` or ``"emulator"`` (shown to the teacher).
+        speed: The emulator's time speed-up, learnt from its ``x-mediagen-emulator-speed``
+            header (1 on the real service).
+        emulator: The emulator this gateway started, if any (stopped with the gateway).
+    """
 
     base_url: str
     text_base_url: str
     api_key: Secret
     kind: str = "service"
-    """``service`` or ``emulator`` (shown to the teacher)."""
     speed: float = 1.0
-    """The emulator's time speed-up from its ``x-mediagen-emulator-speed`` header (1: real)."""
     emulator: EmulatorHandle | None = field(default=None, repr=False)
 
     def auth_headers(self) -> dict[str, str]:
