@@ -1,19 +1,8 @@
 """Who may use the gateway: student codes, the class code, the teacher token.
 
-A student sends one of two credentials where the service expects its API key
-(``Authorization: Bearer <credential>`` or ``x-api-key: <credential>``, as the OpenAI and
-Anthropic SDKs do):
-
-* a **personal code** the teacher handed out (``--students 30`` or ``--roster names.txt``),
-  e.g. ``mgc-k3v9q2xw7d``; the code names the student;
-* the **class code** joined to a name the student picks: ``CLASSCODE:alice``
-  (e.g. ``Bearer mgclass-7tq4m2:alice``). The first request under a new name enrols it;
-  names are 1-40 characters of letters, digits, space, ``.``, ``_`` or ``-`` (case kept,
-  compared case-insensitively, surrounding spaces dropped).
-
-Either can be revoked while the class runs; a revoked credential gets 401 from then on.
-Revoking a class-code name revokes that name only; ``revoke_class_code()`` closes the
-class code for everyone who has not got a personal code.
+A student sends a personal code (``mgc-...``) or the class code joined to a name
+(``mgclass-...:alice``) where the service expects its API key, in ``Authorization: Bearer``
+or ``x-api-key``. Either can be revoked while the class runs (401 from then on).
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
 """The gateway's ledger: every student request and outcome, and the state a restart needs.
 
 ``ClassLedger`` is the interface the gateway writes through; ``SqliteClassLedger`` keeps it
-in one SQLite file (``classroom.sqlite3`` in the class folder) the way the history ledger
-does: WAL mode, ``synchronous=NORMAL``, one ``BEGIN IMMEDIATE`` transaction per write, one
-connection shared under a lock. ``events`` is append-only (one row per request and per
-outcome); ``tasks``, ``students``, ``chats`` and ``settings`` hold the current state, so a
-new gateway on the same folder knows the roster, the rules, every task (and resumes polling
-those still in flight) and each student's usage.
-
-Budgets are checked here: ``reserve`` reads what a student and the class use and hold and
-keeps the claim in one transaction (``_budget``); ``settle`` turns it into a task or a chat
-row and ``release`` drops it, each one transaction. Several gateways share one class through
-``PostgresClassLedger`` (``_pg_ledger``), the same interface in PostgreSQL. No secret is
-written here: the upstream key never reaches the ledger.
+in one SQLite file, as the history ledger does. No secret is written here.
 """
 
 from __future__ import annotations

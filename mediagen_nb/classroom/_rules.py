@@ -1,16 +1,8 @@
 """The class's rules: which models, how much each student (and the class) may use, pause.
 
-Every check returns the sentence a student reads when refused ("your class allows 5
-videos each; you have used 5"), or None when the request may go on. The gateway runs the
-checks before anything is sent upstream, so a refused request costs nothing.
-
-Limits count what reached the service, and what requests still running hold (``_budget``):
-a task counts from its create until the end of the class (a task the service rejected at
-create does not count); chat tokens are the service's own ``usage`` figures (prompt plus
-completion), or an estimate of about four characters per token for what a reply did not
-report. A chat holds its prompt and ``max_tokens`` (else ``Rules.chat_reserve``) while it runs
-and is refused once what is used and held reaches the limit, so a student (or the class)
-ends at most one reply over it.
+Every check returns the sentence a student reads when refused ("your class allows 5 videos
+each; you have used 5"), or None. The checks run before anything is sent upstream, so a
+refused request costs nothing.
 """
 
 from __future__ import annotations

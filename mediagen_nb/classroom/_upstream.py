@@ -1,11 +1,8 @@
 """Where the gateway forwards to: the real service or the built-in emulator.
 
-The real service's key and URLs come from the teacher's environment (``MEDIAGEN_API_KEY``,
-``MEDIAGEN_BASE_URL``, ``MEDIAGEN_TEXT_BASE_URL``), never from a student. With no key (or
-``upstream="emulator"``) the gateway starts its own emulator, journaled in the class folder
-so that a restarted gateway finds its tasks again. The key is held in a
-:class:`~mediagen_nb.client._config.Secret` (never shown, scrubbed from text by ``redact``)
-and written into one header: the ``Authorization`` of requests to the upstream's origins.
+The key and URLs come from the teacher's environment, never from a student; with no key the
+gateway starts its own emulator, journaled in the class folder. The key is written into one
+header only: the ``Authorization`` of requests to the upstream's own origins.
 """
 
 from __future__ import annotations
