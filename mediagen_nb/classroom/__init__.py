@@ -8,11 +8,12 @@ instead of the key, and forwards to the real service or the built-in emulator. T
 from typing import TYPE_CHECKING, Any
 
 from mediagen_nb.classroom._codes import Roster, Student, read_roster
+from mediagen_nb.classroom._handle import ClassroomHandle
 from mediagen_nb.classroom._ledger import ClassLedger, SqliteClassLedger
 from mediagen_nb.classroom._pg_ledger import PostgresClassLedger
 from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._rules import Limits, Rules, Usage
-from mediagen_nb.classroom._server import ClassroomHandle, start_classroom
+from mediagen_nb.classroom._server import start_classroom
 from mediagen_nb.classroom._upstream import Upstream
 
 if TYPE_CHECKING:

@@ -152,9 +152,14 @@ class Roster:
             return student
 
     def resolve(self, credential: str) -> tuple[Student | None, bool]:
-        """The student a credential names, and whether the student is new (enrolled now).
+        """The student a credential names.
 
-        (None, False) for an unknown, malformed or revoked credential.
+        Args:
+            credential: A personal code, or ``CLASSCODE:name`` (a new name is enrolled now).
+
+        Returns:
+            The student and whether they were enrolled now; ``(None, False)`` for an
+            unknown, malformed or revoked credential.
         """
         with self._lock:
             student = self._by_code.get(credential)
@@ -163,8 +168,15 @@ class Roster:
             return self._join_with_class_code(credential)
 
     def joining(self, credential: str) -> str | None:
-        """The new name a class-code credential would enrol now, or None (a personal code,
-        a known name, a wrong class code or a malformed name enrol nobody)."""
+        """The new name a class-code credential would enrol now.
+
+        Args:
+            credential: What the student sent as their key.
+
+        Returns:
+            The name, or None: a personal code, a known name, a wrong class code or a
+            malformed name enrol nobody.
+        """
         cleaned = self._class_code_name(credential)
         with self._lock:
             return None if cleaned is None or cleaned.casefold() in self._by_name else cleaned
@@ -194,8 +206,12 @@ class Roster:
         return student, True
 
     def merge(self, students: Iterable[Student]) -> None:
-        """Take students as another gateway saved them: new ones join, known ones take the
-        saved code and access (a shared ledger's changes)."""
+        """Take students as another gateway saved them (a shared ledger's changes).
+
+        Args:
+            students: The saved students: new ones join, known ones take the saved code and
+                access.
+        """
         with self._lock:
             for saved in students:
                 known = self._by_name.get(saved.name.casefold())
@@ -209,8 +225,16 @@ class Roster:
                     self._by_code[known.code] = known
 
     def hub_user(self, name: str, groups: Iterable[str]) -> tuple[Student | None, bool]:
-        """The student a JupyterHub user is (enrolled on first sight), and whether new;
-        (None, False) when revoked or the name is not one a hub gives."""
+        """The student a JupyterHub user is, enrolled on first sight.
+
+        Args:
+            name: The hub user's name.
+            groups: The user's hub groups (kept for their limits).
+
+        Returns:
+            The student and whether they were enrolled now; ``(None, False)`` when revoked
+            or the name is not one a hub gives.
+        """
         if not _HUB_NAME.match(name):
             return None, False
         with self._lock:
@@ -223,7 +247,17 @@ class Roster:
             return student, True
 
     def revoke(self, name: str) -> Student:
-        """Revoke a student's access (KeyError naming the student if unknown)."""
+        """Revoke a student's access.
+
+        Args:
+            name: The student's name (any case, surrounding spaces ignored).
+
+        Returns:
+            The student, now revoked.
+
+        Raises:
+            KeyError: No student has that name.
+        """
         with self._lock:
             student = self._by_name.get(name.strip().casefold())
             if student is None:
@@ -232,7 +266,17 @@ class Roster:
             return student
 
     def restore(self, name: str) -> Student:
-        """Undo ``revoke``."""
+        """Undo ``revoke``.
+
+        Args:
+            name: The student's name (any case, surrounding spaces ignored).
+
+        Returns:
+            The student, with access again.
+
+        Raises:
+            KeyError: No student has that name.
+        """
         with self._lock:
             student = self._by_name.get(name.strip().casefold())
             if student is None:

@@ -55,24 +55,48 @@ class ClassLedger(Protocol):
     """
 
     def load(self) -> Snapshot:
-        """The whole state, for a gateway starting on this ledger."""
+        """The whole state, for a gateway starting on this ledger.
+
+        Returns:
+            Settings, students, tasks and each student's chat tokens.
+        """
         ...
 
     def save_setting(self, key: str, value: Any) -> None:
-        """Store one setting (rules, class code, teacher token, ...) as JSON."""
+        """Store one setting (rules, class code, teacher token, ...) as JSON.
+
+        Args:
+            key: The setting's name.
+            value: Its value (JSON-ready).
+        """
         ...
 
     def save_student(self, student: Student) -> None:
-        """Insert or update a student."""
+        """Insert or update a student (the enrolment time is kept from the first save).
+
+        Args:
+            student: The student as it is now.
+        """
         ...
 
     def save_task(self, record: TaskRecord) -> None:
-        """Insert or update a task."""
+        """Insert or update a task.
+
+        Args:
+            record: The task as it is now.
+        """
         ...
 
     def reserve(self, rules: Rules, claim: Claim) -> Reservation | str:
-        """Check ``claim`` under ``rules`` against what is used and held and keep it, in one
-        transaction: the reservation, or the sentence that refuses it."""
+        """Check a claim against what is used and held and keep it, in one transaction.
+
+        Args:
+            rules: The rules in force.
+            claim: What the request asks to hold.
+
+        Returns:
+            The reservation, or the sentence that refuses the claim.
+        """
         ...
 
     def settle(
@@ -83,36 +107,79 @@ class ClassLedger(Protocol):
         tokens: int = 0,
         outcome: str = "ok",
     ) -> None:
-        """End a reservation with what was used, in one transaction: a task create stores
-        ``task``; a chat stores its ``tokens`` and ``outcome``."""
+        """End a reservation with what was used, in one transaction.
+
+        Args:
+            reservation: What ``reserve`` returned.
+            task: For a task create, the task to store.
+            tokens: For a chat, the tokens it used.
+            outcome: For a chat, how it ended.
+        """
         ...
 
     def release(self, reservation: Reservation) -> None:
-        """End a reservation that used nothing (idempotent)."""
+        """End a reservation that used nothing; releasing twice does nothing.
+
+        Args:
+            reservation: What ``reserve`` returned.
+        """
         ...
 
     def held(self) -> list[Reservation]:
-        """The reservations still open."""
+        """The reservations still open, oldest first."""
         ...
 
     def usage(self, student: str | None = None) -> Usage:
-        """What a student (None: the class) uses and holds, as ``reserve`` counts it."""
+        """What a student or the class uses and holds, as ``reserve`` counts it.
+
+        Args:
+            student: The student's name (any case); None: the whole class.
+
+        Returns:
+            Tasks made, tasks running and chat tokens, what is held included.
+        """
         ...
 
     def log(self, student: str, action: str, key: str, **data: Any) -> None:
-        """Append one event (a request, a refusal, an outcome)."""
+        """Append one event (a request, a refusal, an outcome).
+
+        Args:
+            student: Who it concerns (``"teacher"`` for the teacher's actions).
+            action: What happened (``refused``, ``revoke``, ``pause``...).
+            key: What it happened to (a task id, a student's name...).
+            **data: Details, stored as JSON (anything else as text).
+        """
         ...
 
     def events(self, limit: int = 1000) -> list[dict[str, Any]]:
-        """The newest ``limit`` events, newest first."""
+        """The newest events, newest first.
+
+        Args:
+            limit: At most this many.
+
+        Returns:
+            One dict per event: ``ts``, ``student``, ``action``, ``key`` and its details.
+        """
         ...
 
     def save_chat_turn(self, turn: ChatTurn) -> None:
-        """Keep one ended chat turn for the teacher (prompt, answer excerpt, tokens)."""
+        """Keep one ended chat turn for the teacher (prompt, answer excerpt, tokens).
+
+        Args:
+            turn: The turn.
+        """
         ...
 
     def chat_turns(self, student: str | None = None, limit: int = 200) -> list[ChatTurn]:
-        """The newest ``limit`` chat turns of ``student`` (None: everyone), newest first."""
+        """The newest chat turns, newest first.
+
+        Args:
+            student: One student's turns (any case); None: everyone's.
+            limit: At most this many.
+
+        Returns:
+            The turns.
+        """
         ...
 
     def close(self) -> None:

@@ -15,8 +15,8 @@ from typing import Any, Final
 
 import traitlets as t
 
+from mediagen_nb.classroom._handle import ClassroomHandle
 from mediagen_nb.classroom._rows import TaskRecord
-from mediagen_nb.classroom._server import ClassroomHandle
 from mediagen_nb.classroom._wall import TEACHER_CHATS, TEACHER_REFUSALS
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm

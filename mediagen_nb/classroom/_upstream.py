@@ -52,7 +52,14 @@ class Upstream:
         return {"authorization": f"Bearer {self.api_key.get_secret_value()}"}
 
     def origin_of(self, url: str) -> bool:
-        """Whether ``url`` is on one of the upstream's own origins (the key may go there)."""
+        """Whether a URL is on one of the upstream's own origins (the key may go there).
+
+        Args:
+            url: An absolute URL (a result's, say).
+
+        Returns:
+            True when its scheme and host match a base URL's.
+        """
         parts = urlsplit(url)
         return any(
             (parts.scheme, parts.netloc) == urlsplit(base)[:2]
@@ -60,7 +67,11 @@ class Upstream:
         )
 
     def note_speed(self, headers: Mapping[str, str]) -> None:
-        """Remember the speed the upstream announces."""
+        """Remember the speed the upstream announces (a missing or bad value is ignored).
+
+        Args:
+            headers: A response's headers (``x-mediagen-emulator-speed``).
+        """
         raw = headers.get(SPEED_HEADER)
         if raw is None:
             return
