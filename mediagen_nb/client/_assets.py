@@ -13,7 +13,7 @@ library when it has the ``asset-`` prefix of that library's id format, else in s
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -23,7 +23,7 @@ import httpx2
 from mediagen_nb import _hooks
 from mediagen_nb.catalog import asset_uri
 from mediagen_nb.catalog._assets import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, library_for_id
-from mediagen_nb.types import AssetInfo
+from mediagen_nb.types import AssetFailure, AssetInfo
 from mediagen_nb.types._responses import AssetEnvelope
 from mediagen_nb.types._urls import not_public_reason, origins
 
@@ -46,7 +46,7 @@ class AssetBatch:
     """sd2 answer: accepted ``items`` and the ``failed_items`` the service could not take."""
 
     items: list[AssetInfo]
-    failed_items: list[Any] = field(default_factory=list)
+    failed_items: list[AssetFailure] = field(default_factory=list)
 
 
 class Assets:
@@ -159,7 +159,8 @@ class Assets:
         items = [AssetInfo.model_validate(item) for item in payload.get("items") or []]
         for info in items:
             self._note(info, library, action=action)
-        return AssetBatch(items=items, failed_items=list(payload.get("failedItems") or []))
+        failed = [AssetFailure.model_validate(item) for item in payload.get("failedItems") or []]
+        return AssetBatch(items=items, failed_items=failed)
 
     async def sd2_upload(
         self,
@@ -217,10 +218,25 @@ class Assets:
         asset_ids: Iterable[str],
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
+        poll_interval: float | None = None,
+        on_update: Callable[[AssetInfo | AssetFailure], object] | None = None,
     ) -> dict[str, AssetInfo]:
         """Poll until every asset is ``Active``; raise :class:`AssetNotUsableError` on ``Failed``.
 
-        Returns the last :class:`AssetInfo` per id.
+        Args:
+            asset_ids: The assets to wait for.
+            timeout: Seconds before giving up; None: 600 s over the service speed.
+            poll_interval: Seconds between polls; None: 3 s over the service speed.
+            on_update: Called with an asset's :class:`AssetInfo` when its status is first
+                read and each time it changes, and with the :class:`AssetFailure` of an id
+                the library lists as failed, before the wait raises for it.
+
+        Returns:
+            The last :class:`AssetInfo` per id.
+
+        Raises:
+            AssetNotUsableError: An asset is ``Failed``, deleted, or failed by the library.
+            AssetTimeoutError: Some asset is not ``Active`` when ``timeout`` has passed.
         """
         ids = list(dict.fromkeys(asset_ids))
         speed = self._ctx.core.speed
@@ -230,7 +246,11 @@ class Assets:
         while True:
             pending = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
             self._raise_if_unusable(pending, latest, self._ctx.asset_status)
-            await self._refresh(pending, latest)
+            before = {i: latest[i].status for i in pending if i in latest}
+            failures = await self._refresh(pending, latest)
+            _report(on_update, [latest[i] for i in pending if i in latest], before, failures)
+            if failures:
+                raise AssetNotUsableError(str(failures[0].assetId), ASSET_FAILED)
             self._raise_if_unusable(pending, latest, {})
             if all(i in latest and latest[i].status == ASSET_ACTIVE for i in ids):
                 return {i: latest[i] for i in ids}
@@ -238,7 +258,10 @@ class Assets:
             if remaining <= 0:
                 waiting = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
                 raise AssetTimeoutError(waiting, limit)
-            await self._ctx.sleep(min(ASSET_POLL_S / self._ctx.core.speed, remaining))
+            interval = (
+                ASSET_POLL_S / self._ctx.core.speed if poll_interval is None else poll_interval
+            )
+            await self._ctx.sleep(min(interval, remaining))
 
     @staticmethod
     def _raise_if_unusable(
@@ -253,15 +276,23 @@ class Assets:
             if seen is not None and seen.status == ASSET_FAILED:
                 raise AssetNotUsableError(asset_id, ASSET_FAILED)
 
-    async def _refresh(self, pending: list[str], latest: dict[str, AssetInfo]) -> None:
-        """Fetch each pending asset's status: sd2 ids in one batch, seedance 2.0 ids one by one."""
+    async def _refresh(
+        self, pending: list[str], latest: dict[str, AssetInfo]
+    ) -> list[AssetFailure]:
+        """Fetch each pending asset's status: sd2 ids in one batch, seedance 2.0 ids one by one.
+
+        Returns the batch's failed items that name a pending id."""
+        failures: list[AssetFailure] = []
         sd2 = [i for i in pending if self._library_of(i) == "sd2"]
         if sd2:
-            for info in (await self.sd2_status(sd2)).items:
+            batch = await self.sd2_status(sd2)
+            for info in batch.items:
                 latest[info.assetId] = info
+            failures = [f for f in batch.failed_items if f.assetId in sd2]
         for asset_id in pending:
             if self._library_of(asset_id) == "seedance2":
                 latest[asset_id] = await self.get(asset_id)
+        return failures
 
     async def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
         """Demo mode only: store a file on the built-in emulator and return the URL it serves.
@@ -336,3 +367,19 @@ class Assets:
                     raise ValueError(f"{url}: larger than {max_bytes} bytes")
                 chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _report(
+    on_update: Callable[[AssetInfo | AssetFailure], object] | None,
+    read: list[AssetInfo],
+    before: Mapping[str, str | None],
+    failures: list[AssetFailure],
+) -> None:
+    """Tell ``on_update`` of each status read for the first time or changed, then failures."""
+    if on_update is None:
+        return
+    for info in read:
+        if info.assetId not in before or before[info.assetId] != info.status:
+            on_update(info)
+    for failure in failures:
+        on_update(failure)

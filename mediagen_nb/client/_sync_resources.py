@@ -14,7 +14,14 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
-from mediagen_nb.types import AssetInfo, ChatCompletion, ClassroomMe, Message, TaskResult
+from mediagen_nb.types import (
+    AssetFailure,
+    AssetInfo,
+    ChatCompletion,
+    ClassroomMe,
+    Message,
+    TaskResult,
+)
 
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages
@@ -327,10 +334,19 @@ class SyncAssets(_Blocking):
         return self._run(self._target.status_of(library, asset_ids))
 
     def wait_active(
-        self, asset_ids: Iterable[str], *, timeout: float | None = None
+        self,
+        asset_ids: Iterable[str],
+        *,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_update: Callable[[AssetInfo | AssetFailure], object] | None = None,
     ) -> dict[str, AssetInfo]:
         """Poll until every asset is ``Active`` (see :meth:`Assets.wait_active`)."""
-        return self._run(self._target.wait_active(asset_ids, timeout=timeout))
+        return self._run(
+            self._target.wait_active(
+                asset_ids, timeout=timeout, poll_interval=poll_interval, on_update=on_update
+            )
+        )
 
     def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
         """Demo mode only: store a file on the built-in emulator; returns its URL."""
