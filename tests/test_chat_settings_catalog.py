@@ -80,6 +80,8 @@ def test_a_made_up_setting_appears_in_the_form(seed_setting: ChatSetting) -> Non
     assert field_of("seed") == "seed"  # a validator's problem on it shows by the control
     panel.set(protocol="messages")
     assert _control(panel, "seed")["offered"] is False
+    with pytest.raises(ValueError, match="'seed' is already declared"):
+        register_chat_setting(SEED)
 
 
 def test_a_made_up_setting_is_validated_in_the_users_words(seed_setting: ChatSetting) -> None:

@@ -91,13 +91,13 @@ def long_module_docstrings() -> set[str]:
     return long
 
 
-WITHOUT_ARGS = frozenset(
+WITHOUT_ARGS: frozenset[str] = frozenset(
     {
         # public callables whose docstring lacks Args: (November 2026); fix, then remove
     }
 )
 
-LONG_MODULE_DOCSTRINGS = frozenset(
+LONG_MODULE_DOCSTRINGS: frozenset[str] = frozenset(
     {
         # module docstrings over five lines; move design prose to docs/reference/design.md
     }

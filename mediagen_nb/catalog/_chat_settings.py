@@ -256,7 +256,6 @@ def register_chat_setting(setting: ChatSetting) -> Callable[[], None]:
     CHAT_SETTINGS.append(setting)
 
     def remove() -> None:
-        if setting in CHAT_SETTINGS:
-            CHAT_SETTINGS.remove(setting)
+        CHAT_SETTINGS[:] = [s for s in CHAT_SETTINGS if s is not setting]
 
     return remove
