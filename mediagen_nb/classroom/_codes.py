@@ -92,7 +92,7 @@ class Student:
     code: str | None
     revoked: bool = False
     groups: tuple[str, ...] = ()
-    """JupyterHub groups, as the hub said at the student's last request (not stored)."""
+    """JupyterHub groups, as the hub said at the student's last request (kept in the ledger)."""
 
 
 class Roster:

@@ -21,7 +21,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -40,6 +40,7 @@ from mediagen_nb.classroom._chat_turns import INDEX as TURNS_INDEX
 from mediagen_nb.classroom._chat_turns import SCHEMA as TURNS_SCHEMA
 from mediagen_nb.classroom._chat_turns import ChatTurn, insert_turn, select_turns
 from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._hub_groups import SqliteHubGroups, add_sqlite_column
 from mediagen_nb.classroom._rules import Rules, Usage
 from mediagen_nb.classroom._sqlite_usage import INDEXES, usage_of
 
@@ -156,6 +157,14 @@ class ClassLedger(Protocol):
         """The newest ``limit`` chat turns of ``student`` (None: everyone), newest first."""
         ...
 
+    def save_hub_groups(self, name: str, groups: Sequence[str]) -> None:
+        """Keep the groups the hub gave student ``name`` (``_hub_groups``)."""
+        ...
+
+    def hub_groups(self) -> dict[str, tuple[str, ...]]:
+        """Each hub student's last known groups, by casefolded name."""
+        ...
+
     def close(self) -> None:
         """Release the store."""
         ...
@@ -209,7 +218,7 @@ def _task_row(record: TaskRecord) -> tuple[Any, ...]:
     )
 
 
-class SqliteClassLedger:
+class SqliteClassLedger(SqliteHubGroups):
     """``ClassLedger`` in one SQLite file (see the module docstring)."""
 
     def __init__(self, folder: Path) -> None:
@@ -222,6 +231,7 @@ class SqliteClassLedger:
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 self._migrate(conn)
+                add_sqlite_column(conn)
                 for statement in INDEXES:
                     conn.execute(statement)
                 # One gateway per SQLite ledger: what a previous run held belonged to requests
