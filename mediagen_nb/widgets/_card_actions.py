@@ -1,10 +1,8 @@
 """What a result card can become: Animate, Use as reference, Use as first/last frame, Continue
-from last frame, Send to the asset library. Which families take it comes from the catalog's
-media slots, and whether a picture fits from the same picture rules the client checks; no
-family is named here. An action that fits no family is disabled with the reason of the first
-one (e.g. "needs a 720x1280 picture for portrait; this one is 1024x1024"). In a class, only
-families with a model the class allows are offered ("your class cannot make videos").
-"""
+from last frame, Send to the asset library. Families come from the catalog's media slots (in a
+class, only those with an allowed model), fit from the client's picture rules; no family is
+named here. An action that fits none is disabled with the first reason ("needs a 720x1280
+picture for portrait; this one is 1024x1024", "your class cannot make videos")."""
 
 from __future__ import annotations
 
