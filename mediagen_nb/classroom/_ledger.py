@@ -10,6 +10,7 @@ import json
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -241,6 +242,8 @@ class SqliteClassLedger(SqliteHubGroups):
         self.path = folder / DB_NAME
         self._lock = threading.Lock()
         self._conn, _mode = open_ledger(self.path, busy_timeout_s=BUSY_TIMEOUT_S)
+        # A ledger dropped without close() still closes its file (Python 3.13 warns otherwise).
+        weakref.finalize(self, self._conn.close)
         try:
             with self._write() as conn:
                 for statement in _SCHEMA:
