@@ -95,8 +95,8 @@ class Student:
         code: The student's personal code (``mgc-...``), or None for a student who joined
             with the class code (``CLASSCODE:name``) or through JupyterHub.
         revoked: The teacher revoked the student: every request gets 401.
-        groups: JupyterHub groups, as the hub said at the student's last request (not
-            stored).
+        groups: JupyterHub groups, as the hub said at the student's last request (kept in
+            the ledger across restarts).
     """
 
     name: str

@@ -187,6 +187,7 @@ class GatewayFront:
             return UNKNOWN
         if new:
             self.state.enrolled(student, address)
+        self.state.groups.keep(student)
         return student
 
     def _report(self, window: Window, address: str, action: str, **data: Any) -> None:

@@ -10,7 +10,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -27,6 +28,7 @@ from mediagen_nb.classroom._chat_turns import INDEX as TURNS_INDEX
 from mediagen_nb.classroom._chat_turns import SCHEMA as TURNS_SCHEMA
 from mediagen_nb.classroom._chat_turns import ChatTurn, insert_turn, select_turns
 from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._hub_groups import SqliteHubGroups, add_sqlite_column
 from mediagen_nb.classroom._rows import (
     Snapshot,
     TaskRecord,
@@ -182,6 +184,14 @@ class ClassLedger(Protocol):
         """
         ...
 
+    def save_hub_groups(self, name: str, groups: Sequence[str]) -> None:
+        """Keep the groups the hub gave student ``name`` (``_hub_groups``)."""
+        ...
+
+    def hub_groups(self) -> dict[str, tuple[str, ...]]:
+        """Each hub student's last known groups, by casefolded name."""
+        ...
+
     def close(self) -> None:
         """Release the store."""
         ...
@@ -214,7 +224,7 @@ _TASK_COLUMNS: Final = {
 """Columns of ``tasks`` the budget checks read (added to a ledger from an older version)."""
 
 
-class SqliteClassLedger:
+class SqliteClassLedger(SqliteHubGroups):
     """A ``ClassLedger`` in one SQLite file, ``classroom.sqlite3`` in the class folder.
 
     A new gateway on the same folder knows the roster, the rules, every task (and resumes
@@ -232,11 +242,14 @@ class SqliteClassLedger:
         self.path = folder / DB_NAME
         self._lock = threading.Lock()
         self._conn, _mode = open_ledger(self.path, busy_timeout_s=BUSY_TIMEOUT_S)
+        # A ledger dropped without close() still closes its file (Python 3.13 warns otherwise).
+        weakref.finalize(self, self._conn.close)
         try:
             with self._write() as conn:
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 self._migrate(conn)
+                add_sqlite_column(conn)
                 for statement in INDEXES:
                     conn.execute(statement)
                 # One gateway per SQLite ledger: what a previous run held belonged to requests

@@ -22,6 +22,7 @@ from mediagen_nb.classroom._budget import (
 )
 from mediagen_nb.classroom._chat_turns import ChatTurn
 from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._hub_groups import PG_COLUMN, PostgresHubGroups
 from mediagen_nb.classroom._pg_schema import NOW, SCHEMA, SCHEMA_LOCK, usage_of
 from mediagen_nb.classroom._rows import (
     Snapshot,
@@ -64,7 +65,7 @@ def _connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
     return psycopg.connect(dsn, autocommit=True)
 
 
-class PostgresClassLedger:
+class PostgresClassLedger(PostgresHubGroups):
     """``ClassLedger`` and ``SharedLedger`` in PostgreSQL.
 
     The same tables as the SQLite ledger, plus ``usage_locks`` (a row per student and one,
@@ -99,7 +100,7 @@ class PostgresClassLedger:
         in the gateway's background thread never holds up a budget check or a renewal."""
         with self._tx() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-            for statement in SCHEMA:
+            for statement in (*SCHEMA, PG_COLUMN):
                 conn.execute(statement)
             self._heartbeat(conn)
 

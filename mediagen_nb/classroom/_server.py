@@ -167,6 +167,7 @@ def start_classroom(
     token = snap.settings.get("teacher_token") or new_teacher_token()
     state = ClassState(store, Roster(people, class_code=code), rules)
     state.load(snap.tasks, snap.chat_tokens)
+    state.groups.load()
     for student in people:
         store.save_student(student)
     store.save_setting("class_code", code)

@@ -16,6 +16,7 @@ from typing import Any
 
 from mediagen_nb.classroom._budget import Claim, Reservation, model_name
 from mediagen_nb.classroom._codes import Roster, Student
+from mediagen_nb.classroom._hub_groups import GroupKeeper
 from mediagen_nb.classroom._ledger import ClassLedger
 from mediagen_nb.classroom._moderation import Moderation
 from mediagen_nb.classroom._rows import TaskRecord, task_data
@@ -81,6 +82,8 @@ class ClassState:
         self.shared: SharedLedger | None = ledger if isinstance(ledger, SharedLedger) else None
         """The ledger, when other gateways share it (then ``sync`` catches up on them)."""
         self._synced: float | None = None
+        self.groups = GroupKeeper(ledger, roster)
+        """Hub students' groups, kept in the ledger across restarts (``_hub_groups``)."""
 
     @contextmanager
     def _changing(self) -> Iterator[None]:
