@@ -22,7 +22,7 @@ from mediagen_nb.emulator import EmulatorHandle
 from mediagen_nb.types import ChatProtocol
 from mediagen_nb.widgets._chat_fields import choices
 from mediagen_nb.widgets._chat_form import defaults, form_spec, settings_of
-from mediagen_nb.widgets._chat_options import FIELDS, TOOLS_EXAMPLE, field_of
+from mediagen_nb.widgets._chat_options import FIELDS, TOOLS_EXAMPLE, field_of, human
 from mediagen_nb.widgets._chat_panel import ChatPanel
 from mediagen_nb.widgets._chat_request import build_request, settings_from_body
 from mediagen_nb.widgets._chat_tool_json import parse_tools
@@ -40,6 +40,7 @@ SEED = ChatSetting(
     minimum=1,
     maximum=1000,
     placeholder="e.g. 7",
+    aliases=("random_seed",),
 )
 """A setting the catalog does not have: chat-completions only, 1 to 1000, 0 is not sent."""
 
@@ -78,6 +79,8 @@ def test_a_made_up_setting_appears_in_the_form(seed_setting: ChatSetting) -> Non
     }
     assert panel.values["seed"] == defaults()["seed"] == 0
     assert field_of("seed") == "seed"  # a validator's problem on it shows by the control
+    assert field_of("random_seed") == "seed"
+    assert human("seed", "random_seed must be odd") == "Seed: the seed must be odd"
     panel.set(protocol="messages")
     assert _control(panel, "seed")["offered"] is False
     with pytest.raises(ValueError, match="'seed' is already declared"):

@@ -69,6 +69,9 @@ class ChatSetting:
     """A whole value the form offers to insert ("Insert example")."""
     api: str = ""
     """The API name(s) the tooltip shows; "" joins the wire fields."""
+    aliases: tuple[str, ...] = ()
+    """API names that mean this setting in a validator's problem (its field, or a word of its
+    rule): the message names the setting's label instead."""
     options: tuple[tuple[Any, str], ...] = ()
     """``(value, label)`` of a segmented or select control."""
     wire_options: Mapping[ChatProtocol, Mapping[Any, Any]] = field(
@@ -165,6 +168,7 @@ CHAT_SETTINGS: list[ChatSetting] = [
         reply_limit=True,
         step=1,
         placeholder="default",
+        aliases=("max_completion_tokens", "max_tokens"),
         required_on=("messages",),
         fallback_plus="thinking_budget",
     ),
@@ -176,6 +180,7 @@ CHAT_SETTINGS: list[ChatSetting] = [
         wire={"chat_completions": "stop"},
         send="lines",
         max_items=CHAT_MAX_STOP,
+        aliases=("stop_sequences",),
         placeholder="one per line",
     ),
     ChatSetting(
@@ -220,6 +225,7 @@ CHAT_SETTINGS: list[ChatSetting] = [
         floor=0,
         step=256,
         placeholder="0 (off)",
+        aliases=("budget_tokens",),
         also={"thinking.type": "enabled"},
     ),
 ]

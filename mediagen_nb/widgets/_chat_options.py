@@ -318,24 +318,20 @@ def field_of(problem_field: str) -> str:
         if s.send != "system"
         for path in s.wire.values()
     }
-    owners |= {"stop_sequences": "stop", "image_urls": "attachments", "video_urls": "attachments"}
+    owners |= {alias: s.key for s in CHAT_SETTINGS for alias in s.aliases}
+    owners |= {"image_urls": "attachments", "video_urls": "attachments"}
     return owners.get(head, head if head in FIELDS else "message")
-
-
-_API_WORDS = re.compile(r"\b(max_completion_tokens|max_tokens|budget_tokens|stop_sequences)\b")
-_API_WORD_LABELS = {
-    "max_completion_tokens": "the max reply length",
-    "max_tokens": "the max reply length",
-    "budget_tokens": "the thinking budget",
-    "stop_sequences": "the stop sequences",
-}
 
 
 def human(field_name: str, rule: str) -> str:
     """A message naming the field as the user sees it: ``Stop sequences: at most 4``.
 
-    API names inside the rule become the labels the form shows.
+    API names inside the rule (a setting's ``aliases``) become the labels the form shows.
     """
     info = FIELDS.get(field_name)
-    words = _API_WORDS.sub(lambda m: _API_WORD_LABELS[m[1]], rule)
+    labels = {alias: f"the {s.label.lower()}" for s in CHAT_SETTINGS for alias in s.aliases}
+    words = rule
+    if labels:
+        names = "|".join(sorted(map(re.escape, labels), key=len, reverse=True))
+        words = re.sub(rf"\b({names})\b", lambda m: labels[m[1]], rule)
     return f"{info.label if info else field_name}: {words}"
