@@ -110,6 +110,9 @@ class _PanelCore:
         """Wait until every background task of the panel has ended (tests, scripts)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            # Python 3.12+ returns from gather over finished tasks without yielding, so their
+            # done callbacks (which take them off the set) need one turn of the loop.
+            await asyncio.sleep(0)
 
     def _cancel_tasks(self) -> None:
         for task in list(self._tasks):
