@@ -21,10 +21,11 @@ The price is throughput to a distant service: 16 requests in flight at 100 ms ro
 are 160 requests/s, so a thousand image tasks are polled less often than their interval
 (never more often). A create holds its slot from validation to answer (``slot``), so a
 burst of thousands of creates waits here instead of validating all in one loop iteration
-(bench figure 12: 10,000 at once kept the loop busy 1.8 s). The pool keeps as many idle
-connections alive as it may open (``POOL_LIMITS``), so a burst does not close and reopen
-connections, and its maximum stays above ``MAX_IN_FLIGHT``: a streamed response holds its
-slot only until its headers arrive (the pool's own limit bounds open streams).
+(bench figure 12: 10,000 at once kept the loop busy 1.8 s), and queues behind every waiting
+poll (``_gate``: a poll is never more than the limit's worth of creates late). The pool
+keeps as many idle connections alive as it may open (``POOL_LIMITS``), so a burst does not
+close and reopen connections, and its maximum stays above ``MAX_IN_FLIGHT``: a streamed
+response holds its slot only until its headers arrive (the pool's own limit bounds open streams).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from ._exceptions import (
     MalformedResponseError,
     connection_error,
 )
+from ._gate import PriorityGate
 from ._limits import (
     DOWNLOAD_HINT,
     JSON_HINT,
@@ -208,25 +210,26 @@ class HTTPCore:
         self._origins = {
             _origin(url) for url in (settings.base_url, settings.text_base_url) if url is not None
         }
-        self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._gate: tuple[asyncio.AbstractEventLoop, PriorityGate] | None = None
         self._held: ContextVar[bool] = ContextVar(f"mediagen_nb_slot_{id(self)}", default=False)
 
-    def _in_flight(self) -> asyncio.Semaphore:
-        """The semaphore of the running loop (made on first use: a loop binds its primitives)."""
+    def _in_flight(self) -> PriorityGate:
+        """The gate of the running loop (made on first use: a loop binds its futures)."""
         loop = asyncio.get_running_loop()
         gate = self._gate
         if gate is None or gate[0] is not loop:
-            gate = self._gate = (loop, asyncio.Semaphore(MAX_IN_FLIGHT))
+            gate = self._gate = (loop, PriorityGate(MAX_IN_FLIGHT))
         return gate[1]
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         """Hold one in-flight slot for the block: the requests sent inside it use it instead
-        of queueing again. A create validates and sends inside one slot."""
+        of queueing again. A create validates and sends inside one slot, queued after every
+        waiting poll, download or chat (``_gate``)."""
         if self._held.get():
             yield
             return
-        async with self._in_flight():
+        async with self._in_flight().hold(urgent=False):
             token = self._held.set(True)
             try:
                 yield
@@ -238,7 +241,7 @@ class HTTPCore:
         if self._held.get():
             yield
             return
-        async with self._in_flight():
+        async with self._in_flight().hold(urgent=True):
             yield
 
     def url(self, base: Base, path: str) -> str:
