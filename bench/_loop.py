@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +98,7 @@ def run_figure(
     doc: str,
     quick: tuple[int, float],
     full: tuple[int, float],
-    measure: Callable[[Server, int, float], Awaitable[Figure]],
+    measure: Callable[[Server, int, float], Coroutine[Any, Any, Figure]],
 ) -> int:
     """Parse the command line, serve the emulator at the chosen speed, measure, print.
 
