@@ -1,13 +1,7 @@
 """The gallery of an image or video panel: one ``Result`` per task, and ``GalleryMixin``.
 
-A ``Result`` is plain kernel-side state (a task's state, its request and its preview); the
-panel sends every result's ``to_json()`` in its ``results`` list trait (throttled, at most 4
-batches a second for all cards together) and the preview bytes in its ``media`` dict trait
-(only when a preview arrives). Preview bytes are small: a WebP thumbnail for images
-(``_preview.thumbnail``), the MP4 when within the cap.
-``GalleryMixin`` follows tasks into results and carries the card actions (Cancel, Remove,
-the full-size file for the lightbox and Save).
-"""
+``GalleryMixin`` follows tasks into results, sends them and their previews to the front end
+(throttled), and carries the card actions (Cancel, Remove, the full-size file, Save)."""
 
 from __future__ import annotations
 
@@ -26,6 +20,7 @@ from mediagen_nb.catalog._controls import controls_for
 from mediagen_nb.catalog._form_body import from_body
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._card_actions import card_actions
+from mediagen_nb.widgets._class_models import allowed
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 from mediagen_nb.widgets._share import share_query
@@ -60,7 +55,34 @@ def media_size(data: bytes, kind: str) -> tuple[int, int] | None:
 
 @dataclass
 class Result:
-    """A task shown in the gallery (newest first)."""
+    """A task shown in the gallery (newest first): plain kernel-side state, sent to the front
+    end as ``to_json()`` in the panel's ``results`` trait and its preview in ``media``.
+
+    Attributes:
+        kind: ``"image"`` or ``"video"``.
+        family: The catalog family id of the request.
+        family_title: The family's name as the card shows it.
+        body: The request body as sent.
+        id: The card's id in the gallery (not the task's).
+        task_id: The service's task id ("" until the create answer).
+        status: The task's status (``queued``, ``processing``, ``completed``...).
+        elapsed: Seconds since the task was created.
+        eta: The family's expected duration, as (low, high) seconds.
+        error: Why the task failed ("" otherwise).
+        note: A line the card shows under the preview (e.g. why there is none).
+        thumbnail: The image preview's bytes (WebP, small).
+        thumbnail_mime: The MIME type of ``thumbnail``.
+        video: The video preview's bytes (empty when too large to send).
+        video_mime: The MIME type of ``video``.
+        file_name: The name Save offers.
+        local_path: Where the result's file is in the local media cache.
+        resumed: The task was re-attached after a kernel restart.
+        parents: Ids of the tasks and assets the request was made from.
+        url: The result's service URL ("" until completed).
+        url_expires: When ``url`` stops working (Unix seconds), if known.
+        size: The picture's pixels (a video's frame size), read from the file's header.
+        source: The result's full bytes, kept for Save and the card actions.
+    """
 
     kind: str
     family: str
@@ -90,6 +112,7 @@ class Result:
     source: bytes = field(default=b"", repr=False)
     _code: str | None = field(default=None, repr=False)
     _actions: list[dict[str, Any]] | None = field(default=None, repr=False)
+    _actions_for: frozenset[str] | None = field(default=None, repr=False)
 
     @property
     def model(self) -> str:
@@ -131,8 +154,9 @@ class Result:
         if task.error:
             self.error = str(task.error)
 
-    def to_json(self) -> dict[str, Any]:
-        """What the front end needs to draw the card (no bytes: those go in ``media``)."""
+    def to_json(self, models: frozenset[str] | None = None) -> dict[str, Any]:
+        """What the front end needs to draw the card (no bytes: those go in ``media``);
+        ``models``: what a class allows (None: every model), for the card's actions."""
         return {
             "id": self.id,
             "kind": self.kind,
@@ -152,15 +176,17 @@ class Result:
             "code": self.code(),
             "share": share_query(self.kind, self.body),
             "parents": self.parents,
-            "actions": self.actions_json(),
+            "actions": self.actions_json(models),
         }
 
-    def actions_json(self) -> list[dict[str, Any]]:
-        """The card's Animate / Use as ... / Continue actions (``_card_actions``) once done."""
+    def actions_json(self, models: frozenset[str] | None = None) -> list[dict[str, Any]]:
+        """The card's Animate / Use as ... / Continue actions (``_card_actions``) once done,
+        offering only families with a model the class allows (``models``; None: all)."""
         if self.status != "completed" or not (self.source or self.local_path):
             return []
-        if self._actions is None:  # built once: a card's picture never changes
-            self._actions = [action.to_json() for action in card_actions(self.kind, self.size)]
+        if self._actions is None or self._actions_for != models:  # the picture never changes
+            actions = card_actions(self.kind, self.size, models)
+            self._actions, self._actions_for = [a.to_json() for a in actions], models
         return self._actions
 
     def set_media(self, data: bytes, task_id: str, local_path: str | None) -> None:
@@ -209,6 +235,7 @@ class GalleryMixin:
     """
 
     kind: str
+    session: Any
     results: Any
     media: Any
     sending: Any
@@ -346,7 +373,8 @@ class GalleryMixin:
 
     def _push(self) -> None:
         self.sending = self._sending
-        self.results = [r.to_json() for r in self._results]
+        models = allowed(self.session.classroom)
+        self.results = [r.to_json(models) for r in self._results]
         self._push_rows()
         if self._media_dirty:
             self._media_dirty = False
