@@ -52,11 +52,17 @@ FIGURE_RE = re.compile(
 )
 
 
-def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The common command line: ``--quick`` (small N, lenient exit) and ``--reps``."""
+def parse_args(
+    description: str, argv: Sequence[str] | None = None, *, scale: bool = False
+) -> argparse.Namespace:
+    """The common command line: ``--quick`` (small N, lenient exit) and ``--reps``; with
+    ``scale``, also ``--count`` and ``--speed`` (0: the script's default) for profiling runs."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="small N (CI); lenient exit")
     parser.add_argument("--reps", type=int, default=0, help="repetitions (0: the default)")
+    if scale:
+        parser.add_argument("--count", type=int, default=0, help="N (0: the default)")
+        parser.add_argument("--speed", type=float, default=0, help="emulator speed (0: default)")
     return parser.parse_args(argv)
 
 

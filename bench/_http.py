@@ -24,9 +24,11 @@ class CountingTransport(httpx2.AsyncBaseTransport):
         self.inner = inner if inner is not None else default_transport(LIMITS)
         self.requests = 0
         self.statuses: dict[int, int] = {}
+        self.methods: dict[str, int] = {}
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         self.requests += 1
+        self.methods[request.method] = self.methods.get(request.method, 0) + 1
         response = await self.inner.handle_async_request(request)
         self.statuses[response.status_code] = self.statuses.get(response.status_code, 0) + 1
         return response

@@ -31,8 +31,9 @@ import json
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar
 
 import uvicorn
 from starlette.applications import Starlette
@@ -66,6 +67,27 @@ def bare_result_body(task_id: str) -> dict[str, Any]:
     }
 
 
+class CountingH11Protocol(DroppingH11Protocol):
+    """The servers' protocol, noting the most connections open at once and each connection
+    it refused or dropped (by status): which side closed, seen from the server."""
+
+    peak: ClassVar[int] = 0
+    refused: ClassVar[Counter[str]] = Counter()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        CountingH11Protocol.peak = max(CountingH11Protocol.peak, len(self.connections) + 1)
+        super().connection_made(transport)
+
+    def _refuse(self, status: int, message: str, reason: bytes) -> None:
+        CountingH11Protocol.refused[f"refused_{status}"] += 1
+        super()._refuse(status, message, reason)
+
+
+def connection_counters() -> dict[str, int]:
+    """``connections_peak`` and ``refused_<status>`` of this server process."""
+    return {"connections_peak": CountingH11Protocol.peak, **CountingH11Protocol.refused}
+
+
 def emulator_app(speed: float) -> ASGIApp:
     """The emulator app behind a tiny router adding ``POST /bench/tasks``."""
     app = create_app(api_key=API_KEY, speed=speed, seed=1)
@@ -82,7 +104,8 @@ def emulator_app(speed: float) -> ASGIApp:
                     "done_at": task.done_at,
                     "min_interval": task.min_interval,
                 }
-        return JSONResponse({"tasks": info, "counters": dict(state.counters)})
+        counters = {**state.counters, **connection_counters()}
+        return JSONResponse({"tasks": info, "counters": counters})
 
     polls: list[tuple[str, float, str]] = []
 
@@ -158,7 +181,7 @@ async def run(app: ASGIApp, info: dict[str, Any]) -> None:
         app,
         host="127.0.0.1",
         port=0,
-        http=DroppingH11Protocol,
+        http=CountingH11Protocol,
         timeout_keep_alive=KEEP_ALIVE_S,
         lifespan="off",
         log_level="warning",

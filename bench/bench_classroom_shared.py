@@ -52,6 +52,14 @@ MODEL = "nano-banana"
 ETA_S = (10.0, 40.0)
 """The model's generation time at the service's pace (the catalog's ETA)."""
 CLIENT_TIMEOUT_S = 120.0
+CLIENT_CONNECTIONS = 150
+"""Connections the one process playing every student opens at once; the rest queue in its
+pool. With 1,000, its loop (1,000 students on a shared 2-core machine) came back to a new
+connection more than 10 s after connecting, past the gateways' header deadline (408)."""
+NOT_MADE = frozenset({408, 502, 503})
+"""Gateway answers to a create that say it was not made (a student tries again)."""
+CREATE_ROUNDS = 5
+"""A create goes round the live gateways at most this many times."""
 RAMP_S = 10.0
 """Students start over this many seconds (service pace), as a class does, not in one burst."""
 
@@ -71,6 +79,8 @@ class Class:
     """Students still sending their creates."""
     created: asyncio.Event = field(default_factory=asyncio.Event)
     errors: Counter[str] = field(default_factory=Counter)
+    retried: Counter[str] = field(default_factory=Counter)
+    """Requests answered 'not made, try again' (and tried again), by kind and status."""
 
     def live(self, start: int) -> list[GatewayProcess]:
         """The gateways in turn from ``start``, the dead ones left out."""
@@ -79,19 +89,31 @@ class Class:
 
 
 async def _create(http: httpx2.AsyncClient, room: Class, code: str, turn: int) -> str | None:
+    """One try of a student's create, as a client would make it: an answer that says the
+    create was not made (408, 502, 503) is tried again on the next gateway after its
+    ``Retry-After``; a connection lost before the answer is tried there too (counted apart:
+    the gateway may have made it, and then the budget refuses the second)."""
     body = {"model": MODEL, "prompt": f"{code} {turn}"}
-    for gateway in room.live(turn):
+    for attempt in range(CREATE_ROUNDS * len(room.gateways)):
+        live = room.live(turn + attempt)
+        if not live:
+            break
         try:
             answer = await http.post(
-                gateway.base_url + "/v1/banana/images",
+                live[0].base_url + "/v1/banana/images",
                 json=body,
                 headers={"authorization": f"Bearer {code}"},
             )
         except httpx2.HTTPError as error:
-            room.errors[f"create: {type(error).__name__}"] += 1
+            room.errors[f"create: {type(error).__name__}, answer lost"] += 1
+            continue
+        if answer.status_code in NOT_MADE:
+            room.retried[f"create {answer.status_code}"] += 1
+            await asyncio.sleep(float(answer.headers.get("retry-after") or 1))
             continue
         data = answer.json() if answer.status_code == 200 else {}
         return None if data.get("status", "failed") == "failed" else str(data["id"])
+    room.errors["create: gave up"] += 1
     return None
 
 
@@ -103,7 +125,8 @@ async def _follow(http: httpx2.AsyncClient, room: Class, code: str, task: str, t
         try:
             answer = await http.get(gateways[0].base_url + f"/v1/result/{task}", headers=auth)
         except httpx2.HTTPError as error:
-            room.errors[f"poll: {type(error).__name__}"] += 1
+            after = " after the kill" if room.dead else ""
+            room.errors[f"poll: {type(error).__name__}{after}"] += 1
             continue
         status = answer.json().get("status") if answer.status_code == 200 else None
         if status in ("completed", "failed", "cancelled"):
@@ -137,7 +160,7 @@ async def _kill_halfway(room: Class, after: float) -> None:
 async def measure(
     upstream: Server, room: Class, codes: list[str], lease: float, speed: float
 ) -> Figure:
-    limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=1000)
+    limits = httpx2.Limits(max_connections=CLIENT_CONNECTIONS, max_keepalive_connections=1000)
     transport = httpx2.AsyncHTTPTransport(limits=limits, retries=2)
     async with httpx2.AsyncClient(timeout=CLIENT_TIMEOUT_S, transport=transport) as http:
         start = time.perf_counter()
@@ -168,11 +191,18 @@ async def measure(
         f"upstream result GETs {len(polls)}; polite client {ideal}; ratio {ratio_polls:.3f}; "
         f"emulator 429s for early polls {info['counters'].get('poll_too_fast', 0)}"
     )
+    counters = info["counters"]
+    refused = {k: v for k, v in counters.items() if k.startswith("refused_")}
+    print(
+        f"emulator: at most {counters.get('connections_peak', 0)} connections open at once; "
+        f"connections it refused or dropped {refused or 0}"
+    )
     print(
         f"orphaned tasks picked up: {len(pickups)}; after the kill: median "
         f"{sorted(pickups)[len(pickups) // 2] if pickups else 0:.2f} s, worst {worst:.2f} s "
-        f"(lease {lease:g} s); budget overruns {overruns}; client errors {dict(room.errors)}"
+        f"(lease {lease:g} s); budget overruns {overruns}"
     )
+    print(f"tried again after 'not made': {dict(room.retried)}; client errors {dict(room.errors)}")
     return Figure(
         id="classroom_shared",
         ours=ratio_polls,
@@ -217,8 +247,9 @@ def _codes(dsn: str) -> list[str]:
 
 
 def main() -> int:
-    args = parse_args(__doc__ or "")
+    args = parse_args(__doc__ or "", scale=True)
     students, speed, lease = (60, 4.0, 3.0) if args.quick else (1000, 1.0, 10.0)
+    students, speed = args.count or students, args.speed or speed
     folder = Path(tempfile.mkdtemp(prefix="bench-shared-class-"))
     with postgres_server() as server, serve("emulator", "--speed", str(speed)) as upstream:
         dsn = fresh_database(server)

@@ -16,26 +16,22 @@ Pass: every task completes; requests <= ideal + 1 per task; lag p99 <= 50 ms. Th
 ratio is the worse of requests / (ideal + tasks) and lag p99 / 50 ms (target <= 1); the
 note gives both. An incomplete task or a request count over its bound is a wrong result
 (FAIL in quick mode too); the lag is a timing target. ``--quick``: 300 tasks at speed 5
-(~13 s), still enough to queue requests behind the client's in-flight limit.
+(~13 s), still enough to queue requests behind the client's in-flight limit. ``--count``
+and ``--speed`` override either (profiling runs).
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import sys
 import time
-from typing import Any
 
-import httpx2
-from _common import API_KEY, Figure, Server, finish, parse_args, serve
-from _http import CountingTransport, LagTicker
+from _common import Figure, Server
+from _loop import LAG_P99_TARGET_S, measured_client, run_figure, timelines
 
 from mediagen_nb.client import AsyncClient, Task
 
-SPEED = 2.0
 MODEL = "nano-banana-pro"
-LAG_P99_TARGET_S = 0.050
 DEADLINE_S = 40.0
 """Tasks not done by then count as not completed (keeps the script under a minute)."""
 
@@ -47,28 +43,9 @@ async def one_task(client: AsyncClient, index: int, tasks: list[Task]) -> str:
     return task.status
 
 
-async def ideal_requests(server: Server, ids: list[str]) -> tuple[int, dict[str, Any]]:
-    async with httpx2.AsyncClient(base_url=server.root, timeout=60) as http:
-        info = (await http.post("/bench/tasks", json=ids)).json()
-    total = 0
-    for record in info["tasks"].values():
-        needed = math.ceil((record["done_at"] - record["t0"]) / record["min_interval"] - 1e-9)
-        total += 1 + max(1, needed)
-    return total, info["counters"]
-
-
 async def measure(server: Server, count: int, speed: float) -> Figure:
-    counter = CountingTransport()
-    ticker = LagTicker()
     tasks: list[Task] = []
-    async with AsyncClient(
-        api_key=API_KEY,
-        base_url=server.base_url,
-        text_base_url=server.text_base_url,
-        transport=counter,
-        recorder=None,
-    ) as client:
-        ticker.start()
+    async with measured_client(server) as (client, meters):
         start = time.perf_counter()
         runners = [asyncio.ensure_future(one_task(client, i, tasks)) for i in range(count)]
         _done, late = await asyncio.wait(runners, timeout=DEADLINE_S)
@@ -76,28 +53,22 @@ async def measure(server: Server, count: int, speed: float) -> Figure:
             runner.cancel()
         statuses = await asyncio.gather(*runners, return_exceptions=True)
         elapsed = time.perf_counter() - start
-        await ticker.stop()
     completed = sum(1 for s in statuses if s == "completed")
     failures = [s for s in statuses if s != "completed"][:3]
     if late:
         print(f"{len(late)} tasks still running after {DEADLINE_S:g} s were cancelled")
-    ideal, counters = await ideal_requests(server, [t.id for t in tasks])
+    lines = await timelines(server, [t.id for t in tasks])
+    ideal = lines.ideal_requests()
     allowed = ideal + count
-    p99 = ticker.percentile(0.99)
+    counter, p99 = meters.counter, meters.ticker.percentile(0.99)
     print(f"{count} tasks, emulator speed {speed:g}: {completed} completed in {elapsed:.1f} s")
     if failures:
         print(f"first failures: {failures!r}")
     print(
         f"requests {counter.requests} (statuses {counter.statuses}); ideal {ideal}; "
-        f"allowed {allowed}; emulator 429s {counters.get('poll_too_fast', 0)}"
+        f"allowed {allowed}; emulator 429s {lines.counters.get('poll_too_fast', 0)}"
     )
-    print(
-        f"event-loop lag: p50 {ticker.percentile(0.5) * 1e3:.1f} ms, "
-        f"p99 {p99 * 1e3:.1f} ms, max {max(ticker.lags, default=0) * 1e3:.1f} ms "
-        f"over {len(ticker.lags)} ticks; the loop's own CPU between ticks: p50 "
-        f"{ticker.percentile(0.5, cpu=True) * 1e3:.1f} ms, p99 "
-        f"{ticker.percentile(0.99, cpu=True) * 1e3:.1f} ms"
-    )
+    print(meters.lag_line())
     request_ratio = counter.requests / allowed
     lag_ratio = p99 / LAG_P99_TARGET_S
     return Figure(
@@ -112,19 +83,11 @@ async def measure(server: Server, count: int, speed: float) -> Figure:
         note=(
             f"{completed}/{count} completed; requests/allowed {request_ratio:.3f}; lag p99 "
             f"{p99 * 1e3:.1f} ms / {LAG_P99_TARGET_S * 1e3:.0f} ms = {lag_ratio:.3f} "
-            f"(loop CPU p99 {ticker.percentile(0.99, cpu=True) * 1e3:.1f} ms)"
+            f"(loop CPU p99 {meters.ticker.percentile(0.99, cpu=True) * 1e3:.1f} ms)"
         ),
         correct=completed == count and counter.requests <= allowed,
     )
 
 
-def main() -> int:
-    args = parse_args(__doc__ or "")
-    count, speed = (300, 5.0) if args.quick else (1000, SPEED)
-    with serve("emulator", "--speed", str(speed)) as server:
-        figure = asyncio.run(measure(server, count, speed))
-    return finish(figure, args.quick)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_figure(__doc__ or "", (300, 5.0), (1000, 2.0), measure))

@@ -11,29 +11,26 @@ emulator (``/bench/tasks``, the same ``time.time()`` clock: same machine).
 Printed: every cell completes; lag p99 and the longest stall; the share of completions seen
 within one poll interval of the family (and the p99 delay in intervals); requests against
 ideal + 1 per task; the client's peak RSS growth. Pass: all complete, requests <= ideal + 1
-per task, lag p99 <= 50 ms and no stall over 250 ms. ``--quick``: 300 cells at speed 5.
+per task, lag p99 <= 50 ms and no stall over 250 ms. ``--quick``: 300 cells at speed 5;
+``--count`` and ``--speed`` override either (profiling runs).
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import resource
 import sys
 import time
 
-import httpx2
 import pandas  # noqa: F401 - imported before the clock starts, as in a notebook kernel
-from _common import API_KEY, Figure, Server, finish, parse_args, serve
-from _http import CountingTransport, LagTicker
+from _common import Figure, Server
+from _loop import LAG_P99_TARGET_S, Timelines, measured_client, quantile, run_figure, timelines
 
 import mediagen_nb as mg
-from mediagen_nb.client import AsyncClient
+from mediagen_nb.sweeps import SweepPlan
 
-SPEED = 2.0
 MODEL = "nano-banana-pro"
-LAG_P99_TARGET_S = 0.050
 STALL_TARGET_S = 0.250
 DEADLINE_S = 300.0
 
@@ -43,9 +40,15 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def timelines(server: Server, ids: list[str]) -> dict[str, dict[str, float]]:
-    async with httpx2.AsyncClient(base_url=server.root, timeout=120) as http:
-        return dict((await http.post("/bench/tasks", json=ids)).json()["tasks"])
+def notice_delays(plan: SweepPlan, seen: dict[int, float], lines: Timelines) -> list[float]:
+    """For each completion seen: from the emulator's ``done_at`` to the moment the plan saw
+    it, in poll intervals of the task's family; sorted."""
+    delays = []
+    for index, result in plan.results.items():
+        info = lines.tasks.get(result.task_id or "")
+        if info is not None and index in seen:
+            delays.append((seen[index] - info["done_at"]) / info["min_interval"])
+    return sorted(delays)
 
 
 async def measure(server: Server, count: int, speed: float) -> Figure:
@@ -61,15 +64,7 @@ async def measure(server: Server, count: int, speed: float) -> Figure:
             seen[index] = time.time()
 
     plan.on_change(noticed)
-    counter, ticker = CountingTransport(), LagTicker()
-    async with AsyncClient(
-        api_key=API_KEY,
-        base_url=server.base_url,
-        text_base_url=server.text_base_url,
-        transport=counter,
-        recorder=None,
-    ) as client:
-        ticker.start()
+    async with measured_client(server) as (client, meters):
         start, start_cpu = time.perf_counter(), time.process_time()
         try:
             frame = await asyncio.wait_for(plan.run(len(plan), client=client), DEADLINE_S)
@@ -78,40 +73,27 @@ async def measure(server: Server, count: int, speed: float) -> Figure:
             print(f"the sweep was stopped after {DEADLINE_S:g} s")
         elapsed = time.perf_counter() - start
         client_cpu = time.process_time() - start_cpu
-        await ticker.stop()
     completed = int((frame["status"] == "completed").sum())
-    ids = [r.task_id for r in plan.results.values() if r.task_id]
-    lines = await timelines(server, ids)
-    ideal, delays = 0, []
-    for index, result in plan.results.items():
-        info = lines.get(result.task_id or "")
-        if info is None:
-            continue
-        interval = info["min_interval"]
-        ideal += 1 + max(1, math.ceil((info["done_at"] - info["t0"]) / interval - 1e-9))
-        if index in seen:
-            delays.append((seen[index] - info["done_at"]) / interval)
-    delays.sort()
+    lines = await timelines(server, [r.task_id for r in plan.results.values() if r.task_id])
+    delays = notice_delays(plan, seen, lines)
     within = sum(1 for d in delays if d <= 1.0)
-    p99_delay = delays[min(len(delays) - 1, int(0.99 * len(delays)))] if delays else math.inf
-    allowed = ideal + count
+    counter, ticker = meters.counter, meters.ticker
+    allowed = lines.ideal_requests() + count
+    polls, polite = counter.methods.get("GET", 0), lines.polite_polls()
     p99, stall = ticker.percentile(0.99), max(ticker.lags, default=0.0)
     print(f"{count} cells planned in {planned_s:.1f} s; emulator speed {speed:g}")
     print(f"{completed}/{count} cells completed in {elapsed:.1f} s")
     print(
-        f"requests {counter.requests} (statuses {counter.statuses}); ideal {ideal}; "
-        f"allowed {allowed}; polite share {counter.requests / allowed:.0%}"
+        f"requests {counter.requests} (statuses {counter.statuses}); ideal "
+        f"{lines.ideal_requests()}; allowed {allowed}; polls {polls} for a polite client's "
+        f"{polite} ({polls / max(1, polite):.2f} per polite poll)"
     )
     print(
-        f"completions seen within one poll interval: {within}/{len(delays)}; delay p99 "
-        f"{p99_delay:.2f} intervals, max {delays[-1] if delays else math.inf:.2f}"
+        f"completions seen within one poll interval: {within}/{len(delays)}; notice lag p50 "
+        f"{quantile(delays, 0.5):.2f}, p99 {quantile(delays, 0.99):.2f}, max "
+        f"{quantile(delays, 1.0):.2f} intervals"
     )
-    print(
-        f"event-loop lag: p50 {ticker.percentile(0.5) * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms, "
-        f"max stall {stall * 1e3:.0f} ms over {len(ticker.lags)} ticks; the loop's own CPU "
-        f"between ticks p99 {ticker.percentile(0.99, cpu=True) * 1e3:.1f} ms, max "
-        f"{max(ticker.loop_cpu, default=0.0) * 1e3:.0f} ms"
-    )
+    print(meters.lag_line())
     print(
         f"client CPU {client_cpu:.1f} s, {client_cpu / max(1, counter.requests) * 1e3:.2f} ms "
         f"per request; machine load {os.getloadavg()[0]:.1f} (2 cores)"
@@ -128,20 +110,13 @@ async def measure(server: Server, count: int, speed: float) -> Figure:
         op="<=",
         target=1.0,
         note=(
-            f"{completed}/{count} completed; seen within 1 interval {within}/{len(delays)}; "
-            f"lag p99 {p99 * 1e3:.1f} ms, max stall {stall * 1e3:.0f} ms"
+            f"{completed}/{count} completed; seen within 1 interval {within}/{len(delays)} "
+            f"(p99 {quantile(delays, 0.99):.2f} intervals); lag p99 {p99 * 1e3:.1f} ms, max "
+            f"stall {stall * 1e3:.0f} ms"
         ),
         correct=completed == count and counter.requests <= allowed,
     )
 
 
-def main() -> int:
-    args = parse_args(__doc__ or "")
-    count, speed = (300, 5.0) if args.quick else (10_000, SPEED)
-    with serve("emulator", "--speed", str(speed)) as server:
-        figure = asyncio.run(measure(server, count, speed))
-    return finish(figure, args.quick)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_figure(__doc__ or "", (300, 5.0), (10_000, 2.0), measure))

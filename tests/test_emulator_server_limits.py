@@ -92,3 +92,38 @@ def test_connections_beyond_the_cap_are_refused(server: EmulatorHandle) -> None:
     while status_of(server) != b"HTTP/1.1 404 Not Found" and time.monotonic() < deadline:
         time.sleep(0.1)
     assert status_of(server) == b"HTTP/1.1 404 Not Found"
+
+
+LATE_CREATE = (
+    b"POST /api/v1/banana/images HTTP/1.1\r\nHost: emu\r\nContent-Type: application/json\r\n"
+    + f"Authorization: Bearer {KEY}\r\nContent-Length: 2\r\n\r\n{{}}".encode()
+)
+"""A whole create, sent by a client too loaded to send it before the header deadline."""
+
+
+def test_a_request_sent_after_the_header_deadline_reads_the_408_not_a_reset(
+    server: EmulatorHandle,
+) -> None:
+    with connect(server) as sock:
+        time.sleep(0.8)  # the 408 is on its way: the server has given up on this connection
+        sock.sendall(LATE_CREATE)
+        answer = read_all(sock)  # a socket closed at once answers the late bytes with a reset
+    assert answer.startswith(b"HTTP/1.1 408")  # "not made": the client may send it again
+    assert status_of(server) == b"HTTP/1.1 404 Not Found"
+
+
+def test_a_create_sent_beyond_the_cap_reads_its_503_and_when_to_try_again(
+    server: EmulatorHandle,
+) -> None:
+    held = [connect(server) for _ in range(4)]
+    try:
+        time.sleep(0.1)
+        with connect(server) as sock:
+            sock.sendall(LATE_CREATE)  # as a client does: the request leaves with the connect
+            answer = read_all(sock)  # closed at once, the server would reset it, unread
+    finally:
+        for sock in held:
+            sock.close()
+    head = answer.split(b"\r\n\r\n", 1)[0].lower()
+    assert head.startswith(b"http/1.1 503")
+    assert b"retry-after: 1" in head.split(b"\r\n")

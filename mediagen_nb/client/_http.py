@@ -1,7 +1,8 @@
 """The shared HTTP core: one connection pool for both base URLs, auth, errors, speed.
 
 Why at most ``MAX_IN_FLIGHT`` requests reach the pool: the design page, "One HTTP core,
-at most 16 requests in flight".
+at most 16 requests in flight". Polls, downloads and chats go before waiting creates there
+(``_gate``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ._exceptions import (
     MalformedResponseError,
     connection_error,
 )
+from ._gate import PriorityGate
 from ._limits import (
     DOWNLOAD_HINT,
     JSON_HINT,
@@ -186,25 +188,26 @@ class HTTPCore:
         self._origins = {
             _origin(url) for url in (settings.base_url, settings.text_base_url) if url is not None
         }
-        self._gate: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._gate: tuple[asyncio.AbstractEventLoop, PriorityGate] | None = None
         self._held: ContextVar[bool] = ContextVar(f"mediagen_nb_slot_{id(self)}", default=False)
 
-    def _in_flight(self) -> asyncio.Semaphore:
-        """The semaphore of the running loop (made on first use: a loop binds its primitives)."""
+    def _in_flight(self) -> PriorityGate:
+        """The gate of the running loop (made on first use: a loop binds its futures)."""
         loop = asyncio.get_running_loop()
         gate = self._gate
         if gate is None or gate[0] is not loop:
-            gate = self._gate = (loop, asyncio.Semaphore(MAX_IN_FLIGHT))
+            gate = self._gate = (loop, PriorityGate(MAX_IN_FLIGHT))
         return gate[1]
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         """Hold one in-flight slot for the block: the requests sent inside it use it instead
-        of queueing again. A create validates and sends inside one slot."""
+        of queueing again. A create validates and sends inside one slot, queued after every
+        waiting poll, download or chat (``_gate``)."""
         if self._held.get():
             yield
             return
-        async with self._in_flight():
+        async with self._in_flight().hold(urgent=False):
             token = self._held.set(True)
             try:
                 yield
@@ -216,7 +219,7 @@ class HTTPCore:
         if self._held.get():
             yield
             return
-        async with self._in_flight():
+        async with self._in_flight().hold(urgent=True):
             yield
 
     def url(self, base: Base, path: str) -> str:
