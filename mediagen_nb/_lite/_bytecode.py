@@ -10,9 +10,11 @@ bytecode for every module of our own package and for each other module that star
 imported (the rest, e.g. Pygments' hundreds of lexers, stays source only: it would add
 megabytes to every visit for modules a visit rarely imports).
 
-A wheel's module gets ``__pycache__/<name>.<cache tag>.pyc`` beside it (the ``RECORD``
-lists it, without a hash, as the wheel format allows for pyc files); a module of the
-stdlib zip gets ``<name>.pyc`` beside it, where ``zipimport`` looks. Each is an *unchecked
+A module of our wheel gets ``__pycache__/<name>.<cache tag>.pyc`` beside its source (the
+``RECORD`` lists it, without a hash, as the wheel format allows for pyc files); a module of
+another wheel or of the stdlib zip is replaced by ``<name>.pyc`` (sourceless, where the
+import system and ``zipimport`` look): its source would be 3.8 MB more to download, for
+source lines in tracebacks through those libraries only. Each is an *unchecked
 hash-based* pyc (PEP 552): valid whatever time stamps the browser's unpacking gives the
 files, never checked against the source. An archive that already holds bytecode is left
 alone, so a second run changes nothing.
@@ -76,15 +78,19 @@ def add_bytecode(
     root: str = "",
     wanted: Callable[[str], bool] = lambda _where: True,
     beside: bool = False,
+    sourceless: bool = False,
 ) -> int:
     """Add bytecode for the modules of the archive at ``path`` (replaced in place) whose
     path where they run (``root`` + name) is ``wanted``; ``beside`` for a zip on
-    ``sys.path``. Returns how many pyc files were added (0 when it already had bytecode)."""
+    ``sys.path``. ``sourceless``: each compiled module's pyc replaces its source, beside it
+    (the import system loads a lone ``name.pyc``; tracebacks then show no source line).
+    Returns how many pyc files were added (0 when it already had bytecode)."""
     with zipfile.ZipFile(path) as old:
         infos = old.infolist()
         if any(info.filename.endswith(".pyc") for info in infos):
             return 0
         added: list[str] = []
+        dropped: set[str] = set()
         record: tuple[zipfile.ZipInfo, bytes] | None = None
         temporary = f"{path}.partial"
         with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as new:
@@ -93,19 +99,25 @@ def add_bytecode(
                 if info.filename.endswith(".dist-info/RECORD"):
                     record = (info, data)
                     continue
-                new.writestr(info, data)
                 where = root + info.filename
-                if not (_module(info.filename) and wanted(where)):
-                    continue
-                pyc = compiled(where, data)
+                pyc = compiled(where, data) if _module(info.filename) and wanted(where) else None
+                if pyc is None or not sourceless:
+                    new.writestr(info, data)
+                else:
+                    dropped.add(info.filename)
                 if pyc is not None:
-                    name = pyc_name(info.filename, beside=beside)
+                    name = pyc_name(info.filename, beside=beside or sourceless)
                     entry = zipfile.ZipInfo(name, date_time=info.date_time)
                     new.writestr(entry, pyc, compress_type=zipfile.ZIP_DEFLATED)
                     added.append(name)
             if record is not None:
                 info, data = record
-                lines = data.decode().rstrip("\n").split("\n") + [f"{n},," for n in added]
+                lines = [
+                    line
+                    for line in data.decode().rstrip("\n").split("\n")
+                    if line.rsplit(",", 2)[0] not in dropped
+                ]
+                lines += [f"{n},," for n in added]
                 new.writestr(info, "\n".join(lines) + "\n")
     os.replace(temporary, path)
     return len(added)
@@ -117,18 +129,22 @@ def imported_files() -> set[str]:
 
 
 def add_bytecode_to(wheels: list[str], stdlib: str | None) -> dict[str, int]:
-    """Bytecode for what this Python imported (after ``WARM_UP``): in each wheel (ours
-    whole) and in the stdlib zip at ``stdlib``. File name -> pyc files added."""
+    """Bytecode for what this Python imported (after ``WARM_UP``): in each wheel and in the
+    stdlib zip at ``stdlib``, in place of the source (``sourceless``); in our own wheel for
+    every module, beside the source (its tracebacks and ``??`` keep their lines). File name
+    -> pyc files added."""
     used = imported_files()
     site = next(p for p in sys.path if p.endswith("site-packages")) + "/"
     done = {}
     for path in wheels:
         name = os.path.basename(path)
-        wanted = (lambda _w: True) if name.startswith(OURS) else used.__contains__
-        done[name] = add_bytecode(path, root=site, wanted=wanted)
+        if name.startswith(OURS):
+            done[name] = add_bytecode(path, root=site)
+        else:
+            done[name] = add_bytecode(path, root=site, wanted=used.__contains__, sourceless=True)
     if stdlib is not None:
         zipped = next(p for p in sys.path if p.endswith(".zip")) + "/"
         done[os.path.basename(stdlib)] = add_bytecode(
-            stdlib, root=zipped, wanted=used.__contains__, beside=True
+            stdlib, root=zipped, wanted=used.__contains__, beside=True, sourceless=True
         )
     return done
