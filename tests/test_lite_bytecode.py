@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mediagen_nb._lite._bytecode import add_bytecode, pyc_name
+from mediagen_nb._lite._bytecode import _in_the_browser, add_bytecode, pyc_name
 
 TAG = sys.implementation.cache_tag
 
@@ -132,3 +132,12 @@ def test_a_sourceless_zip_on_sys_path_imports_from_its_pyc(
         assert module.FROM == "the source"
     finally:
         del sys.modules["lumen_bare"]
+
+
+def test_our_server_only_packages_are_compiled_only_when_a_start_imports_them() -> None:
+    site = "/lib/python3.14/site-packages/"
+    gateway = site + "mediagen_nb/classroom/_gateway.py"
+    assert not _in_the_browser(gateway, set())
+    assert _in_the_browser(gateway, {gateway})
+    assert not _in_the_browser(site + "mediagen_nb/_lite/_site.py", set())
+    assert _in_the_browser(site + "mediagen_nb/emulator/_app.py", set())

@@ -44,7 +44,10 @@ mg.Studio(resume=False)
 """
 """What a visitor's first start runs (besides the kernel itself), run once at build time."""
 OURS = "mediagen_nb-"
-"""File names of our own wheel: every module of it is compiled."""
+"""File names of our own wheel: every module of it is compiled (but ``NOT_IN_THE_BROWSER``)."""
+NOT_IN_THE_BROWSER = ("/mediagen_nb/classroom/", "/mediagen_nb/_lite/")
+"""Our packages a browser never runs (servers, the site's build): compiled only if a start
+imports them, else they stay source, compiled in the tab if ever imported."""
 
 
 def pyc_name(name: str, *, beside: bool = False) -> str:
@@ -128,18 +131,22 @@ def imported_files() -> set[str]:
     return {f for m in list(sys.modules.values()) if (f := getattr(m, "__file__", None))}
 
 
+def _in_the_browser(where: str, used: set[str]) -> bool:
+    return where in used or not any(part in where for part in NOT_IN_THE_BROWSER)
+
+
 def add_bytecode_to(wheels: list[str], stdlib: str | None) -> dict[str, int]:
     """Bytecode for what this Python imported (after ``WARM_UP``): in each wheel and in the
     stdlib zip at ``stdlib``, in place of the source (``sourceless``); in our own wheel for
-    every module, beside the source (its tracebacks and ``??`` keep their lines). File name
-    -> pyc files added."""
+    every module a browser may run, beside the source (its tracebacks and ``??`` keep their
+    lines). File name -> pyc files added."""
     used = imported_files()
     site = next(p for p in sys.path if p.endswith("site-packages")) + "/"
     done = {}
     for path in wheels:
         name = os.path.basename(path)
         if name.startswith(OURS):
-            done[name] = add_bytecode(path, root=site)
+            done[name] = add_bytecode(path, root=site, wanted=lambda w: _in_the_browser(w, used))
         else:
             done[name] = add_bytecode(path, root=site, wanted=used.__contains__, sourceless=True)
     if stdlib is not None:
