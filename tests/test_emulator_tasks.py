@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from mediagen_nb.catalog import FAMILIES
+from mediagen_nb.emulator import _anchors
 from mediagen_nb.emulator._tasks import DEFAULT_RETENTION_S, MAX_ERROR_PROBLEMS
 from tests._emulator_helpers import VALID_BODIES, client, make_app, path_of
 from tests._support import FakeClock
@@ -289,3 +290,31 @@ async def test_task_count_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(store) == 5
     assert store.get(ids[0]) is None
     assert store.get(ids[-1]) is not None
+
+
+async def test_an_invalid_video_body_is_refused_before_its_first_frame_is_looked_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a first-frame lookup may render the picture it names: a body that breaks a rule
+    # gets its error without that work
+    looked_up: list[str] = []
+
+    async def picture(state: Any, url: str) -> bytes | None:
+        looked_up.append(url)
+        return None
+
+    monkeypatch.setattr(_anchors, "_picture", picture)
+    frame = "http://emu.test/api/media/" + "ab" * 16 + ".png"
+    content = [
+        {"type": "text", "text": "a walk"},
+        {"type": "image_url", "image_url": {"url": frame}, "role": "first_frame"},
+    ]
+    valid = {**VALID_BODIES["seedance"], "content": content}
+    async with client(make_app(FakeClock())) as c:
+        refused = await create(c, "seedance", {**valid, "duration": 99})
+        assert refused["status"] == "failed"
+        assert refused["error"].startswith("duration: ")
+        assert looked_up == []
+        accepted = await create(c, "seedance", valid)
+    assert accepted["status"] == "queued"
+    assert looked_up == [frame]

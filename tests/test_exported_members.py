@@ -177,6 +177,7 @@ SUBPACKAGES: dict[str, list[str]] = {
     "sweeps": ["BudgetWarning", "Cell", "CellResult", "SweepPlan", "sweep"],
     "types": [
         "AnyContentBlock",
+        "AssetFailure",
         "AssetInfo",
         "ChatChoice",
         "ChatCompletion",

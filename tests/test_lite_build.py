@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -169,13 +171,11 @@ def test_the_lock_records_the_wheels_as_shipped_with_their_bytecode(
 def test_a_compile_step_that_hangs_leaves_the_wheels_source_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import subprocess
-
     def hangs(command: list[str], **options: object) -> None:
         raise subprocess.TimeoutExpired(command, 600)
 
-    monkeypatch.setattr(_site.shutil, "which", lambda name: "/usr/bin/node")
-    monkeypatch.setattr(_site.subprocess, "run", hangs)
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/node")
+    monkeypatch.setattr(subprocess, "run", hangs)
     said: list[str] = []
     _site.precompile(tmp_path, tmp_path, ["a-1.0-py3-none-any.whl"], said.append)
     assert said == ["compiling the wheels in Pyodide took over 10 minutes; they ship source only"]

@@ -17,7 +17,7 @@ from PIL import Image
 import mediagen_nb
 from mediagen_nb.client import AssetBatch, AssetError, AsyncClient
 from mediagen_nb.emulator import EmulatorHandle
-from mediagen_nb.types import RequestValidationError
+from mediagen_nb.types import AssetFailure, RequestValidationError
 from mediagen_nb.widgets._asset_form import NEEDS_PUBLIC_URL, REVIEW_FAILED
 from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._session import DEMO_TEXT, Session
@@ -207,7 +207,7 @@ async def test_a_refused_upload_is_a_failed_row_with_the_services_reason(
     async def sd2_upload(**lists: list[str]) -> AssetBatch:
         (url,) = lists["image_urls"]
         return AssetBatch(
-            items=[], failed_items=[{"url": url, "assetType": "Image", "reason": "too small"}]
+            items=[], failed_items=[AssetFailure(url=url, assetType="Image", reason="too small")]
         )
 
     async def upload(url: str, asset_type: str, *, name: str | None = None) -> None:

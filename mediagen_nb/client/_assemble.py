@@ -1,18 +1,6 @@
-"""Rebuild a whole reply from streamed chunks/events, the way the official SDKs do.
+"""Rebuild a whole chat reply from streamed chunks or events, as the official SDKs do.
 
-:class:`ChatAccumulator` follows ``openai``'s ``ChatCompletionStreamState``: each choice's
-``delta`` is merged into that choice's message with the SDK's ``accumulate_delta`` rules
-(strings concatenate, numbers add, ``index`` and ``type`` are replaced, lists of objects are
-merged by their ``index``), ``finish_reason`` is kept per choice, and ``usage`` is the last
-chunk's. :class:`MessageAccumulator` follows ``anthropic``'s ``accumulate_event``: the
-snapshot starts from ``message_start``'s message, ``content_block_start`` appends a block,
-``text_delta`` / ``thinking_delta`` append, ``signature_delta`` sets the signature,
-``input_json_delta`` fragments are buffered per block and decoded into ``input``, and
-``message_delta`` sets the stop reason and overwrites the usage counts it carries.
-
-Both take raw JSON payloads (one SSE event's ``data``) and return the
-:mod:`~mediagen_nb.types._stream_events` updates each payload produced, so a caller can show
-text, thinking and tool calls as they arrive.
+See the design page, "Chat: turns, streams, tool loops".
 """
 
 from __future__ import annotations
@@ -82,7 +70,7 @@ def _indexed(value: Any) -> bool:
 
 
 class ChatAccumulator:
-    """Chat-completion chunks in, the whole :class:`ChatCompletion` out (see module doc)."""
+    """Chat-completion chunks in, the whole ``ChatCompletion`` out, as ``openai`` does."""
 
     def __init__(self) -> None:
         self.head: dict[str, Any] | None = None
@@ -202,7 +190,7 @@ _DELTA_USAGE = (
 
 
 class MessageAccumulator:
-    """Messages stream events in, the whole :class:`Message` out (see module doc)."""
+    """Messages stream events in, the whole ``Message`` out, as ``anthropic`` does."""
 
     def __init__(self) -> None:
         self.snapshot: dict[str, Any] | None = None
@@ -288,5 +276,5 @@ class MessageAccumulator:
 
 
 def done(final: ChatCompletion | Message) -> DoneEvent:
-    """The :class:`DoneEvent` of a finished stream."""
+    """The ``DoneEvent`` of a finished stream."""
     return DoneEvent(final, final.usage)

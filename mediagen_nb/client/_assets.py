@@ -1,19 +1,12 @@
-"""Asset libraries: seedance 2.0 (upload/get/delete) and sd2 manxue (upload/status).
+"""The ``assets`` namespace: the seedance 2.0 and sd2 manxue asset libraries.
 
-Every answer is an envelope; ``code`` other than "0" raises :class:`AssetError`. The client
-remembers each asset's last status so that a create referencing an asset known to be not
-``Active`` is refused before sending (see ``ClientContext.check``).
-
-Decisions where the spec is silent: :meth:`Assets.wait_active` polls every 3 s divided by the
-emulator speed (no interval is given for assets) and gives up after 600 s / speed with
-:class:`AssetTimeoutError`; an id this client has not seen is looked up in the seedance 2.0
-library when it has the ``asset-`` prefix of that library's id format, else in sd2.
+Upload media, read its review status, wait until it is ``Active``, delete it.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -23,7 +16,7 @@ import httpx2
 from mediagen_nb import _hooks
 from mediagen_nb.catalog import asset_uri
 from mediagen_nb.catalog._assets import ASSET_ACTIVE, ASSET_FAILED, ASSET_LIBRARIES, library_for_id
-from mediagen_nb.types import AssetInfo
+from mediagen_nb.types import AssetFailure, AssetInfo
 from mediagen_nb.types._responses import AssetEnvelope
 from mediagen_nb.types._urls import not_public_reason, origins
 
@@ -31,37 +24,75 @@ from ._context import DELETED, ClientContext
 from ._exceptions import APIConnectionError, AssetError, AssetNotUsableError, AssetTimeoutError
 from ._parse import parse_answer
 
-ASSET_POLL_S = 3.0
-ASSET_DEADLINE_S = 600.0
+ASSET_POLL_S = 3.0  # not shown by the spec; divided by the emulator speed
+ASSET_DEADLINE_S = 600.0  # not shown by the spec; divided by the emulator speed
 _SD2 = ASSET_LIBRARIES["sd2"]
 _SEEDANCE2 = ASSET_LIBRARIES["seedance2"]
 UPLOAD_PATH = "/uploads"
+"""The built-in emulator's file upload (not a service endpoint; see ``host_file``)."""
 MAX_REDIRECTS = 3
 """Redirects ``fetch_media`` follows, each target checked against the public-address rule."""
-"""The built-in emulator's file upload (not a service endpoint; see ``host_file``)."""
 
 
 @dataclass(frozen=True)
 class AssetBatch:
-    """sd2 answer: accepted ``items`` and the ``failed_items`` the service could not take."""
+    """What an upload or status call of a library answers: items taken, items refused.
+
+    Attributes:
+        items: One ``AssetInfo`` per asset the library took (or
+            whose status it reported): ``assetId``, ``status`` and what else it sent.
+        failed_items: The sd2 library's ``failedItems``, as sent (the service's own
+            shape, for example the URL and the reason); empty for seedance 2.0.
+    """
 
     items: list[AssetInfo]
-    failed_items: list[Any] = field(default_factory=list)
+    failed_items: list[AssetFailure] = field(default_factory=list)
 
 
 class Assets:
-    """The ``assets`` namespace."""
+    """``client.assets``: the seedance 2.0 and sd2 manxue asset libraries.
+
+    Upload media a video request should reference, wait until review makes it ``Active``,
+    then pass ``asset://{assetId}`` in the request. The client remembers every status it
+    sees, so a create that references an asset known not to be ``Active`` is refused
+    before sending.
+
+    Example:
+        ```python
+        info = await client.assets.upload("https://example.com/cat.png", "Image")
+        await client.assets.wait_active([info.assetId])
+        ref = client.assets.asset_uri(info.assetId)  # "asset://asset-..."
+        ```
+
+    Args:
+        context: The client's shared state. You do not build this: use ``client.assets``.
+    """
 
     def __init__(self, context: ClientContext) -> None:
         self._ctx = context
 
     @staticmethod
     def asset_uri(asset_id: str) -> str:
-        """The reference string for generation requests: ``asset://{assetId}``."""
+        """The reference string for generation requests: ``asset://{assetId}``.
+
+        Args:
+            asset_id: The id the library gave the asset.
+
+        Returns:
+            ``asset://`` followed by the id.
+        """
         return asset_uri(asset_id)
 
     def known_status(self, asset_id: str) -> str | None:
-        """Last status this client saw for ``asset_id`` (``deleted`` after delete), or None."""
+        """The last status this client saw for an asset; nothing is sent.
+
+        Args:
+            asset_id: The asset's id.
+
+        Returns:
+            ``submitted``, ``Processing``, ``Active`` or ``Failed`` as the library said,
+            ``deleted`` after ``delete``, or None for an asset this client never saw.
+        """
         return self._ctx.asset_status.get(asset_id)
 
     def _note(self, info: AssetInfo, library: str, *, action: str = "status") -> None:
@@ -117,9 +148,24 @@ class Assets:
         return envelope
 
     async def upload(self, url: Any, asset_type: str, *, name: str | None = None) -> AssetInfo:
-        """Submit media to the seedance 2.0 library; the answer carries ``assetId``.
+        """Submit one file to the seedance 2.0 library for review.
 
-        ``url`` may also be a completed :class:`Task`, a ``Path`` or ``bytes`` (``_inputs``).
+        Args:
+            url: A publicly reachable ``http(s)`` URL of the media (no loopback, private or
+                local host). A completed ``Task``, a ``Path`` or ``bytes`` also work:
+                the client turns each into a URL the service can fetch.
+            asset_type: ``Image``, ``Video``, ``Audio`` or ``Document``.
+            name: A name to show in the library, if you want one.
+
+        Returns:
+            The asset: its ``assetId`` and the ``status`` the library answered with;
+            ``wait_active`` waits until review makes it ``Active``.
+
+        Raises:
+            RequestValidationError: The URL or type breaks a rule (nothing sent), or a
+                task, file or bytes cannot be turned into a URL.
+            AssetError: The library refused the upload (its ``code`` and ``msg``).
+            APIConnectionError: No answer from the service.
         """
         url = await self._url(url, "url")
         body: dict[str, Any] = {"assetType": asset_type, "url": url}
@@ -140,7 +186,18 @@ class Assets:
         return await input_url(self._ctx, value, field)
 
     async def get(self, asset_id: str) -> AssetInfo:
-        """Details and review status of a seedance 2.0 asset."""
+        """Read a seedance 2.0 asset's details and review status.
+
+        Args:
+            asset_id: The asset's id (``asset-...``).
+
+        Returns:
+            The asset as the library reports it now.
+
+        Raises:
+            AssetError: The library refused (for example an unknown or deleted id).
+            APIConnectionError: No answer from the service.
+        """
         path = (_SEEDANCE2.item_path or "").format(assetId=asset_id)
         envelope = await self._call("GET", path, asset_id=asset_id)
         info = AssetInfo.model_validate({"assetId": asset_id, **(envelope.data or {})})
@@ -148,7 +205,18 @@ class Assets:
         return info
 
     async def delete(self, asset_id: str) -> str | None:
-        """Delete a seedance 2.0 asset (its id is invalid for good); returns the service's msg."""
+        """Delete a seedance 2.0 asset; its id is invalid for good afterwards.
+
+        Args:
+            asset_id: The asset's id (``asset-...``).
+
+        Returns:
+            The library's ``msg``, if it sent one.
+
+        Raises:
+            AssetError: The library refused the deletion.
+            APIConnectionError: No answer from the service.
+        """
         path = (_SEEDANCE2.item_path or "").format(assetId=asset_id)
         envelope = await self._call("DELETE", path, asset_id=asset_id)
         self._note(AssetInfo(assetId=asset_id, status=DELETED), "seedance2", action="deleted")
@@ -159,7 +227,8 @@ class Assets:
         items = [AssetInfo.model_validate(item) for item in payload.get("items") or []]
         for info in items:
             self._note(info, library, action=action)
-        return AssetBatch(items=items, failed_items=list(payload.get("failedItems") or []))
+        failed = [AssetFailure.model_validate(item) for item in payload.get("failedItems") or []]
+        return AssetBatch(items=items, failed_items=failed)
 
     async def sd2_upload(
         self,
@@ -168,8 +237,25 @@ class Assets:
         video_urls: Sequence[Any] = (),
         audio_urls: Sequence[Any] = (),
     ) -> AssetBatch:
-        """Submit media to the sd2 library; items start as ``submitted``. Each URL may also
-        be a completed :class:`Task`, a ``Path`` or ``bytes`` (``_inputs``)."""
+        """Submit media to the sd2 manxue library in one batch; items start ``submitted``.
+
+        At least one list must be non-empty. Each entry is a publicly reachable ``http(s)``
+        URL, or a completed ``Task``, a ``Path`` or ``bytes`` (turned into a URL).
+
+        Args:
+            image_urls: Images to add.
+            video_urls: Videos to add.
+            audio_urls: Audio files to add.
+
+        Returns:
+            The batch: ``items`` taken (with their ``assetId``) and ``failed_items``.
+
+        Raises:
+            RequestValidationError: Every list is empty, or a URL breaks the public-address
+                rule (nothing sent).
+            AssetError: The library refused the whole request.
+            APIConnectionError: No answer from the service.
+        """
         body = {
             "imageUrls": [await self._url(u, f"imageUrls[{i}]") for i, u in enumerate(image_urls)],
             "videoUrls": [await self._url(u, f"videoUrls[{i}]") for i, u in enumerate(video_urls)],
@@ -179,7 +265,21 @@ class Assets:
         return self._batch(envelope.data, "sd2", "uploaded")
 
     async def sd2_status(self, asset_ids: Iterable[str]) -> AssetBatch:
-        """Review status of sd2 assets (a read-only POST, so it is retried like a GET)."""
+        """Read the review status of sd2 manxue assets in one request.
+
+        It is a read-only POST, so it is retried like a GET.
+
+        Args:
+            asset_ids: The assets' ids (at least one).
+
+        Returns:
+            The batch: one item per asset the library knows, with its ``status``.
+
+        Raises:
+            RequestValidationError: No id, or an empty one (nothing sent).
+            AssetError: The library refused the request.
+            APIConnectionError: No answer from the service.
+        """
         envelope = await self._call("POST", _SD2.status_path or "", {"assetIds": list(asset_ids)})
         return self._batch(envelope.data, "sd2", "status")
 
@@ -190,9 +290,23 @@ class Assets:
         return library_for_id(asset_id).id
 
     async def submit(self, library: str, body: dict[str, Any]) -> AssetBatch:
-        """Send one upload body in ``library``'s shape (``AssetLibrary.url_lists``): a batch
-        library answers with items and failed items; a one-URL library with one item, and a
-        refusal raises :class:`AssetError` as :meth:`upload` does."""
+        """Send one upload body in a library's own shape (what the Assets panel sends).
+
+        Args:
+            library: ``"seedance2"`` or ``"sd2"``.
+            body: For sd2, ``imageUrls`` / ``videoUrls`` / ``audioUrls`` lists; for
+                seedance 2.0, ``url``, ``assetType`` and optionally ``name``.
+
+        Returns:
+            The batch: sd2's items and failed items, or seedance 2.0's one item.
+
+        Raises:
+            KeyError: ``library`` is not an asset library, or a seedance 2.0 body lacks
+                ``url`` or ``assetType``.
+            RequestValidationError: The body breaks a rule (nothing sent).
+            AssetError: The library refused the upload.
+            APIConnectionError: No answer from the service.
+        """
         lib = ASSET_LIBRARIES[library]
         if lib.url_lists:
             return await self.sd2_upload(
@@ -204,8 +318,23 @@ class Assets:
         return AssetBatch(items=[info])
 
     async def status_of(self, library: str, asset_ids: Sequence[str]) -> AssetBatch:
-        """Review status of assets of one library: one batch request where the library has a
-        status endpoint, else one request per asset."""
+        """Read the review status of assets of one library.
+
+        One batch request where the library has a status endpoint (sd2), else one request
+        per asset (seedance 2.0).
+
+        Args:
+            library: ``"seedance2"`` or ``"sd2"``.
+            asset_ids: The assets' ids; none sends nothing.
+
+        Returns:
+            The batch of the assets' current details.
+
+        Raises:
+            KeyError: ``library`` is not an asset library.
+            AssetError: The library refused a request.
+            APIConnectionError: No answer from the service.
+        """
         if not asset_ids:
             return AssetBatch(items=[])
         if ASSET_LIBRARIES[library].status_path is not None:
@@ -217,10 +346,34 @@ class Assets:
         asset_ids: Iterable[str],
         *,
         timeout: float | None = None,  # noqa: ASYNC109 - a polling deadline, not an I/O timeout
+        poll_interval: float | None = None,
+        on_update: Callable[[AssetInfo | AssetFailure], object] | None = None,
     ) -> dict[str, AssetInfo]:
-        """Poll until every asset is ``Active``; raise :class:`AssetNotUsableError` on ``Failed``.
+        """Poll until every asset is ``Active``, in either library.
 
-        Returns the last :class:`AssetInfo` per id.
+        Polls every 3 s (divided by the built-in emulator's speed) unless ``poll_interval``
+        says otherwise; the spec gives no interval for assets. sd2 ids are read in one batch,
+        seedance 2.0 ids one by one; an id this client never saw belongs to seedance 2.0 when
+        it starts with ``asset-``.
+
+        Args:
+            asset_ids: The assets to wait for (repeats are ignored).
+            timeout: Seconds to wait at most; by default 600 s (divided by the emulator's
+                speed).
+            poll_interval: Seconds between polls; None: 3 s over the service speed.
+            on_update: Called with an asset's ``AssetInfo`` when its status is first read and
+                each time it changes, and with the ``AssetFailure`` of an id the library
+                lists as failed, before the wait raises for it.
+
+        Returns:
+            The last details of each asset, by id, in the order given.
+
+        Raises:
+            AssetNotUsableError: An asset is ``Failed``, was deleted, or the library lists it
+                as failed.
+            AssetTimeoutError: Some asset was not ``Active`` by the deadline.
+            AssetError: A library refused a status request.
+            APIConnectionError: No answer from the service.
         """
         ids = list(dict.fromkeys(asset_ids))
         speed = self._ctx.core.speed
@@ -230,7 +383,11 @@ class Assets:
         while True:
             pending = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
             self._raise_if_unusable(pending, latest, self._ctx.asset_status)
-            await self._refresh(pending, latest)
+            before = {i: latest[i].status for i in pending if i in latest}
+            failures = await self._refresh(pending, latest)
+            _report(on_update, [latest[i] for i in pending if i in latest], before, failures)
+            if failures:
+                raise AssetNotUsableError(str(failures[0].assetId), ASSET_FAILED)
             self._raise_if_unusable(pending, latest, {})
             if all(i in latest and latest[i].status == ASSET_ACTIVE for i in ids):
                 return {i: latest[i] for i in ids}
@@ -238,7 +395,10 @@ class Assets:
             if remaining <= 0:
                 waiting = [i for i in ids if i not in latest or latest[i].status != ASSET_ACTIVE]
                 raise AssetTimeoutError(waiting, limit)
-            await self._ctx.sleep(min(ASSET_POLL_S / self._ctx.core.speed, remaining))
+            interval = (
+                ASSET_POLL_S / self._ctx.core.speed if poll_interval is None else poll_interval
+            )
+            await self._ctx.sleep(min(interval, remaining))
 
     @staticmethod
     def _raise_if_unusable(
@@ -253,22 +413,41 @@ class Assets:
             if seen is not None and seen.status == ASSET_FAILED:
                 raise AssetNotUsableError(asset_id, ASSET_FAILED)
 
-    async def _refresh(self, pending: list[str], latest: dict[str, AssetInfo]) -> None:
-        """Fetch each pending asset's status: sd2 ids in one batch, seedance 2.0 ids one by one."""
+    async def _refresh(
+        self, pending: list[str], latest: dict[str, AssetInfo]
+    ) -> list[AssetFailure]:
+        """Fetch each pending asset's status: sd2 ids in one batch, seedance 2.0 ids one by one.
+
+        Returns the batch's failed items that name a pending id."""
+        failures: list[AssetFailure] = []
         sd2 = [i for i in pending if self._library_of(i) == "sd2"]
         if sd2:
-            for info in (await self.sd2_status(sd2)).items:
+            batch = await self.sd2_status(sd2)
+            for info in batch.items:
                 latest[info.assetId] = info
+            failures = [f for f in batch.failed_items if f.assetId in sd2]
         for asset_id in pending:
             if self._library_of(asset_id) == "seedance2":
                 latest[asset_id] = await self.get(asset_id)
+        return failures
 
     async def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
         """Demo mode only: store a file on the built-in emulator and return the URL it serves.
 
-        The real service has no upload endpoint (it fetches media from a public URL); there
-        this raises :class:`APIError` (404). The returned URL is accepted by the emulator's
-        asset libraries like any public URL.
+        The real service has no upload endpoint (it fetches media from a public URL). The
+        returned URL is accepted by the emulator's asset libraries like any public URL.
+
+        Args:
+            data: The file's bytes.
+            name: Its file name (kept in the URL).
+            content_type: Its MIME type, e.g. ``image/png``.
+
+        Returns:
+            The URL the emulator serves the file at.
+
+        Raises:
+            APIError: The service has no upload endpoint (404 on the real service).
+            AssetError: The emulator refused the file.
         """
         core = self._ctx.core
         url = core.url("base", f"{UPLOAD_PATH}?{urlencode({'name': name})}")
@@ -289,15 +468,25 @@ class Assets:
         max_bytes: int,
         timeout: float = 5.0,  # noqa: ASYNC109 - the per-request HTTP timeout, not a deadline
     ) -> bytes:
-        """GET an asset's media for a preview: one try, no retries, at most ``max_bytes``.
+        """Download an asset's media for a preview: one try, no retries.
 
-        Auth is sent only to the service's own origin. Redirects are followed at most
-        ``MAX_REDIRECTS`` times, each target checked first by the rule of the asset
-        libraries (``types._urls``: no loopback, private, link-local or local names, the
-        service's own origins excepted), so a public URL cannot lead the kernel to an
-        internal address. Raises ``ValueError`` when a URL breaks that rule or the file is
-        larger (the rest is not downloaded), :class:`APIConnectionError` when unreachable or
-        redirected too often.
+        Auth is sent only to the service's own origin. Redirects are followed at most 3
+        times, each target checked first by the rule of the asset libraries (no loopback,
+        private, link-local or local names; the service's own origins excepted), so a
+        public URL cannot lead the kernel to an internal address.
+
+        Args:
+            url: The media's URL.
+            max_bytes: The largest file to accept; a larger one stops the download.
+            timeout: Seconds for the HTTP request.
+
+        Returns:
+            The file's bytes.
+
+        Raises:
+            ValueError: A URL breaks the public-address rule, or the file is larger than
+                ``max_bytes`` (the rest is not downloaded).
+            APIConnectionError: Unreachable, an HTTP error, or more than 3 redirects.
         """
         settings = self._ctx.core.settings
         own = origins([settings.base_url, settings.text_base_url])
@@ -336,3 +525,19 @@ class Assets:
                     raise ValueError(f"{url}: larger than {max_bytes} bytes")
                 chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _report(
+    on_update: Callable[[AssetInfo | AssetFailure], object] | None,
+    read: list[AssetInfo],
+    before: Mapping[str, str | None],
+    failures: list[AssetFailure],
+) -> None:
+    """Tell ``on_update`` of each status read for the first time or changed, then failures."""
+    if on_update is None:
+        return
+    for info in read:
+        if info.assetId not in before or before[info.assetId] != info.status:
+            on_update(info)
+    for failure in failures:
+        on_update(failure)

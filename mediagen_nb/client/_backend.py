@@ -1,16 +1,6 @@
 """The network backend of the default transport: httpcore2's own, with a cheap idle probe.
 
-httpcore2's connection pool re-checks every idle keep-alive connection each time a request
-enters or leaves it (``AsyncConnectionPool._assign_requests_to_connections`` calls
-``has_expired()``, which asks the stream ``get_extra_info("is_readable")``). On the anyio
-stream each such question rebuilds anyio's whole table of socket attributes (a dict of
-lambdas, a ``getpeername`` system call) before a ``poll``. Profiled with 1,000 tasks in
-flight (figure 5), that probe was the largest single cost of the event loop: about 24 probes
-per pass, two passes per request, 46 us each under cProfile. Here the stream looks up its
-socket once and answers the probe with the same ``poll`` httpcore2 uses (24 us under the
-same profiler); reads, writes, TLS and timeouts stay httpcore2's own (every call is passed
-through). The rest of each pass is a walk over every pooled connection, which only fewer
-connections make cheaper: see ``MAX_IN_FLIGHT`` in ``_http``.
+Why: the design page, "One HTTP core, at most 16 requests in flight".
 """
 
 # ruff: noqa: ASYNC109 - the timeout parameters are httpcore2's stream interface
@@ -60,7 +50,7 @@ class ProbedStream(httpcore2.AsyncNetworkStream):
 
 
 class ProbedBackend(httpcore2.AsyncNetworkBackend):
-    """httpcore2's default backend (anyio on asyncio), handing out :class:`ProbedStream`."""
+    """httpcore2's default backend (anyio on asyncio), handing out ``ProbedStream``."""
 
     def __init__(self, inner: httpcore2.AsyncNetworkBackend | None = None) -> None:
         self._inner = inner if inner is not None else httpcore2.AnyIOBackend()
@@ -94,7 +84,7 @@ class ProbedBackend(httpcore2.AsyncNetworkBackend):
 
 
 def default_transport(limits: httpx2.Limits) -> httpx2.AsyncHTTPTransport:
-    """``httpx2.AsyncHTTPTransport(limits=limits)`` whose pool uses :class:`ProbedBackend`.
+    """``httpx2.AsyncHTTPTransport(limits=limits)`` whose pool uses ``ProbedBackend``.
 
     httpx2's transport takes no ``network_backend``, so its pool is replaced by one built
     with the same settings through httpcore2's public constructor. If a later httpx2 keeps

@@ -1,29 +1,7 @@
-"""Text resources: ``chat.completions.create`` (OpenAI-style) and ``messages.create``
-(Anthropic-style), each plain or streamed, each recorded as a chat turn; ``.stream(...)``
-opens a stream for the stream helper (``events()``, ``text_stream``, final reply).
+"""Text resources: ``chat.completions`` (OpenAI-style) and ``messages`` (Anthropic-style).
 
-Everything the compatible protocols take passes through the keyword arguments unchanged
-(and is checked by ``validate_request`` first):
-
-- chat-completions: ``tools=[{"type": "function", "function": {"name", "description",
-  "parameters": <JSON Schema>, "strict": bool}}]``, ``tool_choice="auto" | "none" |
-  "required" | {"type": "function", "function": {"name": ...}}``, ``response_format=
-  {"type": "json_object"} | {"type": "json_schema", "json_schema": {"name", "schema",
-  "strict"}}``, ``n``, ``stream_options={"include_usage": True}``; tool loop: append
-  ``reply.message.to_param()`` then ``call.result(output)`` per ``reply.tool_calls``.
-- messages: ``tools=[{"name", "description", "input_schema": <JSON Schema>}]``,
-  ``tool_choice={"type": "auto" | "any" | "none"} | {"type": "tool", "name": ...}``,
-  ``thinking={"type": "enabled", "budget_tokens": N}`` (1024 <= N < max_tokens),
-  ``output_config={"format": {"type": "json_schema", "schema": ...}}``; tool loop: append
-  ``reply.to_param()`` then ``tool_results_turn(*(b.result(output) for b in
-  reply.tool_uses))``.
-
-Chat POSTs are retried with the official SDKs' policy (``_chat_retry``); a stream is only
-retried while opening, never after its response started.
-
-A turn is recorded as ``started`` (request body) before sending, then ``completed`` (text,
-usage, finish/stop reason), ``incomplete`` (partial text and reason, for a cut or abandoned
-stream) or ``failed`` (the error, when no reply arrived).
+Each call is plain or streamed, validated first, retried as the SDKs do and recorded as a
+chat turn; ``parse`` and ``run_tools`` add typed answers and tool loops.
 """
 
 from __future__ import annotations
@@ -65,6 +43,19 @@ class StreamManager(Generic[S]):
 
     ``async with client.messages.stream(...) as stream:`` opens the request on entry and
     closes the connection on exit (an unfinished reply is recorded as incomplete).
+    ``stream = await client.messages.stream(...)`` opens it too; then close it yourself
+    (``await stream.aclose()``) if you stop reading early.
+
+    Example:
+        ```python
+        async with client.chat.completions.stream(model="gpt-5.4", messages=turns) as s:
+            async for piece in s.text_stream:
+                print(piece, end="")
+        ```
+
+    Args:
+        opener: Opens the request and returns the stream; the namespace's ``stream``
+            method passes it. You do not build this yourself.
     """
 
     def __init__(self, opener: Callable[[], Awaitable[S]]) -> None:
@@ -204,7 +195,16 @@ class _TextResource:
 
 
 class Completions(_TextResource):
-    """``POST {text_base_url}/v1/chat/completions``."""
+    """``client.chat.completions``: the OpenAI-style ``POST /v1/chat/completions``.
+
+    Every call is validated before sending, re-sent after a lost connection, 408, 409, 429
+    or 5xx as the official SDKs do (at most ``chat_max_retries`` times; a stream only while
+    opening), and recorded in the history as a chat turn.
+
+    Args:
+        context: The client's shared state. You do not build this: use
+            ``client.chat.completions``.
+    """
 
     @overload
     async def create(
@@ -232,10 +232,17 @@ class Completions(_TextResource):
             model: A text model of the catalog, e.g. ``gpt-5.4`` or ``claude-sonnet-4-6``.
             messages: The turns: ``system``, ``developer``, ``user``, ``assistant``
                 (``content`` None + ``tool_calls``) and ``tool`` (``tool_call_id``).
-            stream: Return a :class:`ChatCompletionStream` of chunks instead of the reply.
-            **params: The protocol's optional fields (``temperature``, ``top_p``,
-                ``max_completion_tokens``, ``stop``, ``tools``, ``tool_choice``,
-                ``response_format``, ``n``, ``stream_options``...).
+            stream: Return a ``ChatCompletionStream`` of chunks instead of the reply.
+            **params: The protocol's optional fields, sent unchanged once checked:
+                ``temperature``, ``top_p`` (0..1), ``max_completion_tokens``, ``stop``,
+                ``tools=[{"type": "function", "function": {"name", "description",
+                "parameters": <JSON Schema>, "strict": bool}}]``, ``tool_choice="auto" |
+                "none" | "required" | {"type": "function", "function": {"name": ...}}``,
+                ``response_format={"type": "json_object"} | {"type": "json_schema",
+                "json_schema": {"name", "schema", "strict"}}``, ``n`` (1-128),
+                ``stream_options={"include_usage": True}`` (with ``stream`` only).
+                Tool loop: append ``reply.message.to_param()``, then ``call.result(output)``
+                for each of ``reply.tool_calls``, and send again (or use ``run_tools``).
 
         Returns:
             The completion, or the stream when ``stream=True``.
@@ -257,7 +264,16 @@ class Completions(_TextResource):
         """Open a streamed completion for the stream helper (``async with`` or ``await``).
 
         Asks for usage (``stream_options.include_usage``) unless ``stream_options`` is given,
-        so the final :class:`~mediagen_nb.types.DoneEvent` carries token counts.
+        so the final ``DoneEvent`` carries token counts.
+
+        Args:
+            model: A text model of the catalog.
+            messages: The turns, as for ``create``.
+            **params: Other fields of ``create``.
+
+        Returns:
+            A manager: ``async with`` it (or ``await`` it) to get the
+            ``ChatCompletionStream``; the request is sent then.
         """
         params.setdefault("stream_options", {"include_usage": True})
 
@@ -278,12 +294,19 @@ class Completions(_TextResource):
 
         Args:
             model: A text model of the catalog.
-            messages: The turns, as for :meth:`create`.
+            messages: The turns, as for ``create``.
             response_format: The pydantic model; its JSON Schema is sent, strict.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
-            The completion, with ``choices[i].message.parsed`` set to the instance.
+            The completion, with ``choices[i].message.parsed`` set to the instance (None
+            for a choice that stopped at a tool call).
+
+        Raises:
+            pydantic.ValidationError: The answer is not valid JSON of the model.
+            RequestValidationError: The body breaks a rule (nothing sent).
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service.
         """
         reply = await self.create(
             model=model,
@@ -320,7 +343,7 @@ class Completions(_TextResource):
             on_text: Called with each piece of streamed text.
             response_format: A pydantic model for a typed final answer, put in
                 ``run.final.choices[0].message.parsed``.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
             The run: ``calls`` (each tool call and its result) and ``final`` (the answer).
@@ -350,14 +373,26 @@ class Completions(_TextResource):
 
 
 class Chat:
-    """The ``chat`` namespace (holds ``completions``)."""
+    """``client.chat``: holds ``completions`` (``client.chat.completions.create(...)``).
+
+    Args:
+        context: The client's shared state. You do not build this: use ``client.chat``.
+    """
 
     def __init__(self, context: ClientContext) -> None:
         self.completions = Completions(context)
 
 
 class Messages(_TextResource):
-    """``POST {text_base_url}/v1/messages``."""
+    """``client.messages``: the Anthropic-style ``POST /v1/messages``.
+
+    Every call is validated before sending, re-sent after a lost connection, 408, 409, 429
+    or 5xx as the official SDKs do (at most ``chat_max_retries`` times; a stream only while
+    opening), and recorded in the history as a chat turn.
+
+    Args:
+        context: The client's shared state. You do not build this: use ``client.messages``.
+    """
 
     @overload
     async def create(
@@ -400,10 +435,16 @@ class Messages(_TextResource):
             model: A text model of the catalog.
             max_tokens: The most tokens of the reply.
             messages: The ``user`` and ``assistant`` turns.
-            stream: Return a :class:`MessageStream` of events instead of the reply.
-            **params: ``system``, ``temperature``, ``stop_sequences``, ``tools``,
-                ``tool_choice``, ``thinking``, ``output_config`` and the protocol's other
-                fields.
+            stream: Return a ``MessageStream`` of events instead of the reply.
+            **params: The protocol's other fields, sent unchanged once checked:
+                ``system``, ``temperature`` (0..1), ``top_p``, ``stop_sequences``,
+                ``tools=[{"name", "description", "input_schema": <JSON Schema>}]``,
+                ``tool_choice={"type": "auto" | "any" | "none"} | {"type": "tool",
+                "name": ...}``, ``thinking={"type": "enabled", "budget_tokens": N}``
+                (1024 <= N < ``max_tokens``), ``output_config={"format": {"type":
+                "json_schema", "schema": ...}}``. Tool loop: append ``reply.to_param()``,
+                then ``tool_results_turn(*(b.result(output) for b in reply.tool_uses))``,
+                and send again (or use ``run_tools``).
 
         Returns:
             The message, or the stream when ``stream=True``.
@@ -427,7 +468,18 @@ class Messages(_TextResource):
     def stream(
         self, *, model: str, max_tokens: int, messages: list[dict[str, Any]], **params: Any
     ) -> StreamManager[MessageStream]:
-        """Open a streamed message for the stream helper (``async with`` or ``await``)."""
+        """Open a streamed message for the stream helper (``async with`` or ``await``).
+
+        Args:
+            model: A text model of the catalog.
+            max_tokens: The most tokens of the reply.
+            messages: The turns, as for ``create``.
+            **params: Other fields of ``create``.
+
+        Returns:
+            A manager: ``async with`` it (or ``await`` it) to get the
+            ``MessageStream``; the request is sent then.
+        """
 
         async def opener() -> MessageStream:
             return await self.create(
@@ -450,12 +502,19 @@ class Messages(_TextResource):
         Args:
             model: A text model of the catalog.
             max_tokens: The most tokens of the reply.
-            messages: The turns, as for :meth:`create`.
+            messages: The turns, as for ``create``.
             output_format: The pydantic model, sent as ``output_config``.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
-            The message, with ``parsed_output`` set to the instance.
+            The message, with ``parsed_output`` set to the instance (None when the reply
+            stopped at a tool call).
+
+        Raises:
+            pydantic.ValidationError: The answer is not valid JSON of the model.
+            RequestValidationError: The body breaks a rule (nothing sent).
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service.
         """
         reply = await self.create(
             model=model,
@@ -491,7 +550,7 @@ class Messages(_TextResource):
             on_text: Called with each piece of streamed text.
             output_format: A pydantic model for a typed final answer, put in
                 ``run.final.parsed_output``.
-            **params: Other fields of :meth:`create`.
+            **params: Other fields of ``create``.
 
         Returns:
             The run: ``calls`` (each tool call and its result) and ``final`` (the answer).

@@ -1,17 +1,6 @@
 """Retry policy of chat POSTs: the one the official ``openai`` / ``anthropic`` SDKs apply.
 
-A chat request creates nothing that outlives it, so, like both SDKs, the client re-sends it
-after a lost connection, a timeout, or HTTP 408, 409, 429 and any 5xx (an
-``x-should-retry: true|false`` header from the service overrides the status rule). At most
-``max_retries`` re-sends (default 2, the SDKs' default). The wait before re-send ``n``
-(0-based) is the server's ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)
-when it lies in (0, 60] s, else ``min(0.5 * 2**n, 8)`` seconds times a jitter factor in
-(0.75, 1].
-
-Only the *opening* of a stream is retried: once a streamed response has started (status 200
-received), a break mid-way raises :class:`StreamInterruptedError` with the partial text and
-nothing is sent again, so text already shown is never duplicated. The transport's own retry
-is switched off for these requests (``NO_RETRY_EXTENSION``), so the counts add up exactly.
+The rules are on the design page, "What is retried".
 """
 
 from __future__ import annotations
@@ -35,7 +24,24 @@ RETRY_STATUSES = frozenset({408, 409, 429})
 
 @dataclass
 class ChatRetryPolicy:
-    """How chat POSTs are retried (see the module docstring); counters fill as it works."""
+    """How chat POSTs are re-sent, as the official ``openai`` / ``anthropic`` SDKs do it.
+
+    A chat request creates nothing that outlives it, so it is re-sent after a lost
+    connection, a timeout, or HTTP 408, 409, 429 and any 5xx; an ``x-should-retry:
+    true|false`` header from the service overrides the status rule. A stream is re-sent only
+    while opening, never once its response started. The client builds one from its
+    ``chat_max_retries`` argument; ``retries`` counts what it did.
+
+    Attributes:
+        max_retries: The most re-sends of one request (the SDKs' 2).
+        initial_delay: Seconds before the first re-send; doubled for each next one.
+        max_delay: The longest of those waits, in seconds. Each is shortened by a random
+            factor of up to a quarter (jitter).
+        max_retry_after: The longest wait, in seconds, taken from the service's
+            ``retry-after-ms`` or ``retry-after``; a longer or zero one is not followed
+            and the backoff above applies instead.
+        retries: Re-sends made so far by this client's chat resources.
+    """
 
     max_retries: int = DEFAULT_CHAT_RETRIES
     initial_delay: float = 0.5
@@ -45,7 +51,15 @@ class ChatRetryPolicy:
     """Re-sends made so far by this client's chat resources."""
 
     def should_retry(self, error: Exception) -> bool:
-        """Whether ``error`` (from one attempt) may be retried."""
+        """Whether a failed attempt may be re-sent.
+
+        Args:
+            error: What the attempt raised.
+
+        Returns:
+            True for a lost connection or timeout, and for HTTP 408, 409, 429 and 5xx
+            unless the service's ``x-should-retry`` header says otherwise.
+        """
         if isinstance(error, APIConnectionError):
             return True
         if not isinstance(error, APIError):
@@ -56,7 +70,17 @@ class ChatRetryPolicy:
         return error.status_code in RETRY_STATUSES or error.status_code >= 500
 
     def delay(self, attempt: int, error: Exception, rng: Callable[[], float]) -> float:
-        """Seconds to wait before re-send number ``attempt`` (0-based)."""
+        """Seconds to wait before a re-send.
+
+        Args:
+            attempt: The re-send's number, from 0.
+            error: What the failed attempt raised (its ``Retry-After`` headers count).
+            rng: Returns a number in [0, 1) for the jitter.
+
+        Returns:
+            The service's wait when it lies in (0, ``max_retry_after``], else
+            ``min(initial_delay * 2**attempt, max_delay)`` shortened by the jitter.
+        """
         wanted = _server_wait(error)
         if wanted is not None and 0 < wanted <= self.max_retry_after:
             return wanted
@@ -71,7 +95,22 @@ class ChatRetryPolicy:
         rng: Callable[[], float] | None = None,
         what: str = "chat request",
     ) -> T:
-        """Call ``attempt`` until it succeeds, retrying what :meth:`should_retry` allows."""
+        """Call ``attempt`` until it succeeds, retrying what ``should_retry`` allows.
+
+        Args:
+            attempt: Sends the request once.
+            sleep: Waits the given seconds (``asyncio.sleep``, or a test's clock).
+            rng: The jitter's source; by default ``random.random``.
+            what: How log lines name the request.
+
+        Returns:
+            What the first successful attempt returned.
+
+        Raises:
+            APIError: The last attempt's refusal, when it may not be retried or the
+                re-sends are used up.
+            APIConnectionError: The same, for a connection failure.
+        """
         draw = rng if rng is not None else random.random
         tries = 0
         while True:

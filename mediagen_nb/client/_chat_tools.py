@@ -1,22 +1,4 @@
-"""Typed answers and tool loops on top of ``chat.completions`` and ``messages``.
-
-- ``parse``: ``response_format=SomeModel`` (chat) or ``output_format=SomeModel`` (messages)
-  sends the model's JSON Schema (chat ``{"type": "json_schema", "json_schema": {"name",
-  "schema", "strict": true}}``, messages ``output_config.format``) and validates the answer
-  into the model: ``reply.choices[0].message.parsed`` (chat, as the openai SDK's) or
-  ``reply.parsed_output`` (messages, as the anthropic SDK's). An answer that is not valid
-  JSON of the model raises pydantic's ``ValidationError``; a reply that stopped at a tool
-  call has ``parsed`` None.
-- ``run_tools``: Python functions as tools. Each function's JSON Schema comes from its
-  signature (type hints, defaults; pydantic models allowed) and its description from its
-  docstring's first paragraph. The loop sends the request, runs every tool call of the
-  reply (sync or async functions; arguments validated by pydantic first, a failure or an
-  exception goes back to the model as the tool's result, flagged ``is_error`` on
-  messages), appends the calls and results, and sends again until a reply calls no tool,
-  at most ``max_steps`` requests (then :class:`ToolLoopError`). ``stream=True`` streams
-  every request (``on_text`` gets each text delta as it arrives); the result is the same.
-  A ``str`` result is sent as is, anything else as JSON.
-"""
+"""Typed answers (``parse``) and tool loops (``run_tools``) on top of chat and messages."""
 
 from __future__ import annotations
 
@@ -46,7 +28,15 @@ R = TypeVar("R", ChatCompletion, Message)
 
 @dataclass(frozen=True)
 class ToolCallRecord:
-    """One tool call the loop ran: the function's name, its arguments and its result."""
+    """One tool call the loop ran: the function's name, its arguments and its result.
+
+    Attributes:
+        name: The tool's (the function's) name.
+        arguments: The arguments the model sent, as decoded JSON.
+        result: What went back to the model: a ``str`` result as is, anything else as
+            JSON, or the error text.
+        is_error: True when the arguments were invalid or the function raised.
+    """
 
     name: str
     arguments: dict[str, Any]
@@ -56,7 +46,16 @@ class ToolCallRecord:
 
 @dataclass
 class ToolRun(Generic[R]):
-    """What ``run_tools`` returns: the final reply, every call made, the whole conversation."""
+    """What ``run_tools`` returns: the final reply, every call made, the whole conversation.
+
+    Attributes:
+        final: The last reply, the one that called no tool (with ``parsed`` /
+            ``parsed_output`` set when a typed answer was asked for).
+        calls: Every tool call run, in order.
+        messages: The conversation sent last: your messages, then each reply that called
+            tools and its results (append ``final``'s turn to continue it).
+        steps: Requests sent (the last one answered without a tool call).
+    """
 
     final: R
     calls: list[ToolCallRecord] = field(default_factory=list)
@@ -67,7 +66,15 @@ class ToolRun(Generic[R]):
 
 @dataclass(frozen=True)
 class FunctionTool:
-    """A Python function offered as a tool."""
+    """A Python function offered as a tool; ``function_tool`` builds one.
+
+    Attributes:
+        function: The function (sync or async) the loop calls.
+        name: The tool's name, the function's.
+        description: The first paragraph of the function's docstring.
+        arguments: A pydantic model of the function's parameters; its JSON Schema is
+            what the model sees, and it validates the model's arguments before a call.
+    """
 
     function: Callable[..., Any]
     name: str
@@ -91,7 +98,15 @@ class FunctionTool:
         return {"name": self.name, "description": self.description, "input_schema": self.schema}
 
     async def run(self, arguments: dict[str, Any]) -> tuple[str, bool]:
-        """(result text, whether it is an error) of a call with ``arguments``."""
+        """Validate the arguments and call the function once.
+
+        Args:
+            arguments: The arguments the model sent.
+
+        Returns:
+            The result text (a ``str`` as is, anything else as JSON) and False; or the
+            error text (invalid arguments, or the exception the function raised) and True.
+        """
         try:
             checked = self.arguments.model_validate(arguments)
             kwargs = {name: getattr(checked, name) for name in type(checked).model_fields}
@@ -196,7 +211,7 @@ async def tool_loop(
     tools: Sequence[FunctionTool],
     max_steps: int,
 ) -> ToolRun[R]:
-    """Send, run the tool calls, send again (see the module docstring)."""
+    """Send, run the tool calls, send again, until a reply calls no tool or ``max_steps``."""
     by_name = {t.name: t for t in tools}
     conversation = list(messages)
     calls: list[ToolCallRecord] = []

@@ -13,7 +13,7 @@ class Classroom:
     """The ``classroom`` namespace (a classroom gateway only; the service answers 404).
 
     Args:
-        context: The client's shared context (made by :class:`AsyncClient`).
+        context: The client's shared context (made by ``AsyncClient``).
     """
 
     def __init__(self, context: ClientContext) -> None:

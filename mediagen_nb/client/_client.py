@@ -1,10 +1,6 @@
 """``AsyncClient``: one connection pool, Bearer auth, and the resource namespaces.
 
-Where requests go: explicit arguments, else ``MEDIAGEN_API_KEY`` / ``MEDIAGEN_BASE_URL`` /
-``MEDIAGEN_TEXT_BASE_URL``. With no key anywhere (and no base URL either), the client asks
-``mediagen_nb._hooks.fallback_service()`` for the built-in emulator, sets ``demo_mode`` and
-says so once per process (see ``_announce_demo``). A key without any base URL is a
-:class:`ConfigurationError` (the spec names no public default address).
+Where requests go (arguments, environment, demo mode): the design page, "Where requests go".
 """
 
 from __future__ import annotations
@@ -283,7 +279,7 @@ class AsyncClient:
 
     @property
     def chat_retries(self) -> int:
-        """Chat POSTs re-sent so far under the SDKs' retry policy (see ``_chat_retry``)."""
+        """Chat POSTs re-sent so far under the SDKs' retry policy (``ChatRetryPolicy``)."""
         return self._ctx.chat_retry.retries
 
     @property
@@ -318,8 +314,15 @@ class AsyncClient:
         return await host_media(self._ctx, data, made_from)
 
     def note_result_url(self, url: str, task_id: str) -> None:
-        """Remember that ``url`` shows task ``task_id``'s result: a request naming it records
-        that task as its parent (a reopened request's references, for one)."""
+        """Remember that a URL shows a task's result, for the lineage in the history.
+
+        A later request naming the URL records that task as its parent (a reopened
+        request's references, for one).
+
+        Args:
+            url: The result URL.
+            task_id: The task whose result it is.
+        """
         self._ctx.note_url(url, task_id)
 
     async def _host_file(self, data: bytes, name: str, content_type: str) -> str:

@@ -1,10 +1,4 @@
-"""Client settings from arguments and environment, and the API-key redaction machinery.
-
-The key lives in a :class:`Secret` whose ``repr``/``str`` never show it. Every key wrapped in a
-``Secret`` is also remembered (process-wide) so :func:`redact` can scrub it from any text:
-exception messages, logged URLs and headers. :class:`RedactingFilter` applies :func:`redact`
-to log records of the loggers this client and httpx2/httpcore2 use.
-"""
+"""Client settings from arguments and environment, and the API-key redaction machinery."""
 
 from __future__ import annotations
 
@@ -41,7 +35,7 @@ _BEARER_RE = re.compile(r"(?i)(bearer\s+)[^\s'\",;]+")
 class Secret:
     """A string that is never shown: ``repr`` and ``str`` are redacted.
 
-    Use :meth:`get_secret_value` at the single place the raw value is needed (the
+    Use ``get_secret_value`` at the single place the raw value is needed (the
     ``Authorization`` header).
     """
 
@@ -173,14 +167,14 @@ LOGGER_NAMES = (
     "httpcore2.proxy",
     "httpcore2.socks",
 )
-"""Loggers that get a :class:`RedactingFilter`. Logger filters do not apply to records
+"""Loggers that get a ``RedactingFilter``. Logger filters do not apply to records
 propagated from child loggers, so each logger that emits records is listed."""
 
 _filter = RedactingFilter()
 
 
 def install_log_redaction() -> None:
-    """Attach the redacting filter to every logger in :data:`LOGGER_NAMES` (idempotent)."""
+    """Attach the redacting filter to every logger in ``LOGGER_NAMES`` (idempotent)."""
     for name in LOGGER_NAMES:
         logger = logging.getLogger(name)
         if _filter not in logger.filters:
@@ -237,10 +231,10 @@ def resolve_settings(
 ) -> Settings:
     """The settings a client uses: explicit arguments win over ``MEDIAGEN_API_KEY`` /
     ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``, which win over a hub's classroom
-    (:func:`hub_classroom`); empty strings count as unset.
+    (``hub_classroom``); empty strings count as unset.
 
     Args:
-        api_key: The key (a string or a :class:`Secret`); None reads the environment.
+        api_key: The key (a string or a ``Secret``); None reads the environment.
         base_url: The image, video, result and asset address; None reads the environment.
         text_base_url: The chat address; None reads the environment.
         env: The environment to read (default ``os.environ``).

@@ -1,10 +1,4 @@
-"""What every resource namespace shares: HTTP core, recorder, clock, and pre-send checks.
-
-Every create goes through :meth:`ClientContext.check`: the body is validated with the types
-layer (``RequestValidationError``, nothing sent) and every ``asset://id`` in it is compared
-with the asset statuses this client has seen (``AssetNotUsableError`` for an asset known to be
-``submitted``/``Processing``/``Failed``/``deleted``; unknown ids are left to the service).
-"""
+"""What every resource namespace shares: HTTP core, recorder, clock, and pre-send checks."""
 
 from __future__ import annotations
 

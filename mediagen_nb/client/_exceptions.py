@@ -18,7 +18,7 @@ import httpx2
 from ._config import redact
 
 BODY_EXCERPT_CHARS = 500
-"""How much of an error response body an :class:`APIError` keeps (and shows)."""
+"""How much of an error response body an ``APIError`` keeps (and shows)."""
 
 
 class MediagenError(Exception):
@@ -44,7 +44,7 @@ class ConfigurationError(MediagenError, ValueError):
 class APIError(MediagenError):
     """The service answered with an HTTP error status.
 
-    Built with :meth:`from_response`, which picks the subclass by status code. Only the
+    Built with ``from_response``, which picks the subclass by status code. Only the
     request's method and path are kept (no headers, no query string) and a short excerpt of
     the response body.
 
@@ -132,7 +132,7 @@ class RateLimitError(APIError):
     Args:
         message: The service's error message.
         retry_after: Seconds the service asks to wait (``Retry-After``), or None.
-        **kwargs: The other arguments of :class:`APIError`.
+        **kwargs: The other arguments of ``APIError``.
     """
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
@@ -173,7 +173,7 @@ class APIConnectionError(MediagenError):
     ``cors`` is True when the request was sent by a browser's fetch (a browser kernel, or a
     fetch error in the message): there the browser hides why a request failed, and the
     usual cause is a service that does not allow requests from the page's origin; the
-    message then says so (see :func:`connection_error`).
+    message then says so (see ``connection_error``).
 
     Args:
         message: What failed: the request's method and path and the transport's error.

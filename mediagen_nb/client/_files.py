@@ -1,12 +1,4 @@
-"""Writing a result to a folder the user chose: contained and atomic.
-
-The file name comes from the service (a task id), so it is untrusted: ``safe_file_name``
-keeps only ``[A-Za-z0-9._-]``, drops leading dots and, when it had to change anything,
-appends a short hash of the original so distinct ids never share a file. The result can
-therefore never be ``..``, absolute, or name a path outside the folder. ``write_atomic``
-writes a temporary file in the target folder and renames it over the final name, so a
-reader never sees half a file and a failed write leaves nothing behind.
-"""
+"""Writing a result to a folder the user chose: contained and atomic."""
 
 from __future__ import annotations
 
@@ -22,7 +14,11 @@ _MAX_NAME = 120
 
 
 def safe_file_name(name: str) -> str:
-    """A name with no separators, no leading dot and no ``..`` (see the module docstring)."""
+    """A name with no separators, no leading dot and no ``..``.
+
+    Only ``[A-Za-z0-9._-]`` is kept; a name that had to change gets a short hash of the
+    original appended, so distinct task ids never share a file.
+    """
     cleaned = _UNSAFE.sub("_", name).lstrip(".")[:_MAX_NAME]
     if cleaned != name or not cleaned:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]

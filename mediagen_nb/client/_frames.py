@@ -1,6 +1,6 @@
 """The first or last frame of a video result, as a PNG beside the video in the media cache.
 
-PyAV decodes it (CPython); without PyAV (the browser) :func:`any_frame_png` takes a frame
+PyAV decodes it (CPython); without PyAV (the browser) ``any_frame_png`` takes a frame
 shipped with the video (stock clips) or has a panel on the page draw it (``_frame_sources``).
 The PNG names its video (``_provenance``), so the next request records it as parent.
 """

@@ -1,30 +1,7 @@
 """The shared HTTP core: one connection pool for both base URLs, auth, errors, speed.
 
-Every resource namespace sends through :class:`HTTPCore`. It owns the single
-``httpx2.AsyncClient`` (wrapped in :class:`RetryTransport`), adds the Bearer header only to
-requests for the service's own origins (a result URL on a CDN never sees the key), turns
-transport failures and HTTP error statuses into the exception tree, reads bodies within
-their caps (``_limits``), and remembers the emulator's ``x-mediagen-emulator-speed`` header
-(1.0 when absent, i.e. the real service; clamped to ``[MIN_SPEED, MAX_SPEED]``, and a
-warning once when a service outside demo mode sends it).
-
-Decision (not shown by the spec): at most ``MAX_IN_FLIGHT`` (16) requests are handed to the
-connection pool at once; the rest wait on a semaphore in the client, where waiting costs
-nothing. The number is set by the event loop's latency, measured with 1,000 tasks in flight
-(bench figure 5) and explained by the profile: every request start and end makes httpcore2
-walk all pooled connections (``_assign_requests_to_connections``, about five method calls
-and an idle-socket probe per connection), and one loop iteration may have to finish every
-request in flight at once. So a loop stall is about in-flight x CPU per request (~1 ms on a
-shared 2-core machine): with 64 in flight (and the 64+ connections a burst leaves open)
-the loop's own CPU between two 5 ms ticks reached 135-140 ms at p99; with 16, 22-25 ms.
-The price is throughput to a distant service: 16 requests in flight at 100 ms round trip
-are 160 requests/s, so a thousand image tasks are polled less often than their interval
-(never more often). A create holds its slot from validation to answer (``slot``), so a
-burst of thousands of creates waits here instead of validating all in one loop iteration
-(bench figure 12: 10,000 at once kept the loop busy 1.8 s). The pool keeps as many idle
-connections alive as it may open (``POOL_LIMITS``), so a burst does not close and reopen
-connections, and its maximum stays above ``MAX_IN_FLIGHT``: a streamed response holds its
-slot only until its headers arrive (the pool's own limit bounds open streams).
+Why at most ``MAX_IN_FLIGHT`` requests reach the pool: the design page, "One HTTP core,
+at most 16 requests in flight".
 """
 
 from __future__ import annotations
@@ -71,7 +48,8 @@ DEFAULT_TIMEOUT = httpx2.Timeout(60.0, connect=10.0)
 POOL_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
 """Connection pool of the default transport: idle connections are kept up to the maximum."""
 MAX_IN_FLIGHT = 16
-"""Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``; see above)."""
+"""Requests handed to the pool at once (below ``POOL_LIMITS.max_connections``): more makes
+httpcore2's per-request walk over the pool stall the event loop (design page)."""
 ERROR_BODY_BYTES = 64 * 1024
 """How much of an error answer is read (its message is in the first few hundred bytes)."""
 
@@ -164,7 +142,7 @@ def decode_json(content: bytes) -> Any:
 
 
 class HTTPCore:
-    """Sends requests for the resource namespaces; see the module docstring."""
+    """Sends requests for the resource namespaces (design page: "One HTTP core")."""
 
     def __init__(
         self,
@@ -288,7 +266,7 @@ class HTTPCore:
         own: bool,
         retry: bool = True,
     ) -> httpx2.Request:
-        """The request; ``own=True`` when ``url`` came from :meth:`url` (one of our bases,
+        """The request; ``own=True`` when ``url`` came from ``url`` (one of our bases,
         so the origin check needs no URL parse), False for any other URL."""
         content = None if body is None else encode_json(body, url)
         extensions = {IDEMPOTENT_EXTENSION: True} if idempotent else {}
@@ -354,7 +332,7 @@ class HTTPCore:
         return data, response
 
     async def _read(self, response: httpx2.Response, limit: int, *, what: str, hint: str) -> bytes:
-        """An open response's body within ``limit``; transport failures as in :meth:`_send`."""
+        """An open response's body within ``limit``; transport failures as in ``_send``."""
         request = response.request
         try:
             return await read_capped(response, limit, what=what, hint=hint)

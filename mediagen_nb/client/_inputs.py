@@ -62,7 +62,7 @@ def is_media_input(value: Any) -> bool:
 
 
 def _collect(value: Any, path: str, found: list[_Input]) -> Any:
-    """A copy of ``value`` with every media input replaced by a :class:`_Hole`."""
+    """A copy of ``value`` with every media input replaced by a ``_Hole``."""
     if is_media_input(value):
         found.append(_Input(path, value))
         return _Hole(len(found) - 1)

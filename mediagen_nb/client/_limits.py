@@ -23,7 +23,7 @@ MAX_JSON_BYTES: Final = 32 * MIB
 """Largest JSON answer read (task results, chat replies, asset envelopes)."""
 MaxDownload = int | Mapping[str, int] | None
 """``max_download_bytes``: one cap for every kind, a cap per kind (``image``, ``video``), or
-None for ``MEDIAGEN_MAX_DOWNLOAD_MB`` (MiB) or else :data:`DEFAULT_MAX_DOWNLOAD`."""
+None for ``MEDIAGEN_MAX_DOWNLOAD_MB`` (MiB) or else ``DEFAULT_MAX_DOWNLOAD``."""
 DOWNLOAD_HINT: Final = (
     f"raise it with AsyncClient(max_download_bytes=...) or {ENV_MAX_DOWNLOAD_MB} (MiB)"
 )

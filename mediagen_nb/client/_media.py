@@ -1,14 +1,4 @@
-"""Image and video resources: ``images.create``, ``videos.create`` and ``tasks``.
-
-The family (and so the create path) comes from the model name via the catalog; families
-whose model names the spec does not show (seedance2, veo, grok, videos) need ``family=``.
-A create the service rejects (HTTP 200, ``status: failed``) still returns a :class:`Task`
-(already failed, recorded as such); ``wait()`` then raises :class:`TaskFailedError`.
-
-A create whose answer is lost after the request may have arrived (a 5xx, a dropped or timed-out
-connection) is ambiguous: the service may have made the task. It is never retried (that could
-pay for a duplicate); the error says so and history gets an ``unconfirmed`` row with the request.
-"""
+"""Image and video resources: ``images.create``, ``videos.create`` and ``tasks``."""
 
 from __future__ import annotations
 
@@ -73,17 +63,24 @@ class _TaskResource:
         self._ctx = context
 
     async def create(self, model: str, *, family: str | None = None, **params: Any) -> Task:
-        """Validate and send a create request; return the :class:`Task` handle at once.
+        """Validate and send a create request; return the ``Task`` handle at once.
 
         The model name finds its family in the catalog, and ``params`` are that family's
         request fields. Which fields a family takes, their rules, defaults and limits, its
-        poll interval, ETA and URL lifetime: the documentation's Model families pages (one
-        per family, generated from the catalog), or ``mediagen_nb.catalog.params_for(id)``.
+        poll interval, ETA and URL lifetime: the documentation's
+        [Model families](../families/index.md) pages (Reference → Model families, one page
+        per family, generated from the catalog), or, in a notebook,
+        ``[p.name for p in mediagen_nb.catalog.params_for("image2")]``.
 
         Example:
             ```python
             task = await client.images.create("gpt-image-2", prompt="a fox", ratio="16:9")
             await task.wait()
+            video = await client.videos.create(
+                "seedance_1_5_pro_480p",
+                content=[{"type": "text", "text": "a fox runs"}],
+                duration=5,
+            )
             ```
 
         Args:
@@ -192,25 +189,56 @@ def _may_have_arrived(exc: MediagenError) -> bool:
 
 
 class Images(_TaskResource):
-    """``images.create(model, prompt=..., ...)`` for the banana and image2 families."""
+    """``client.images``: create image tasks (the banana and image2 families).
+
+    ``create`` returns a ``Task`` at once; ``await task.wait()`` polls it to the end.
+
+    Args:
+        context: The client's shared state. You do not build this: use ``client.images``.
+    """
 
     _kind: Kind = "image"
 
 
 class Videos(_TaskResource):
-    """``videos.create(model, ..., family=None)`` for every video family."""
+    """``client.videos``: create video tasks (every video family).
+
+    ``create`` returns a ``Task`` at once; ``await task.wait()`` polls it to the end.
+    The partly documented families (seedance2, veo, grok, videos) list no model names, so
+    pass ``family=`` with them.
+
+    Args:
+        context: The client's shared state. You do not build this: use ``client.videos``.
+    """
 
     _kind: Kind = "video"
 
 
 class Tasks:
-    """Results by id, and re-attaching to tasks made before a restart."""
+    """``client.tasks``: results by id, and re-attaching to tasks made before a restart.
+
+    Args:
+        context: The client's shared state. You do not build this: use ``client.tasks``.
+    """
 
     def __init__(self, context: ClientContext) -> None:
         self._ctx = context
 
     async def get(self, task_id: str) -> TaskResult:
-        """``GET /v1/result/{id}`` once, as a typed result."""
+        """Read a task's result once (``GET /v1/result/{id}``), without polling.
+
+        Args:
+            task_id: The id the create answered with (``task.id``).
+
+        Returns:
+            The result as the service reports it now: ``status``, and the media URLs once
+            completed.
+
+        Raises:
+            NotFoundError: The service knows no task with this id.
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service (after the retries a read gets).
+        """
         data, response = await self._ctx.core.request(
             "GET", "base", result_path(task_id), idempotent=True
         )
@@ -220,6 +248,19 @@ class Tasks:
         """A handle for an existing task (e.g. after a kernel restart); nothing is sent yet.
 
         Its status is ``queued`` until the first ``refresh()``; ``wait()`` refreshes at once.
+        ``mediagen_nb.resume(client)`` does this for every unfinished task of the history.
+
+        Args:
+            task_id: The task's id.
+            family: The family id (``"sora"``, ``"seedance"``...), which sets the poll
+                interval and the deadline.
+            model: The model name the task was created with.
+
+        Returns:
+            The task handle.
+
+        Raises:
+            RequestValidationError: ``family`` is not a family of the catalog.
         """
         fam = FAMILIES.get(family)
         if fam is None:

@@ -2,7 +2,7 @@
 
 ``MEDIAGEN_MEDIA_HOST=s3://bucket/prefix`` (``pip install "mediagen_nb[host]"``; gcsfs or
 adlfs for the others). Keys are content hashes; the service gets a signed URL, or the plain
-one for a public bucket (see :class:`MediaHost`). Credentials come from the store's settings.
+one for a public bucket (see ``MediaHost``). Credentials come from the store's settings.
 """
 
 from __future__ import annotations
@@ -78,7 +78,16 @@ class MediaHost:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> MediaHost | None:
-        """The host named by ``MEDIAGEN_MEDIA_HOST`` (None when unset)."""
+        """The host named by ``MEDIAGEN_MEDIA_HOST`` (None when unset).
+
+        Args:
+            environ: The variables to read; by default ``os.environ``.
+                ``MEDIAGEN_MEDIA_HOST_PUBLIC`` set to ``1``, ``true``, ``yes`` or ``on``
+                declares the bucket public.
+
+        Returns:
+            The host, or None when the variable is unset or empty.
+        """
         env = os.environ if environ is None else environ
         url = env.get(ENV_MEDIA_HOST, "").strip()
         if not url:
@@ -87,7 +96,15 @@ class MediaHost:
         return cls(url, public=True if public in _TRUE else None)
 
     def key_for(self, data: bytes) -> str:
-        """The object path of ``data``: ``{prefix}/{sha256}{suffix}`` (without the scheme)."""
+        """Where a file is stored: one object per content, so each is uploaded once.
+
+        Args:
+            data: The file's bytes.
+
+        Returns:
+            ``{bucket/prefix}/{sha256}{suffix}`` without the scheme; the suffix comes from
+            the content (``.png``, ``.mp4``...; ``.bin`` when unknown).
+        """
         digest = hashlib.sha256(data).hexdigest()
         base = self.url.split("://", 1)[1]
         return f"{base}/{digest}{_SUFFIX.get(media_type(data), '.bin')}"

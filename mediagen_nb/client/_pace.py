@@ -1,6 +1,6 @@
 """How a task is polled: its family's interval, ``Retry-After`` and the wait's deadline.
 
-One set of rules for the client's :class:`~mediagen_nb.client.Task` and the classroom's
+One set of rules for the client's ``Task`` and the classroom's
 tracker, which both follow tasks on the service.
 """
 

@@ -2,7 +2,7 @@
 
 A service (or anything in front of it) may answer 200 with JSON of the wrong shape: a
 ``status`` that is an object, a list where an object belongs. Pydantic's own error is not
-part of the client's exception tree, so it becomes :class:`MalformedResponseError`.
+part of the client's exception tree, so it becomes ``MalformedResponseError``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,4 @@
-"""Report what the client does to a :class:`~mediagen_nb._hooks.Recorder`, never failing.
-
-Recording is a side effect of the user's call: a full disk or a broken ledger must not turn a
-finished generation into an exception. :class:`SafeRecorder` logs recorder errors (redacted)
-and carries on. Event data never holds the key: request bodies are JSON the user wrote, and
-every string passes through :func:`redact` once more on the way out. :func:`recording_tags`
-adds names (a sweep's ``sweep_id``) to the create events recorded inside it.
-"""
+"""Report what the client does to a ``Recorder``, never failing."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
 """A transport wrapper that retries what is safe to retry, and counts what it did.
 
-Safe means: the request is idempotent (GET, HEAD, DELETE, OPTIONS, or a read-only POST the
-client marks with the ``mediagen_idempotent`` request extension), or it provably never reached
-the server (no connection was ever established: ``httpx2.ConnectError``, ``ConnectTimeout``,
-``PoolTimeout``). A create POST is never retried after it may have been sent: a second create
-would start a second (billed) task.
-
-Idempotent requests are retried on transport errors and on HTTP 408, 429, 500, 502, 503, 504
-with jittered exponential backoff (``initial * 2**n``, capped at ``max_delay``, reduced by up
-to ``jitter``). A ``Retry-After`` header (seconds, fractional allowed, or an HTTP date) is
-honoured exactly; when it asks for more than ``max_retry_after`` seconds the response is
-returned instead, so the caller sees the 429/503 and its ``retry_after``.
+What "safe" means: the design page, "What is retried".
 """
 
 from __future__ import annotations

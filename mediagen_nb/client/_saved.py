@@ -1,6 +1,6 @@
 """Reading a saved file's request back (``_provenance`` writes it; ``Task.save`` saves).
 
-:func:`read_request` gives a :class:`SavedRequest` whose ``body`` refills a form or is sent
+``read_request`` gives a ``SavedRequest`` whose ``body`` refills a form or is sent
 again, naming the parameters the catalog no longer knows (``unknown``), which it leaves out.
 """
 
@@ -29,7 +29,7 @@ def request_record(task: Task) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class SavedRequest:
-    """A request read back from a saved file (what :func:`read_request` returns).
+    """A request read back from a saved file (what ``read_request`` returns).
 
     Args:
         family: The family id, or None when neither the file nor the catalog names one.
@@ -65,7 +65,7 @@ def _known_fields(family_id: str) -> set[str]:
 
 
 def saved_request(record: dict[str, Any]) -> SavedRequest:
-    """A :class:`SavedRequest` from the record a save wrote (see :func:`request_record`)."""
+    """A ``SavedRequest`` from the record a save wrote (see ``request_record``)."""
     raw = record.get("request")
     body = dict(raw) if isinstance(raw, dict) else {}
     model = record.get("model") or body.get("model")

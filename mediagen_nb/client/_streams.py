@@ -1,23 +1,4 @@
-"""Streamed chat replies: typed chunks/events while they arrive, the assembled reply after.
-
-``ChatCompletionStream`` yields :class:`ChatCompletionChunk` and ends at ``data: [DONE]``;
-``MessageStream`` yields Claude-style :class:`StreamEvent` (``message_start``,
-``content_block_start``, ``content_block_delta`` with ``text_delta``, ``content_block_stop``,
-``message_delta``, ``message_stop``, ``ping``) and ends at ``message_stop``. Both expose
-``text`` (assembled so far), ``usage`` and the finish/stop reason, and build the final
-response object with ``get_final_completion()`` / ``get_final_message()``: tool calls,
-``tool_use`` blocks, thinking blocks and every choice reassembled as the official SDKs do
-(``_assemble``).
-
-The stream helper (both classes): ``async for update in stream.events()`` yields
-:class:`~mediagen_nb.types.TextEvent`, ``ThinkingEvent``, ``ToolInputEvent``,
-``ToolCallEvent`` as they arrive and a final ``DoneEvent`` (the whole reply and its usage);
-``async for piece in stream.text_stream`` yields just the answer text. Iterate a stream
-only one way, once.
-
-A stream that ends without its terminator, breaks at the transport level, or carries an
-``error`` event raises :class:`StreamInterruptedError` with the text received so far.
-"""
+"""Streamed chat replies: typed chunks/events while they arrive, the assembled reply after."""
 
 from __future__ import annotations
 
@@ -63,7 +44,31 @@ def _error_text(payload: Any) -> str | None:
 
 
 class BaseStream(Generic[T]):
-    """An SSE response turned into typed items; iterate once, then read the assembled reply."""
+    """An SSE response turned into typed items; iterate once, then read the assembled reply.
+
+    Read it one way, once: ``async for item in stream`` (the raw chunks or events),
+    ``async for update in stream.events()`` (the stream helper:
+    ``TextEvent``, ``ThinkingEvent``, ``ToolInputEvent`` and
+    ``ToolCallEvent`` as they arrive, then a ``DoneEvent`` with the whole reply and its
+    usage), or ``async for piece in stream.text_stream`` (just the answer text). A stream
+    that ends without its terminator, breaks at the transport level or carries an
+    ``error`` event raises ``StreamInterruptedError`` with the text received so far.
+
+    Example:
+        ```python
+        stream = await client.chat.completions.create(model=m, messages=turns, stream=True)
+        async for piece in stream.text_stream:
+            print(piece, end="")
+        ```
+
+    Args:
+        response: The open streamed HTTP response. The client builds streams: use
+            ``stream=True`` or ``.stream(...)`` on ``chat.completions`` or ``messages``.
+        on_complete: Called once with the stream when it ends after its terminator (the
+            client records the finished turn with it).
+        on_incomplete: Called once with the stream and the reason when it ends without
+            its terminator (cut, closed early or cancelled).
+    """
 
     def __init__(
         self,
@@ -151,9 +156,14 @@ class BaseStream(Generic[T]):
 
     async def events(self) -> AsyncIterator[StreamUpdate]:
         """The stream helper: text, thinking and tool-call updates as they arrive, then
-        a :class:`~mediagen_nb.types.DoneEvent` with the whole reply (see module doc).
+        a ``DoneEvent`` with the whole reply and its usage.
 
-        Raises :class:`StreamInterruptedError` (``partial_text`` kept) if the stream breaks.
+        Yields:
+            ``TextEvent``, ``ThinkingEvent``, ``ToolInputEvent`` and ``ToolCallEvent``
+            updates, and a final ``DoneEvent``.
+
+        Raises:
+            StreamInterruptedError: The stream broke; ``partial_text`` holds what came.
         """
         self._emit = True
         async for _item in self:
@@ -173,7 +183,14 @@ class BaseStream(Generic[T]):
                 yield update.text
 
     async def until_done(self) -> Self:
-        """Consume the rest of the stream."""
+        """Read the rest of the stream.
+
+        Returns:
+            This stream, now done.
+
+        Raises:
+            StreamInterruptedError: The stream broke before its end.
+        """
         async for _item in self:
             pass
         return self
@@ -218,7 +235,15 @@ class BaseStream(Generic[T]):
 
 
 class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
-    """Streamed ``/v1/chat/completions``; ``finish_reason`` and ``usage`` fill in as they come."""
+    """Streamed ``/v1/chat/completions``: yields ``ChatCompletionChunk`` items.
+
+    It ends at ``data: [DONE]``; ``text``, ``finish_reason`` and ``usage`` fill in as the
+    chunks come, and ``get_final_completion`` rebuilds the whole reply.
+
+    Args:
+        response: The open streamed HTTP response (the client builds streams).
+        **kwargs: ``on_complete`` and ``on_incomplete``, as for ``BaseStream``.
+    """
 
     def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
         super().__init__(response, **kwargs)
@@ -254,14 +279,31 @@ class ChatCompletionStream(BaseStream[ChatCompletionChunk]):
         return self.accumulator.final()
 
     async def get_final_completion(self) -> ChatCompletion:
-        """Consume the stream and return it as one :class:`ChatCompletion` (all choices,
-        tool calls, usage), as the ``openai`` SDK's stream state rebuilds it."""
+        """Read the rest of the stream and return the whole reply.
+
+        Returns:
+            One ``ChatCompletion`` (all choices, tool calls, usage), as the ``openai``
+            SDK's stream state rebuilds it.
+
+        Raises:
+            StreamInterruptedError: The stream broke before its end.
+        """
         await self.until_done()
         return self.accumulator.final()
 
 
 class MessageStream(BaseStream[StreamEvent]):
-    """Streamed ``/v1/messages``; ``stop_reason`` and ``usage`` fill in as they come."""
+    """Streamed ``/v1/messages``: yields Claude-style ``StreamEvent`` items.
+
+    Events are ``message_start``, ``content_block_start``, ``content_block_delta``,
+    ``content_block_stop``, ``message_delta``, ``message_stop`` (the end) and ``ping``;
+    ``text``, ``thinking``, ``stop_reason`` and ``usage`` fill in as they come, and
+    ``get_final_message`` rebuilds the whole reply.
+
+    Args:
+        response: The open streamed HTTP response (the client builds streams).
+        **kwargs: ``on_complete`` and ``on_incomplete``, as for ``BaseStream``.
+    """
 
     def __init__(self, response: httpx2.Response, **kwargs: Any) -> None:
         super().__init__(response, **kwargs)
@@ -319,7 +361,14 @@ class MessageStream(BaseStream[StreamEvent]):
         return self.accumulator.final()
 
     async def get_final_message(self) -> Message:
-        """Consume the stream and return it as one :class:`Message` (thinking, text and
-        tool_use blocks, usage), as the ``anthropic`` SDK's ``accumulate_event`` rebuilds it."""
+        """Read the rest of the stream and return the whole reply.
+
+        Returns:
+            One ``Message`` (thinking, text and tool_use blocks, usage), as the
+            ``anthropic`` SDK's ``accumulate_event`` rebuilds it.
+
+        Raises:
+            StreamInterruptedError: The stream broke before its end.
+        """
         await self.until_done()
         return self.accumulator.final()

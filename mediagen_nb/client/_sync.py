@@ -1,11 +1,4 @@
-"""``Client``: the blocking twin of :class:`AsyncClient`, for scripts and plain cells.
-
-It owns a private event loop in a daemon thread and runs every call there, so it works the
-same in a script and inside Jupyter, whose kernel already runs a loop in the main thread (no
-``nest_asyncio``, no ``asyncio.run`` on the kernel's loop). Namespaces mirror the async ones
-(``client.images.create(...)`` returns a :class:`SyncTask`, ``stream=True`` returns a
-:class:`SyncStream`); each method blocks until its coroutine is done.
-"""
+"""``Client``: the blocking twin of ``AsyncClient``, for scripts and plain cells."""
 
 from __future__ import annotations
 
@@ -38,9 +31,9 @@ T = TypeVar("T")
 
 
 class Client:
-    """Blocking client with the methods of :class:`AsyncClient`, for scripts.
+    """Blocking client with the methods of ``AsyncClient``, for scripts.
 
-    It runs an :class:`AsyncClient` on an event loop of its own; ``close()`` stops it.
+    It runs an ``AsyncClient`` on an event loop of its own; ``close()`` stops it.
 
     Args:
         api_key: The service's key; None reads ``MEDIAGEN_API_KEY``, and with neither the
@@ -60,9 +53,18 @@ class Client:
         recorder: Where requests, tasks and turns are recorded: by default the history
             ledger; None records nothing.
         allow_unknown_models: Accept model names newer than the catalog.
+        max_download_bytes: The largest result downloaded, in bytes: one number, or one per
+            kind (``{"image": ..., "video": ...}``); None reads ``MEDIAGEN_MAX_DOWNLOAD_MB``
+            (MiB), else 64 MiB for images and 512 MiB for videos.
+        media_host: Where local files and expired results are uploaded so the service can
+            fetch them: a bucket URL (``s3://bucket/prefix``) or a ``MediaHost``; None reads
+            ``MEDIAGEN_MEDIA_HOST``.
 
     Raises:
-        ConfigurationError: A base URL is set without a key, or a key without a base URL.
+        ConfigurationError: A base URL is set without a key, or a key without a base URL; a
+            download cap that is not a positive whole number.
+        RuntimeError: This Python cannot start a thread (a browser kernel): use
+            ``AsyncClient`` with ``await`` there.
     """
 
     def __init__(
@@ -118,11 +120,11 @@ class Client:
 
     @property
     def async_client(self) -> AsyncClient:
-        """The :class:`AsyncClient` doing the work (on the private loop)."""
+        """The ``AsyncClient`` doing the work (on the private loop)."""
         return self._async
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` (which uses :attr:`async_client`) on this client's loop; block for it.
+        """Run ``coro`` (which uses ``async_client``) on this client's loop; block for it.
 
         Args:
             coro: a coroutine, e.g. ``plan.run(client=client.async_client)``.

@@ -1,5 +1,5 @@
 """The blocking client's machinery: a private event loop in a daemon thread, and blocking
-views of a :class:`~._tasks.Task` and of a chat stream (see :mod:`._sync`)."""
+views of a ``Task`` and of a chat stream (see ``_sync``)."""
 
 from __future__ import annotations
 
@@ -55,12 +55,27 @@ class LoopRunner:
 
 
 class SyncTask:
-    """Blocking view of a :class:`Task`; attributes (``id``, ``status``, ...) read through."""
+    """Blocking view of a ``Task``; attributes (``id``, ``status``, ...) read through.
+
+    The blocking ``Client`` returns one from ``images.create`` and ``videos.create``;
+    each method runs its ``Task`` twin on the client's loop and blocks until done.
+
+    Example:
+        ```python
+        with mediagen_nb.Client() as client:
+            task = client.images.create("gpt-image-2", prompt="a fox").wait()
+            task.download("fox.png")
+        ```
+
+    Args:
+        runner: The client's private event loop. You do not build this: the client does.
+        task: The async task to view.
+    """
 
     def __init__(self, runner: LoopRunner, task: Task) -> None:
         self._runner = runner
         self.task = task
-        """The underlying async :class:`Task`."""
+        """The underlying async ``Task``."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.task, name)
@@ -79,7 +94,7 @@ class SyncTask:
         on_update: Callable[[SyncTask], Any] | None = None,
         on_status: Callable[[SyncTask], Any] | None = None,
     ) -> Self:
-        """Poll until the task ends (see :meth:`Task.wait`); the callbacks get this view.
+        """Poll until the task ends (see ``Task.wait``); the callbacks get this view.
 
         Args:
             timeout: Seconds to wait at most (default ``Task.default_timeout``).
@@ -99,7 +114,7 @@ class SyncTask:
         return self
 
     def cancel(self) -> bool:
-        """Stop waiting locally (see :meth:`Task.cancel`)."""
+        """Stop waiting locally (see ``Task.cancel``)."""
 
         async def cancel() -> bool:
             return self.task.cancel()
@@ -111,11 +126,25 @@ class SyncTask:
         return self._runner.run(self.task.read_bytes())
 
     def download(self, path: str | Path) -> Path:
-        """Write the result to ``path``."""
+        """Write the result to a file (see ``Task.download``).
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
+
+        Returns:
+            The file written.
+        """
         return self._runner.run(self.task.download(path))
 
     def save(self, path: str | Path) -> Path:
-        """Write the result with its request inside (see :meth:`Task.save`)."""
+        """Write the result with its request inside (see ``Task.save``).
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
+
+        Returns:
+            The media file written.
+        """
         return self._runner.run(self.task.save(path))
 
     def first_frame(self) -> Path:
@@ -132,7 +161,16 @@ class SyncTask:
 
 
 class SyncStream(Generic[S]):
-    """Blocking iteration over a chat stream; ``text``, ``usage``, ... read through."""
+    """Blocking iteration over a chat stream; ``text``, ``usage``, ... read through.
+
+    The blocking ``Client`` returns one for ``stream=True`` and ``.stream(...)``.
+    Iterate it (raw chunks or events), or use ``events()`` or ``text_stream``, once;
+    ``with`` it to close the connection when you stop early.
+
+    Args:
+        runner: The client's private event loop. You do not build this: the client does.
+        stream: The async stream (``ChatCompletionStream`` or ``MessageStream``).
+    """
 
     def __init__(self, runner: LoopRunner, stream: S) -> None:
         self._runner = runner

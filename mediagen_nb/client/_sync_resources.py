@@ -1,11 +1,4 @@
-"""The blocking client's namespaces, written out with the async ones' typed signatures.
-
-Each method runs its :class:`AsyncClient` twin on the client's private loop (see
-:mod:`._sync`) and returns what it returns, with a :class:`~._tasks.Task` wrapped as a
-:class:`SyncTask` and a chat stream as a :class:`SyncStream`, so editors and mypy see the
-same parameters and results as on the async client (httpx's ``Client``/``AsyncClient`` and
-openai's ``OpenAI``/``AsyncOpenAI`` are written the same way).
-"""
+"""The blocking client's namespaces, written out with the async ones' typed signatures."""
 
 from __future__ import annotations
 
@@ -14,7 +7,14 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
-from mediagen_nb.types import AssetInfo, ChatCompletion, ClassroomMe, Message, TaskResult
+from mediagen_nb.types import (
+    AssetFailure,
+    AssetInfo,
+    ChatCompletion,
+    ClassroomMe,
+    Message,
+    TaskResult,
+)
 
 from ._assets import AssetBatch, Assets
 from ._chat import Chat, Completions, Messages
@@ -42,7 +42,7 @@ class _Blocking:
 
 
 class SyncCompletions(_Blocking):
-    """``client.chat.completions``: see :class:`~._chat.Completions`."""
+    """``client.chat.completions``: see ``Completions``."""
 
     def __init__(self, runner: LoopRunner, target: Completions) -> None:
         super().__init__(runner)
@@ -91,7 +91,7 @@ class SyncCompletions(_Blocking):
         response_format: type[M],
         **params: Any,
     ) -> ChatCompletion:
-        """See :meth:`~._chat.Completions.parse` (``choices[i].message.parsed``)."""
+        """See ``parse`` (``choices[i].message.parsed``)."""
         return self._run(
             self._target.parse(
                 model=model, messages=messages, response_format=response_format, **params
@@ -110,7 +110,7 @@ class SyncCompletions(_Blocking):
         response_format: type[BaseModel] | None = None,
         **params: Any,
     ) -> ToolRun[ChatCompletion]:
-        """See :meth:`~._chat.Completions.run_tools` (async tools run on the client's loop)."""
+        """See ``run_tools`` (async tools run on the client's loop)."""
         return self._run(
             self._target.run_tools(
                 model=model,
@@ -133,7 +133,7 @@ class SyncChat:
 
 
 class SyncMessages(_Blocking):
-    """``client.messages``: see :class:`~._chat.Messages`."""
+    """``client.messages``: see ``Messages``."""
 
     def __init__(self, runner: LoopRunner, target: Messages) -> None:
         super().__init__(runner)
@@ -202,7 +202,7 @@ class SyncMessages(_Blocking):
         output_format: type[M],
         **params: Any,
     ) -> Message:
-        """See :meth:`~._chat.Messages.parse` (``reply.parsed_output``)."""
+        """See ``parse`` (``reply.parsed_output``)."""
         return self._run(
             self._target.parse(
                 model=model,
@@ -226,7 +226,7 @@ class SyncMessages(_Blocking):
         output_format: type[BaseModel] | None = None,
         **params: Any,
     ) -> ToolRun[Message]:
-        """See :meth:`~._chat.Messages.run_tools` (async tools run on the client's loop)."""
+        """See ``run_tools`` (async tools run on the client's loop)."""
         return self._run(
             self._target.run_tools(
                 model=model,
@@ -243,37 +243,78 @@ class SyncMessages(_Blocking):
 
 
 class SyncMedia(_Blocking):
-    """``client.images`` / ``client.videos``: see :class:`~._media.Images`."""
+    """``client.images`` / ``client.videos``: see ``Images``."""
 
     def __init__(self, runner: LoopRunner, target: Images | Videos) -> None:
         super().__init__(runner)
         self._target = target
 
     def create(self, model: str, *, family: str | None = None, **params: Any) -> SyncTask:
-        """Validate and send a create request; return the blocking task handle."""
+        """Validate and send a create request; return the blocking task handle at once.
+
+        The keyword parameters are the fields of the model's family: see the documentation's
+        Model families pages (Reference → Model families) or
+        ``mediagen_nb.catalog.params_for(family_id)``.
+
+        Example:
+            ```python
+            task = client.images.create("gpt-image-2", prompt="a fox", ratio="16:9").wait()
+            ```
+
+        Args:
+            model: The model name, e.g. ``gpt-image-2`` or ``neutralSora2Plus``.
+            family: The family id, for a model name the catalog does not list.
+            **params: The family's request fields (``prompt``, ``size``, ``content``...).
+
+        Returns:
+            The task; ``wait()`` polls it to the end.
+
+        Raises:
+            RequestValidationError: The body breaks a rule (nothing sent), or the model's
+                family is unknown or of the other kind.
+            AssetNotUsableError: An ``asset://`` reference is known not to be Active.
+            APIError: The service refused the request.
+            APIConnectionError: No answer from the service.
+        """
         return SyncTask(
             self._runner, self._run(self._target.create(model, family=family, **params))
         )
 
 
 class SyncTasks(_Blocking):
-    """``client.tasks``: see :class:`~._media.Tasks`."""
+    """``client.tasks``: see ``Tasks``."""
 
     def __init__(self, runner: LoopRunner, target: Tasks) -> None:
         super().__init__(runner)
         self._target = target
 
     def get(self, task_id: str) -> TaskResult:
-        """``GET /v1/result/{id}`` once, as a typed result."""
+        """Read a task's result once (``GET /v1/result/{id}``), without polling.
+
+        Args:
+            task_id: The id the create answered with.
+
+        Returns:
+            The result as the service reports it now.
+        """
         return self._run(self._target.get(task_id))
 
     def attach(self, task_id: str, family: str, model: str) -> SyncTask:
-        """A handle for an existing task (e.g. after a restart); nothing is sent yet."""
+        """A handle for an existing task (e.g. after a restart); nothing is sent yet.
+
+        Args:
+            task_id: The task's id.
+            family: The family id, which sets the poll interval and the deadline.
+            model: The model name the task was created with.
+
+        Returns:
+            The blocking task handle.
+        """
         return SyncTask(self._runner, self._target.attach(task_id, family, model))
 
 
 class SyncAssets(_Blocking):
-    """``client.assets``: see :class:`~._assets.Assets`."""
+    """``client.assets``: see ``Assets``."""
 
     def __init__(self, runner: LoopRunner, target: Assets) -> None:
         super().__init__(runner)
@@ -327,27 +368,36 @@ class SyncAssets(_Blocking):
         return self._run(self._target.status_of(library, asset_ids))
 
     def wait_active(
-        self, asset_ids: Iterable[str], *, timeout: float | None = None
+        self,
+        asset_ids: Iterable[str],
+        *,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_update: Callable[[AssetInfo | AssetFailure], object] | None = None,
     ) -> dict[str, AssetInfo]:
-        """Poll until every asset is ``Active`` (see :meth:`Assets.wait_active`)."""
-        return self._run(self._target.wait_active(asset_ids, timeout=timeout))
+        """Poll until every asset is ``Active`` (see ``Assets.wait_active``)."""
+        return self._run(
+            self._target.wait_active(
+                asset_ids, timeout=timeout, poll_interval=poll_interval, on_update=on_update
+            )
+        )
 
     def host_file(self, data: bytes, *, name: str, content_type: str) -> str:
         """Demo mode only: store a file on the built-in emulator; returns its URL."""
         return self._run(self._target.host_file(data, name=name, content_type=content_type))
 
     def fetch_media(self, url: str, *, max_bytes: int, timeout: float = 5.0) -> bytes:
-        """GET an asset's media for a preview (see :meth:`Assets.fetch_media`)."""
+        """GET an asset's media for a preview (see ``Assets.fetch_media``)."""
         return self._run(self._target.fetch_media(url, max_bytes=max_bytes, timeout=timeout))
 
 
 class SyncClassroom(_Blocking):
-    """``client.classroom``: see :class:`~._classroom.Classroom`."""
+    """``client.classroom``: see ``Classroom``."""
 
     def __init__(self, runner: LoopRunner, target: Classroom) -> None:
         super().__init__(runner)
         self._target = target
 
     def me(self) -> ClassroomMe:
-        """``GET /v1/classroom/me`` once (see :meth:`Classroom.me`)."""
+        """``GET /v1/classroom/me`` once (see ``Classroom.me``)."""
         return self._run(self._target.me())

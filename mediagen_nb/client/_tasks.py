@@ -1,19 +1,6 @@
 """The ``Task`` handle: one image or video task, polled until it ends.
 
-Polling follows the catalog: the interval is ``family.min_poll_interval(model)`` divided by the
-speed the emulator announces in ``x-mediagen-emulator-speed`` (1.0 on the real service, so
-seedance is never polled more often than every 10 s there). A 429 is honoured: the transport
-retries it after ``Retry-After``; if its retries run out, the wait loop sleeps ``retry_after``
-and goes on. Every wait has a deadline; without ``timeout`` it is
-``max(600 s, 3 x the catalog's upper ETA) / speed``, never below ``DEADLINE_FLOOR_S``; the
-speed is clamped to ``[1, 1000]`` (``_http.parse_speed``), so no header makes a deadline
-longer than the real service's, and ``wait(timeout=...)`` is never scaled.
-
-Decisions where the spec is silent: unknown status words from the service are mapped to the
-nearest known one (``pending`` -> queued, ``running`` -> processing, ``succeeded`` ->
-completed, ``canceled`` -> cancelled) and anything else counts as ``processing`` until the
-deadline. The spec shows no cancel endpoint, so :meth:`Task.cancel` only stops waiting and
-marks the task cancelled in this process; the service may still finish (and bill) it.
+Pace, deadlines and status words: the design page, "How a task is polled".
 """
 
 from __future__ import annotations
@@ -86,7 +73,7 @@ def _resolve(future: asyncio.Future[None], sleeper: asyncio.Future[Any] | None =
 
 
 def normalize_status(raw: object) -> TaskStatus:
-    """The service's status word as one of the five known statuses (see module docstring)."""
+    """The service's status word as one of the five known statuses (``_ALIASES``)."""
     word = str(raw).strip().lower() if raw is not None else ""
     return _ALIASES.get(word, "processing")
 
@@ -101,7 +88,7 @@ class Task:
     """Handle on one image/video task: ``await task.wait()``, then read or download the result.
 
     Attributes: ``id``, ``family`` (family id), ``model``, ``status``, ``result`` (the last
-    :class:`TaskResult`), ``error``, ``url``, ``polls`` (result requests made), ``elapsed``
+    ``TaskResult``), ``error``, ``url``, ``polls`` (result requests made), ``elapsed``
     (seconds since this handle was made, frozen at a terminal state), ``created_at`` (Unix
     seconds, from the service), ``request`` (the create body), ``local_path`` (cached media).
 
@@ -152,7 +139,7 @@ class Task:
         self._bytes: bytes | None = None
         self._cancel = asyncio.Event()
         self._wake: asyncio.Future[None] | None = None
-        """The future a running :meth:`_pause` waits on (resolved early by :meth:`cancel`)."""
+        """The future a running ``_pause`` waits on (resolved early by ``cancel``)."""
         self._cancelled_locally = False
         self._stale = result is None
         """True for a re-attached handle: its status is a guess until the first refresh."""
@@ -190,11 +177,15 @@ class Task:
     @property
     def poll_interval(self) -> float:
         """Seconds between result polls: the family's minimum for this model over speed
-        (see :func:`~mediagen_nb.client.poll_pace`)."""
+        (see ``poll_pace``)."""
         return self._pace().interval
 
     def default_timeout(self) -> float:
-        """Deadline used by :meth:`wait` without ``timeout`` (see module docstring)."""
+        """Deadline used by ``wait`` without ``timeout``, in seconds.
+
+        ``max(600 s, 3 x the catalog's upper ETA) / speed``, never below 10 s; the speed is
+        clamped to ``[1, 1000]``, so no header makes it longer than the real service's.
+        """
         return self._pace().deadline
 
     def _pace(self) -> PollPace:
@@ -270,7 +261,7 @@ class Task:
         """Poll until the task ends, at its family's pace; return this handle when completed.
 
         Args:
-            timeout: Seconds to wait at most (default :meth:`default_timeout`).
+            timeout: Seconds to wait at most (default ``default_timeout``).
             on_update: ``on_update(task)`` (sync or async) runs after every poll, also when
                 nothing changed (a clock, a poll counter).
             on_status: ``on_status(task)`` (sync or async) runs only when the status changes
@@ -343,9 +334,9 @@ class Task:
         return True
 
     async def _pause(self, delay: float) -> None:
-        """Sleep ``delay`` seconds, waking early if :meth:`cancel` is called.
+        """Sleep ``delay`` seconds, waking early if ``cancel`` is called.
 
-        One future that the timer or :meth:`cancel` resolves: with a thousand tasks polling,
+        One future that the timer or ``cancel`` resolves: with a thousand tasks polling,
         a pause is the most frequent thing the loop does, and two helper tasks plus
         ``asyncio.wait`` per poll were a visible share of its time. An injected sleep
         function (tests) runs as one task that resolves the same future.
@@ -371,7 +362,7 @@ class Task:
         """Stop waiting for this task and mark it cancelled here; False if it already ended.
 
         The spec shows no cancel endpoint, so nothing is sent: the service may still finish the
-        task. A running :meth:`wait` raises :class:`TaskCancelledError` (``local=True``).
+        task. A running ``wait`` raises ``TaskCancelledError`` (``local=True``).
         """
         if self.done:
             return False
@@ -439,10 +430,24 @@ class Task:
         return data
 
     async def download(self, path: str | Path) -> Path:
-        """Write the result to ``path`` (a directory gets ``{id}{suffix}``); return the file.
+        """Write the result to a file; the bytes come from the media cache when kept there.
 
-        The id comes from the service, so the name made of it is sanitised (``_files``): the
-        file always lands inside the directory. The write is atomic (temporary file, rename).
+        The id comes from the service, so the name made of it is sanitised: the file always
+        lands inside the directory. The write is atomic (temporary file, then rename).
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``
+                (``.png``, ``.mp4``... from the file's content).
+
+        Returns:
+            The file written.
+
+        Raises:
+            MediagenError: The task has not completed (``await task.wait()`` first).
+            ResponseTooLargeError: The result is larger than the client's download limit.
+            APIError: The result URL answered with an error (an expired URL, for one).
+            APIConnectionError: The result URL did not answer.
+            OSError: The file cannot be written.
         """
         data = await self.read_bytes()
         name = safe_file_name(f"{self.id}{media_suffix(data, self.family_info.kind)}")
@@ -456,8 +461,23 @@ class Task:
         return await off_loop(write)
 
     async def save(self, path: str | Path) -> Path:
-        """Like :meth:`download`, with the request inside the file (``_saved``): model,
-        parameters, prompt, task id and parents; a sidecar JSON where the format has no room.
+        """Like ``download``, with the request that made it inside the file.
+
+        The model, parameters, prompt, task id and parents are written into the file's
+        metadata; where the format has no room, into ``<name>.mediagen.json`` beside it.
+        ``mediagen_nb.read_request(path)`` reads them back.
+
+        Args:
+            path: A file to write, or an existing directory, which gets ``{id}{suffix}``.
+
+        Returns:
+            The media file written.
+
+        Raises:
+            MediagenError: The task has not completed (``await task.wait()`` first).
+            APIError: The result could not be downloaded.
+            APIConnectionError: The result URL did not answer.
+            OSError: The file cannot be written.
         """
         from ._saved import save_task
 

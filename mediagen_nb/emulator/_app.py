@@ -1,9 +1,7 @@
 """``create_app``: the whole service as one Starlette ASGI app.
 
-Text routes live under ``/gateway`` (``text_base_url = http://host:port/gateway``), everything
-else under ``/api`` (``base_url = http://host:port/api``). ``app.state.emulator`` is the
-:class:`~mediagen_nb.emulator._state.EmulatorState`. Unknown paths answer 404, wrong methods
-405 (with ``Allow``), both in the emulator's error shape (``_serverkit.errors``).
+Task, result, media, asset and upload routes under ``/api``, chat under ``/gateway``;
+``app.state.emulator`` is the :class:`~mediagen_nb.emulator._state.EmulatorState`.
 """
 
 from __future__ import annotations
@@ -53,14 +51,42 @@ def create_app(
     seed: int | None = None,
     state_dir: Path | None = None,
 ) -> Starlette:
-    """Build the emulator app.
+    """Build the emulator as an ASGI app, to serve yourself or to reach in-process.
 
-    ``speed`` divides every service duration (30: a 2-minute video takes 4 s); ``faults``
-    turns on fault injection (off by default); ``clock`` replaces ``time.time`` (tests
-    advance it by hand); ``seed`` makes ids and timings reproducible; ``state_dir`` keeps
-    journals of task and asset records there, so a new emulator on the same folder still
-    knows (and finishes) the tasks and assets of a previous one (see ``_journal`` and
-    ``_asset_journal``).
+    Example:
+        ```python
+        app = create_app(api_key="test-key", speed=600)
+        client = mg.AsyncClient(
+            api_key="test-key",
+            base_url="http://emu.test/api",
+            text_base_url="http://emu.test/gateway",
+            transport=httpx2.ASGITransport(app=app),
+        )
+        ```
+
+    Args:
+        api_key: The key clients must send (``Authorization: Bearer`` or ``x-api-key``).
+        speed: How many times faster than the real service it runs: every service duration
+            (ETAs, reviews, poll intervals, URL lifetimes, retention) is divided by it
+            (30: a 2-minute video takes 4 s). Default 1, the service's own pace.
+        faults: Errors, 429s, dropped connections, latency and stream cuts to inject on
+            purpose; None (the default) injects none.
+        clock: Returns the current time in seconds, in place of ``time.time`` (tests
+            advance one by hand).
+        seed: Makes ids and timings reproducible (result and upload links stay
+            unguessable); None: different every run.
+        state_dir: A folder for the journals of task and asset records and for uploaded
+            files, so a new emulator on the same folder still knows (and finishes) the
+            tasks and assets of a previous one; None keeps everything in memory.
+
+    Returns:
+        A Starlette app: image, video, result, media, asset and upload endpoints under
+        ``/api``, chat completions and messages under ``/gateway``; its state is
+        ``app.state.emulator`` (an :class:`EmulatorState`).
+
+    Raises:
+        ValueError: ``api_key`` is empty or ``speed`` is not positive.
+        OSError: ``state_dir`` cannot be created.
     """
     state = EmulatorState(api_key=api_key, speed=speed, faults=faults, clock=clock, seed=seed)
     if state_dir is not None:

@@ -1,10 +1,6 @@
 """An append-only journal of asset records, so demo-mode assets outlive a kernel restart.
 
-Like the task journal (``_journal``): with ``state_dir`` set, each upload is appended as one
-JSON line, each deletion as a tombstone line ``{"id", "deleted": true}``, and a new emulator
-replays the file (the latest line of an id wins) and compacts it. Times are absolute clock
-times, so a review that was running when the kernel died has finished when it comes back.
-Like the task journal it handles plain records; the asset store makes and reads them.
+Uploads are JSON lines, deletions tombstones; a new emulator replays and compacts the file.
 """
 
 from __future__ import annotations

@@ -1,22 +1,7 @@
 """HTTP routes of both asset libraries, relative to the ``/api`` mount.
 
-Every answer is HTTP 200 with the envelope ``{"code", "msg", "data"}``; ``code`` is the
-string ``"0"`` on success. Decisions where the spec says "not shown":
-
-* Failure codes: ``"400"`` for a body that breaks a rule of ``validate_request`` (``msg`` =
-  ``"field: rule; ..."``), ``"404"`` for an unknown or deleted asset id.
-* Seedance 2.0 upload answers ``data: {"assetId"}``; detail answers ``assetId, name,
-  assetType, status, url, createTime``; delete answers ``data: null`` and
-  ``msg: "asset <id> deleted"``.
-* sd2 ``failedItems`` entries: upload ``{"url", "assetType", "reason"}``, status
-  ``{"assetId", "reason"}``. An upload whose body is invalid answers code ``"400"`` with
-  ``data: {"items": [], "failedItems": [...]}`` naming the bad URLs, and nothing is
-  submitted.
-* Both libraries refuse URLs the service could not fetch (``types._urls``: loopback,
-  private and local hosts, ``file:``) by the same rule as the client, with code ``"400"``;
-  URLs on the emulator's configured origin (or the address the connection reached; never the
-  ``Host`` header) are its own (results, files the Studio hands it in demo mode) and are
-  accepted.
+Every answer is HTTP 200 with the envelope ``{"code", "msg", "data"}`` (``code`` ``"0"`` on
+success); the choices where the spec says "not shown" are in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations

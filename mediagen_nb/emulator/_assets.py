@@ -1,18 +1,7 @@
 """Both asset libraries' records: upload, review over time, lookup, delete (no HTTP here).
 
-Emulator decisions (the spec leaves asset review "not shown"):
-
-* Review takes 20-60 s of service time per asset (a seeded point in that range), divided by
-  the emulator speed. Until then the status is ``Processing`` (sd2 upload responses say
-  ``submitted``); afterwards ``Active``, or ``Failed`` when the submitted URL contains
-  ``reject`` or ``nsfw`` (case-insensitive), so a class can see a failed review on purpose.
-* Ids: seedance 2.0 ``asset-{unix-milliseconds}-{8 hex}``; sd2 ``mx{20 hex}`` (opaque).
-* ``asset://`` references resolve in either library, whatever family the task belongs to.
-* Deleting an asset makes its id permanently invalid (ids are never reused) and fails every
-  pending task that references it.
-* Memory: at most ``MAX_ASSETS`` records (the oldest are dropped first) and
-  ``MAX_TOMBSTONES`` remembered deletions; a forgotten id is still invalid, only the
-  message changes from "was deleted" to "not found".
+Review times, ids, the ``reject`` / ``nsfw`` convention and the memory bounds are described
+under "Inside the emulator" in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -34,7 +23,9 @@ ReviewStatus = Literal["Processing", "Active", "Failed"]
 REVIEW_S: Final = (20.0, 60.0)
 """Service seconds an asset review takes (low, high)."""
 MAX_ASSETS: Final = 10_000
+"""Records kept at most; the oldest are dropped first."""
 MAX_TOMBSTONES: Final = 50_000
+"""Deletions remembered; a forgotten id stays invalid ("not found", not "was deleted")."""
 MAX_URL_CHARS: Final = 2048
 REJECT_MARKERS: Final = ("reject", "nsfw")
 log = logging.getLogger(__name__)

@@ -2,31 +2,7 @@
 them that an answer can be filled with; and JSON asked for in words.
 
 Used by ``_chat_plan`` (which tool still needs calling) and by structured answers (which
-value goes into which field). Decisions:
-
-- **The task** is everything after the last user message that has text of its own (a
-  ``tool`` turn or a user turn of only ``tool_result`` blocks continues the task). Its
-  ``steps`` are the tool calls made since, in order, each with its result text once sent.
-- **Facts** are (key, value) pairs, newest first: the top-level and nested keys of every
-  tool result that is a JSON object (or a Python dict's repr, as the Agents SDK sends),
-  ``key: number`` and ``18 °C`` patterns in plain-text results (the latter as
-  ``temperature``), the arguments of the calls made (``city: "Paris"``), the same patterns
-  in the question's text, then the place named in the question (a capitalised word not
-  starting a sentence) under place-like keys.
-- **Filling a field** (``Facts.lookup``, called by ``_schema_instance`` per property): the
-  fact whose key matches the property's name best (same key; a shared word of 3+ letters,
-  so ``temperature_c`` fits ``temperature``; a small synonym table such as ``temp`` /
-  ``sky`` / ``conditions``) and whose value fits the property's schema (type, ``enum``
-  case-insensitively, numeric and length bounds, ``pattern``); an integer field takes a
-  rounded number. Free-text fields (``summary``, ``answer``, ``advice``, ``explanation``,
-  ...) get the tool results in words, or the answer text when there are none. A field
-  nothing fits keeps ``_schema_instance``'s own value.
-- **JSON asked for in words** (``prompted_schema``): a JSON object written in the system
-  prompt or the question, when the text mentions JSON (or ``json_object`` is asked). A
-  JSON Schema (it has ``properties``, ``$defs``, ``anyOf`` or an object ``type``) is used
-  as the output schema; any other object is an example whose keys and value types become
-  the schema (its values are the fallbacks). The reply is fenced in a ```` ```json ````
-  block when the prompt asks for a code block.
+value goes into which field); the rules are in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -271,7 +247,7 @@ def _in_bounds(value: float, schema: dict[str, Any]) -> bool:
 
 @dataclass
 class Facts:
-    """Values the conversation establishes, to fill a schema's fields (see the docstring)."""
+    """Values the conversation establishes, to fill a schema's fields (rules on the design page)."""
 
     pairs: list[tuple[str, Any]] = field(default_factory=list)
     prose: str = ""

@@ -261,7 +261,7 @@ def _last_resort(tools: list[Tool], mode: str, done: set[str], task: AgentTask) 
 
 
 def _next_tools(tools: list[Tool], mode: str, forced: str | None, task: AgentTask) -> list[Tool]:
-    """The tools the next step calls (the rules of the module docstring), best first."""
+    """The tools the next step calls (the rules on the design page), best first."""
     if forced is not None:
         return [t for t in tools if t.name == forced][:1]
     done = {s.name for s in task.steps}
@@ -284,7 +284,7 @@ class Plan:
 
 
 def plan_tools(body: dict[str, Any], protocol: ChatProtocol, task: AgentTask) -> Plan:
-    """Which tools the reply calls (see the module docstring); arguments come per choice."""
+    """Which tools the reply calls (the rules on the design page); arguments come per choice."""
     tools = tools_of(body, protocol)
     mode, forced, parallel = _choice(body, protocol)
     prefix = "call_" if protocol == "chat_completions" else "toolu_"

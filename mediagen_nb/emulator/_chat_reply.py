@@ -1,11 +1,7 @@
 """One reply (or choice) of the text gateway, before either protocol puts it on the wire.
 
 Combines ``_textgen`` (the answer text and token counts) with ``_chat_plan`` (tool calls,
-tool-result answers, thinking, structured output). Token counts: ``prompt_tokens`` is the
-conversation's (``_textgen``) plus the tokens of the declared tools' JSON;
-``completion_tokens`` counts the text, the thinking and the tool calls (name and argument
-JSON). ``max_tokens`` covers thinking and text together (the messages protocol's rule), so
-the text gets what the thinking left.
+tool-result answers, thinking, structured output) and counts the reply's tokens.
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
 """Chat-completions on the wire: the JSON body and the SSE chunks of one or more replies.
 
-Non-streamed: ``choices[i].message`` is ``{"role": "assistant", "content": text, "refusal":
-null}``, or, with tool calls, ``content`` null (no preamble text, as OpenAI models do) plus
-``tool_calls:
-[{"id", "type": "function", "function": {"name", "arguments": <JSON text>}}]`` and finish
-reason ``tool_calls``. Streamed, per choice (chunks of the ``n`` choices interleaved, each
-carrying its ``index``): a role chunk (``content`` "" or, with tool calls, null), text
-deltas, or for each call a chunk with ``index``, ``id``, ``type`` and ``function.name`` (and
-``arguments`` "") followed by argument fragments; then a chunk with the finish reason; then,
-with ``stream_options.include_usage``, a usage chunk with empty ``choices`` (every earlier
-chunk then carries ``usage: null``), and ``data: [DONE]``. Each choice carries ``logprobs``:
-null, or with ``logprobs: true`` the text's tokens (``_logprobs``; streamed, each text
-delta's own tokens). Every shape is checked against OpenAI's published OpenAPI schema
-(``tests/test_emulator_openapi.py``).
+Shapes as OpenAI's (checked against its OpenAPI schema by ``tests/test_emulator_openapi.py``);
+the chunk order is described in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Stock demo clips for where video cannot be encoded (no av: the browser).
 
-Three small H.264 MP4s ship in ``clips/`` (made by ``scripts/make_demo_clips.py`` with the
-emulator's own renderer): landscape, portrait and square, 4 s each. A video task's result
-is the clip of its orientation; its metadata (``actualDuration``, size) still describes
-the task, and the clip says it is a stock preview. Each clip's first and last frames ship
-beside it as PNGs (``landscape.last.png``): ``task.last_frame()`` without PyAV reads them.
+Three 4 s H.264 MP4s in ``clips/`` (landscape, portrait, square), each with its first and
+last frames as PNGs beside it; a video task's result is the clip of its orientation.
 """
 
 from __future__ import annotations

@@ -1,35 +1,8 @@
 """Emulator conventions for failures it cannot really detect, so a class can show each one.
 
 The spec lists conditions "reported as task failure" that need a real model or a real look at
-the media. The emulator decides them from the request text instead (case-insensitive):
-
-==========================================  ==================================================
-request contains                            the task (accepted at create, id returned) ...
-==========================================  ==================================================
-``[policy]`` in the prompt                  is ``failed`` from its first poll: content policy
-an ``asset://`` id that is unknown,         is ``failed`` from its first poll, naming the
-deleted, ``Processing`` or ``Failed``       field and the asset's condition
-a reference URL (video families) whose      is ``failed`` from its first poll: "face or avatar
-path contains ``face`` or ``portrait``      reference images must be submitted via the asset
-                                            library" (sora: "real portrait photographs are not
-                                            supported as reference images")
-sd2 reference audio totalling over 15 s     is ``failed`` from its first poll
-a starvideos reference video shorter than   is ``failed`` from its first poll, naming
-3 s or longer than 10 s                     ``referenceVideos[0]``
-``[fail]`` in the prompt                    runs ``queued -> processing`` and then ``failed``
-==========================================  ==================================================
-
-``[policy]`` in a chat's last user message makes the reply the service's refusal of it
-(``_chat_reply.REFUSAL_TEXT``): chat completions finish with ``content_filter``, messages stop
-with ``stop_reason: "refusal"``, streamed or not; its tokens count as usual.
-
-Audio length is read from the URL (of the asset, for ``asset://`` references): a media
-fragment ``#t=N`` or ``#t=A,B`` (B - A seconds) or a query parameter ``duration=N``; 5 s when
-absent. The same rule gives a starvideos reference video's length (the spec's 3 to 10 s is
-checked here, since only the media tells it; ``Verdict.video_seconds`` carries the length on
-to the render). Image families take face
-references as ordinary images (there is no asset library for them). Assets are checked when
-the task is created; deleting an asset later fails the pending tasks that use it.
+the media; the emulator decides them from the request text instead. The table is on the
+"Demo mode" page of the site (``docs/explore/demo-mode.md``).
 """
 
 from __future__ import annotations
@@ -190,7 +163,7 @@ def _reference_video_seconds(
 
 
 def judge(family: Family, body: dict[str, Any], assets: AssetLookup, now: float) -> Verdict:
-    """Apply the conventions (module docstring) to a body that passed validation."""
+    """Apply the conventions (the "Demo mode" page) to a body that passed validation."""
     prompt = prompt_text(body).lower()
     refs = list(references(body))
     asset_ids = tuple(dict.fromkeys(r.asset_id for r in refs if r.asset_id))

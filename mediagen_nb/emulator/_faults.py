@@ -1,30 +1,7 @@
 """Fault injection: the flaky network and overloaded service the reliability tests need.
 
-Off by default. Each request whose category is in ``FaultConfig.apply_to`` draws once from a
-seeded generator and gets at most one of: a dropped connection (``drop_rate``), a 500 or 503
-(``error_rate``), or a 429 with ``Retry-After`` (``rate_limit_rate``); ``latency_s`` is added
-to every such request (real seconds, not scaled by speed: it models the network).
-
-Categories: ``"result"`` (GET /v1/result/{id}), ``"create"`` (image/video create POSTs),
-``"asset"`` (both asset libraries), ``"media"`` (result downloads) and ``"text"`` (chat and
-messages). When a fault fires matters for clients, so it is fixed per kind:
-
-* drop and 429: before the request is handled (nothing happened on the service);
-* 5xx on a POST or DELETE (creates, uploads, deletes): *after* the request was handled, so the
-  task or asset exists although the client saw an error (the ambiguous case a client must not
-  blindly retry); 5xx on a GET: before.
-
-``stream_cut_rate`` does not use ``apply_to``: it is the probability that a streamed text
-response stops mid-way (the text routes ask :meth:`FaultInjector.should_cut_stream`).
-
-A dropped connection closes the socket (an orderly close after reading the request, so the
-client always sees the same end of file) without any response when served by
-:func:`mediagen_nb.emulator.start_emulator` (its uvicorn protocol hands the transport to the
-app). Elsewhere (another ASGI server, or ``httpx2.ASGITransport``) the app starts a response
-and raises :class:`ConnectionDropped`, a subclass of ``httpx2.RemoteProtocolError``, so the
-client sees the same kind of transport error.
-
-Every injected fault is counted in :attr:`FaultInjector.counts` (keys in ``COUNT_KEYS``).
+Off by default; ``FaultConfig`` says what to inject. When each kind fires (before or after
+the request is handled) is described under "Inside the emulator" in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -65,7 +42,35 @@ class ConnectionDropped(httpx2.RemoteProtocolError):
 
 @dataclass(frozen=True)
 class FaultConfig:
-    """Probabilities of injected faults (each 0..1; drop + error + rate limit at most 1)."""
+    """Faults the emulator injects on purpose, for testing a client's resilience.
+
+    Each request of a category in ``apply_to`` draws once and gets at most one of a dropped
+    connection, a 500/503 or a 429; ``latency_s`` delays each of them.
+
+    Example:
+        ```python
+        faults = FaultConfig(error_rate=0.1, apply_to=("result", "create"), seed=1)
+        emu = mg.start_emulator(faults=faults)
+        ```
+
+    Args:
+        error_rate: Probability (0 to 1) of a 500 or 503, half each. On a POST or DELETE it
+            comes after the request was handled (the task or asset exists anyway).
+        rate_limit_rate: Probability (0 to 1) of a 429 with ``Retry-After``.
+        drop_rate: Probability (0 to 1) that the connection closes without a response.
+        latency_s: Real seconds (not scaled by speed) added to every request of an
+            ``apply_to`` category; default 0.
+        stream_cut_rate: Probability (0 to 1) that a streamed chat response stops mid-way,
+            whatever ``apply_to`` says.
+        seed: Seed of the fault draws; None: unpredictable.
+        apply_to: Request categories that get drops, errors, 429s and latency:
+            ``"result"`` (polls, the default), ``"create"``, ``"asset"``, ``"media"``,
+            ``"text"``.
+
+    Raises:
+        ValueError: A rate is outside 0 to 1, ``error_rate + rate_limit_rate + drop_rate``
+            exceeds 1, ``latency_s`` is negative, or a category is unknown.
+    """
 
     error_rate: float = 0.0
     """Probability of a 500 or 503 (half each)."""
@@ -163,7 +168,7 @@ class FaultInjector:
 
 
 async def drop_connection(scope: Scope, receive: Receive, send: Send) -> None:
-    """Close the connection without an HTTP response (see the module docstring)."""
+    """Close the connection without an HTTP response (or raise ``ConnectionDropped``)."""
     transport = scope.get(TRANSPORT_KEY)
     if transport is not None:
         async with asyncio.timeout(5.0):

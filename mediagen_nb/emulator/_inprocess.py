@@ -1,24 +1,8 @@
 """The emulator inside the kernel: a streaming ASGI transport, no thread, no socket.
 
-Where a server thread cannot start (the browser: Pyodide / JupyterLite) or should not
-(``MEDIAGEN_DEMO=in-process``, ``start_emulator(in_process=True)``), clients reach the
-emulator's ASGI app through :class:`StreamingASGITransport`:
-
-* the app runs as an asyncio task on the caller's loop; each ``http.response.body`` chunk
-  goes through an ``asyncio.Queue`` to the response stream as soon as the app sends it, so a
-  chat reply streams at the emulator's pace (``httpx2.ASGITransport`` collects the whole
-  body before returning anything);
-* closing the response early (Stop) makes the app's ``receive()`` return
-  ``http.disconnect``, the way a closed socket does under uvicorn, and waits briefly for the
-  app to finish; a stream still running after ``CLOSE_GRACE_S`` is cancelled;
-* requests for any other origin (a result on a CDN, an asset's source URL) go to the default
-  network transport, created on first use.
-
-Results are rendered inline on the loop (``MediaCache.inline``), never in a worker thread.
-Its URLs are ``http://<name>.mediagen.invalid/api`` and ``/gateway``: ``.invalid`` never
-resolves (RFC 2606), so nothing addressed to it can leave the tab. ``_hooks`` maps that
-origin to a transport factory, so ``AsyncClient(base_url=emulator.base_url, ...)`` finds it
-without being handed the transport.
+Used where a server thread cannot start (the browser) or should not
+(``MEDIAGEN_DEMO=in-process``, ``start_emulator(in_process=True)``); the app's URLs are on a
+``.invalid`` host, so nothing addressed to it can leave the process.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """An append-only journal of task records, so the demo service outlives a kernel restart.
 
-The embedded (demo-mode) emulator dies with its kernel; without a journal, a task that was
-still running would be unknown to the next kernel's emulator and could never be finished.
-With ``state_dir`` set, every task record is appended as one JSON line when it is created
-or changes, and a new emulator replays the file. Records hold absolute clock times (Unix
-seconds), so tasks keep progressing while no kernel runs. Media are re-rendered from the
-recorded spec on demand; nothing large is written. The file is compacted on load.
-
-This module only reads and writes JSON records (dicts with a string ``id``); turning a task
-into a record and back is the task store's (``_tasks``), so the journal imports no store.
+With ``state_dir`` set, each record is a JSON line with absolute times; a new emulator replays
+and compacts the file. Records are plain dicts: the task store converts, no store is imported.
 """
 
 from __future__ import annotations

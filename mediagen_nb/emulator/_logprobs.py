@@ -1,15 +1,7 @@
 """Token log-probabilities for chat-completions ``logprobs`` / ``top_logprobs``.
 
-The emulator has no model, so the numbers are made up, but plausibly and deterministically:
-the text is cut into tokens the way OpenAI's are written (a word or punctuation mark with
-the spaces before it), each token's ``logprob`` comes from a hash of the token and its
-position (between about -2.5 and 0, most near 0, as a confident model's are), and its
-``top_logprobs`` list the token itself first, then alternatives (the token in other case,
-or with its last letter dropped, or stock words) with strictly lower values. ``bytes`` are
-the token's UTF-8 bytes. A token is at most ``MAX_TOKEN_CHARS`` characters (as a real
-tokenizer's are), and a response carries at most ``MAX_LOGPROB_ENTRIES`` entries in all
-(their tokens times 1 + ``top_logprobs``): more is refused with a 400 naming
-``top_logprobs`` and the limit, so a small request never asks for megabytes.
+Made up, plausibly and deterministically (the emulator has no model), and bounded by
+``MAX_TOKEN_CHARS`` and ``MAX_LOGPROB_ENTRIES``.
 """
 
 from __future__ import annotations

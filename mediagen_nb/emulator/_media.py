@@ -1,32 +1,7 @@
 """Real media for the emulator: PNG images and playable H.264 MP4 previews.
 
-Every result the emulator serves is a genuine file a browser or notebook can open: a PNG at
-the exact pixel size the request implies, and an MP4 of the requested aspect ratio whose
-duration equals the task's ``actualDuration``. Both show the prompt and parameters, over a
-soft background derived from the prompt (different prompts look different; the same prompt
-looks the same). Without Pillow (the browser) ``_png_scene`` draws the same kind of picture
-in pure Python, and videos come from ``_clips``. Rendering is cheap by design (a 1k PNG well
-under 50 ms of CPU, a 5 s preview well under 1 s): the background is painted small and
-upscaled in C, and the PNG is encoded here with a vectorised "Up" filter and fast zlib
-instead of Pillow's per-row adaptive filter search. Nothing is cached here; the caller keeps
-a task's bytes.
-
-Image size mapping (``image_pixels``), the spec leaves the pixel sizes "not shown"::
-
-    resolution  long edge   short edge
-    1k          1024        long / ratio, rounded to a multiple of 16
-    2k          2048        (e.g. 16:9 1k -> 1024x576, 21:9 1k -> 1024x432,
-    4k          3840         9:16 2k -> 1152x2048, 16:9 4k -> 3840x2160)
-
-    banana: ratio from ``size`` (an aspect ratio there), default 1:1; resolution default 1k.
-    image2: ``size`` "WxH" wins over everything; else ``ratio`` (default 1:1) x
-            ``resolution`` (default 1k).
-
-Video preview mapping (``video_pixels``): the long edge is 480 px and the short edge is
-``480 / ratio`` rounded to an even number (16:9 -> 480x270, 9:16 -> 270x480, 1:1 -> 480x480,
-4:3 -> 480x360, 21:9 -> 480x206). A "WxH" size keeps its own ratio the same way. "adaptive"
-and missing ratios give 16:9. The full-size video would only cost CPU; the result metadata
-says it is a preview.
+Each file shows the prompt and parameters over a background derived from the prompt. The
+pixel sizes (``image_pixels``, ``video_pixels``) are tabled in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations

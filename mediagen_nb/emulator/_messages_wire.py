@@ -1,18 +1,6 @@
 """Messages on the wire: the JSON body and the Claude-style SSE events of one reply.
 
-Content blocks, in order: a ``thinking`` block (``thinking`` + ``signature``) when thinking
-is on (or a ``redacted_thinking`` block with opaque ``data``, sent whole when streamed), a
-``text`` block (always, unless the reply only calls tools; a tool call comes with a short
-preamble), then one ``tool_use`` block per call (``id``, ``name``, ``input``). Stop
-reasons: ``end_turn``, ``max_tokens``, ``stop_sequence``, ``tool_use``.
-
-Streamed exactly as Anthropic streams: ``message_start`` (usage with ``input_tokens``),
-then per block ``content_block_start`` (thinking with empty ``thinking`` and ``signature``;
-text with empty ``text``; tool_use with ``input: {}``), deltas (``thinking_delta`` then one
-``signature_delta``; ``text_delta``; ``input_json_delta`` fragments of the input JSON,
-starting with an empty one), ``content_block_stop``; a ``ping`` after the first block starts;
-``message_delta`` with the stop reason and ``usage`` carrying ``input_tokens`` and
-``output_tokens``; ``message_stop``.
+Blocks and events in Anthropic's order (described in ``docs/reference/design.md``).
 """
 
 from __future__ import annotations

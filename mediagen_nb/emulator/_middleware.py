@@ -1,27 +1,7 @@
-"""The pure-ASGI front of the emulator: speed header, auth, faults, body checks.
+"""The pure-ASGI front of the emulator: speed header, request ids, auth, faults, body checks.
 
-Every response carries ``x-mediagen-emulator-speed`` and a fresh request id as
-``x-request-id`` and ``request-id`` (the header the Anthropic SDK reads). Errors on the text
-gateway use the protocol's own envelope (``_serverkit.errors.protocol_of``); on ``/v1/messages`` the
-body also carries the id as top-level ``request_id``, as Anthropic's does (the error body
-is held back until its start is known, then sent with the id and its new length). Then, in
-this order,
-each a small named step (``EmulatorMiddleware.steps``; a step that answers ends the request):
-
-1. **Auth** on every endpoint except media downloads (a result URL is a direct download
-   link; its unguessable token is the credential): ``Authorization: Bearer <key>`` or
-   ``x-api-key: <key>`` (what the Anthropic SDK sends), compared in constant time; else 401.
-2. A path with control characters: 400.
-3. **Faults** (``_faults``) for the request's category.
-4. ``GET /api/v1/result/{id}`` is answered right here (``fast_result``): it is the path
-   clients poll, so it skips the router and Request/Response objects.
-5. **Bodies**, for POSTs to known endpoints only (other methods and paths go on to the
-   router, which answers 404/405): larger than ``MAX_BODY_BYTES`` (by ``Content-Length`` or
-   as streamed) 413; a body not whole within ``BODY_DEADLINE_S`` (in all): 408; a
-   content type other than ``application/json`` (``+json`` and parameters allowed) 415;
-   empty, not UTF-8, not JSON (``NaN``/``Infinity`` included), nested deeper than Python
-   can parse, or carrying lone surrogate escapes: 400. The parsed value is put in the scope
-   under ``JSON_KEY`` and the raw bytes are replayed to the app.
+Each check is a small named step (``EmulatorMiddleware.steps``); their order and answers are
+listed under "Inside the emulator" in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -123,7 +103,7 @@ Step = Callable[[_Call], Awaitable[bool]]
 
 
 class EmulatorMiddleware:
-    """Wraps the router; see the module docstring for what it does and in which order."""
+    """Wraps the router; its checks run in the order of ``steps`` (listed on the design page)."""
 
     def __init__(
         self,
@@ -143,7 +123,7 @@ class EmulatorMiddleware:
             self._answer_result,
             self._check_body,
         )
-        """The checks, in the order of the module docstring."""
+        """The checks, in order; a step that answers ends the request."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -1,13 +1,7 @@
 """The emulator's pictures without Pillow: a soft background and the prompt, in pure Python.
 
-Used where Pillow is missing (the browser, Pyodide). Same picture idea as the Pillow path
-(``_media``): a two-colour gradient with four soft blobs whose colours and places come from
-a hash of the prompt (same prompt, same picture), and a darkened panel with the prompt and
-the parameters in a 6x11 bitmap font (``_png_text``) scaled to the image. Cheap by design: the
-background is computed on a grid of at most ``GRID`` cells along the long edge, each cell a
-block of pixels; rows are built once per grid row and shared (bytes), and only rows with
-text are copied and drawn on. Characters outside printable ASCII are drawn as their closest
-ASCII form (accents dropped) or ``?``.
+Used where Pillow is missing (the browser, Pyodide); the same picture idea as ``_media``,
+computed on a coarse grid so it stays cheap.
 """
 
 from __future__ import annotations

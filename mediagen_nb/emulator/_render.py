@@ -1,22 +1,7 @@
 """What a task's result looks like (size, length, tokens) and a bounded cache of its bytes.
 
-Decisions (the spec leaves them open):
-
-* Images: the pixel size from ``_media.image_pixels`` (its docstring holds the mapping).
-* Videos: a 480 px preview (``_media.video_pixels``) of the requested ratio; the ratio
-  comes from ``ratio``, ``aspect_ratio`` or ``size`` (sora default 720x1280, starvideos
-  9:16, others 16:9). ``actualDuration``: the requested ``duration`` (sora also ``seconds``)
-  when it is a whole number in the family's range; seedance ``-1`` picks 4-12 s (seeded);
-  a starvideos reference video gives its own length (``_conventions`` fails the task when
-  it is outside 3-10 s); otherwise the family default
-  (sora 4, seedance 5, starvideos 3, others the low end of their range, veo 8).
-* Without av (the browser) a video's file is a stock clip of its orientation (``_clips``);
-  its metadata is the task's own.
-* vidu ``totalTokens`` = 1,000 per second of video (viduq3-pro: 2,000).
-* Media are rendered on the first download, in a worker thread (inline on the loop where
-  there is none: ``MediaCache.inline``), and kept in an LRU cache of
-  at most ``MAX_MEDIA_BYTES``; an evicted file is rendered again (the same picture) when
-  asked for. Nothing is written to disk.
+Media are rendered on first download and kept in an LRU cache of ``MAX_MEDIA_BYTES``; the
+choices (durations, preview sizes, vidu tokens) are in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -92,7 +77,7 @@ def _whole(value: Any) -> int | None:
 def actual_seconds(
     family: Family, body: dict[str, Any], pick: float, reference_seconds: float | None = None
 ) -> float:
-    """The video's length in seconds (module docstring); ``pick`` in [0, 1) is seeded.
+    """The video's length in seconds (rules on the design page); ``pick`` in [0, 1) is seeded.
 
     ``reference_seconds`` is the length of a starvideos reference video when the caller
     knows it (an ``asset://`` reference: its asset's URL); else it is read from the URL.
@@ -125,7 +110,7 @@ def _video_shape(family: Family, body: dict[str, Any]) -> str:
 
 
 def total_tokens(model: str, seconds: float) -> int:
-    """vidu ``totalTokens`` for a video of ``seconds`` (module docstring)."""
+    """vidu ``totalTokens`` for a video of ``seconds``: 1,000 a second, 2,000 for pro models."""
     return round(seconds * (2000 if "pro" in model else 1000))
 
 

@@ -1,20 +1,7 @@
 """The bottom of the emulator: clock, speed, randomness, lock, faults, counters and key.
 
 The stores (``_assets``, ``_tasks``) take a :class:`Runtime`; :class:`EmulatorState`
-(``_state``) is a runtime that also holds the stores. Imports run one way: runtime and the
-journals at the bottom, the stores above them, ``_state`` above the stores, routes on top.
-Anything that holds a runtime may read:
-
-* ``speed`` (float): how much faster than the real service the emulator runs; every
-  service duration (ETAs, review times, URL lifetimes, retention, poll intervals) is
-  divided by it. It is sent back in the ``x-mediagen-emulator-speed`` header.
-* ``now()``: the emulator clock in seconds (Unix time unless a clock was injected).
-* ``rng``: a ``random.Random`` seeded from ``create_app(seed=...)`` (ids, timings).
-* ``faults``: the :class:`~mediagen_nb.emulator._faults.FaultInjector`; streaming routes call
-  ``faults.should_cut_stream()`` and ``faults.cut_point(n)``; ``faults.config.latency_s``.
-* ``counters``: request-level counters (``poll_too_fast``, ``tasks_created``, ...).
-
-The API key is kept as bytes for constant-time comparison and never appears in ``repr``.
+(``_state``) is a runtime that also holds the stores.
 """
 
 from __future__ import annotations
@@ -32,7 +19,7 @@ Clock = Callable[[], float]
 
 
 class Runtime:
-    """What every part of one emulator shares (see the module docstring)."""
+    """What every part of one emulator shares: clock, speed, randomness, lock, faults, key."""
 
     def __init__(
         self,

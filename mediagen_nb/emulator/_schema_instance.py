@@ -1,34 +1,8 @@
 """A small, deterministic JSON Schema instance generator (tool arguments, structured output).
 
-The emulator has no model, so a tool call's ``arguments`` and a ``json_schema`` reply are
-*made up* from the schema: an instance valid against it, as far as the schemas the SDKs
-derive from pydantic models go. Supported: ``type`` (also as a list), ``properties`` /
-``required`` / ``additionalProperties`` (required properties always, optional ones too
-unless ``strict`` says every property is required anyway), ``enum``, ``const``, ``items`` /
-``prefixItems`` with ``minItems`` / ``maxItems``, ``anyOf`` / ``oneOf`` (first non-null
-branch) / ``allOf`` (merged), ``$ref`` into ``$defs`` / ``definitions`` (recursion is cut
-at depth 6 by picking a null or empty branch), numeric ``minimum`` / ``maximum`` /
-``exclusiveMinimum`` / ``exclusiveMaximum`` / ``multipleOf``, string ``minLength`` /
-``maxLength`` / ``format`` (date-time, date, time, email, uri/url, uuid, ipv4, hostname) and
-simple ``pattern``\\ s (tried against candidates), and ``default`` / ``examples`` when given.
-The Anthropic SDK moves numeric and length bounds into the description as
-``{minimum: 1, maximum: 10}``; those are read back too.
-
-Bounded work (``_schema_limits``): at most ``MAX_DEPTH`` levels (a ``$ref`` cycle or a
-self-referencing ``allOf`` ends there with ``SchemaLimitError``, never a ``RecursionError``)
-and about ``MAX_OUTPUT_CHARS`` of output; ``minLength`` / ``minItems`` are capped. A
-``pattern`` is never run on long or generated input: a value is built from the regex's
-structure (literals, classes, repeats at their minimum, first branch) and the user's regex
-is only tried on short strings when it has no nested repetition (``(a+)+`` backtracks
-exponentially in Python's engine).
-
-Determinism: the same schema, ``hints`` and ``seed`` always give the same instance. ``hints``
-maps lower-case property names to preferred string values (the emulator passes words from
-the user's message, e.g. a capitalised place name for ``city``). ``lookup(name, schema)``,
-when given, is asked first for each named value (after ``$ref`` / ``anyOf`` are resolved to
-the branch used) and its answer is taken unless it is :data:`MISSING`; the emulator fills
-fields from the conversation this way (``_chat_facts``), and the lookup checks the value
-fits the schema.
+The emulator has no model, so a tool call's ``arguments`` and a ``json_schema`` reply are made
+up from the schema; what is supported and how work stays bounded is in
+``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -84,7 +58,7 @@ def instance_for(
     lookup: Lookup | None = None,
     budget: limits.Budget | None = None,
 ) -> Any:
-    """An instance valid against ``schema`` (see the module docstring); an ``enum`` value
+    """An instance valid against ``schema`` (what is supported: the design page); an ``enum`` value
     that ``context`` mentions is preferred, and ``lookup``'s values come first. Raises
     ``SchemaLimitError`` past the bounds, and past ``budget`` (a request's allowance shared
     by its instances) when given."""

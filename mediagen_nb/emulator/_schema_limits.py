@@ -1,14 +1,7 @@
 """Bounds on the JSON Schemas a chat request hands the emulator (tools, structured output).
 
-The emulator *makes up* an instance of each schema (``_schema_instance``); unchecked, a
-330-byte schema asks for gigabytes (``minLength: 1500000000``), a nested ``minItems`` for
-billions of items, and a ``$ref`` cycle for infinite recursion. So every schema in a body
-is walked first (iteratively, nodes counted) and refused with HTTP 400 naming the field and
-the limit when it breaks one of the limits below; bounds written into a ``description`` the
-way the Anthropic SDK moves them (``{minLength: 5}``) count too. What a walk cannot see (a
-cycle through ``$ref`` / ``allOf``, arrays of arrays) is bounded while generating: at most
-``MAX_DEPTH`` levels and about ``MAX_OUTPUT_CHARS`` of JSON per instance (about a tenth of
-a second of work here, so other requests keep being answered), else ``SchemaLimitError``.
+Each schema is walked before use and refused with HTTP 400 naming the field and the limit;
+what a walk cannot see is bounded while generating (``MAX_DEPTH``, ``MAX_OUTPUT_CHARS``).
 """
 
 from __future__ import annotations

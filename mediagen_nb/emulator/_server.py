@@ -1,9 +1,7 @@
 """Running the emulator: uvicorn in a daemon thread on loopback, and the process default.
 
-``start_emulator`` binds ``host:port`` (port 0: a free one), waits until uvicorn is serving
-and returns an :class:`EmulatorHandle`. ``default_emulator`` is the process-wide instance the
-client falls back to when no API key is configured (``fallback_endpoint`` is what
-``mediagen_nb/__init__.py`` registers with ``_hooks.set_fallback_service``).
+``start_emulator`` returns an :class:`EmulatorHandle` once it serves; ``default_emulator`` is
+the instance the client falls back to when no API key is configured.
 """
 
 from __future__ import annotations
@@ -42,9 +40,19 @@ pace, so a reply can be watched and stopped. Change it with ``handle.text_rate``
 class EmulatorHandle:
     """A running emulator: its URLs, key and state; ``stop()`` or use it as a context manager.
 
-    Served on a socket by uvicorn in a daemon thread (``start_emulator``), or in-process
-    (:class:`InProcessEmulator`, no thread, no socket; ``host`` is then a ``.invalid`` name
-    and ``port`` 80).
+    You get one from :func:`start_emulator` rather than building it. Served on a socket by
+    uvicorn in a daemon thread, or in-process (:class:`InProcessEmulator`, no thread, no
+    socket; ``host`` is then a ``.invalid`` name and ``port`` 80).
+
+    Args:
+        app: The emulator app (``create_app``).
+        server: The uvicorn server serving it; None in-process.
+        thread: The daemon thread running ``server``; None in-process.
+        host: The address it listens on (``base_url`` is built on it).
+        port: The port it listens on.
+        api_key: The key clients must send (never shown in ``repr``).
+        service_id: Stable identity of the service across restarts (journaled emulators
+            only); None otherwise.
     """
 
     def __init__(
@@ -114,7 +122,11 @@ class EmulatorHandle:
         return self._thread.is_alive() and not self._server.should_exit
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop serving and wait for the thread (idempotent)."""
+        """Stop serving and wait for the thread (idempotent).
+
+        Args:
+            timeout: Seconds to wait for the server thread to end.
+        """
         assert self._thread is not None
         assert self._server is not None
         self._server.should_exit = True

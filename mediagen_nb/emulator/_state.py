@@ -1,10 +1,7 @@
 """The emulator's state: its :class:`~mediagen_nb.emulator._runtime.Runtime` and both stores.
 
-One :class:`EmulatorState` lives on ``app.state.emulator``. Besides everything a runtime
-offers (clock, speed, randomness, lock, faults, counters, key), route modules read
-``tasks`` (the :class:`~mediagen_nb.emulator._tasks.TaskStore`) and ``assets`` (the
-:class:`~mediagen_nb.emulator._assets.AssetStore`). It sits above both stores: nothing
-below it imports it (``tests/test_emulator_imports.py`` keeps it so).
+One :class:`EmulatorState` lives on ``app.state.emulator``; nothing below it imports it
+(``tests/test_emulator_imports.py`` keeps it so).
 """
 
 from __future__ import annotations
@@ -21,7 +18,21 @@ __all__ = ["Clock", "EmulatorState"]
 
 
 class EmulatorState(Runtime):
-    """Everything one emulator app knows; shared by its routes and middleware."""
+    """Everything one emulator app knows; shared by its routes and middleware.
+
+    ``create_app`` makes one and keeps it as ``app.state.emulator``; a handle shows it as
+    ``handle.state`` (its tasks, assets, counters and fault counts).
+
+    Args:
+        api_key: The key clients must send.
+        speed: How many times faster than the real service it runs (default 1).
+        faults: Faults to inject; None injects none.
+        clock: Returns the current time in seconds; None: ``time.time``.
+        seed: Seeds the generator of ids and timings; None: different every run.
+
+    Raises:
+        ValueError: ``api_key`` is empty or ``speed`` is not positive.
+    """
 
     def __init__(
         self,

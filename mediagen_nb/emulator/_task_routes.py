@@ -1,11 +1,7 @@
 """HTTP routes of image/video tasks: the 11 creates, ``GET /v1/result/{id}``, media downloads.
 
-Relative to the ``/api`` mount. A create always answers 200 with a create response; a body
-that breaks a rule of ``validate_request`` gives ``status: "failed"`` and ``error`` =
-``"field: rule; field: rule"`` and is kept as a failed task (its result says the same). An id
-with characters outside ``[A-Za-z0-9._-]`` or longer than 128 is simply unknown (404).
-Result URLs are ``{base_url}/media/{token}.png|.mp4`` and need no Bearer header; after the
-family's URL lifetime they answer 410, after the record is purged 404.
+Relative to the ``/api`` mount. A create always answers 200; a body that breaks a rule gives a
+failed task naming the field and the rule.
 """
 
 from __future__ import annotations
@@ -69,8 +65,10 @@ def result_reply(state: EmulatorState, scope: Scope, task_id: str) -> Reply:
 def _create_endpoint(state: EmulatorState, fam: Family) -> Endpoint:
     async def create(request: Request) -> Response:
         body = request.scope.get(JSON_KEY)
-        anchors = await frame_anchors(state, fam, body)
-        task = state.tasks.create(fam, body, anchors)
+        problems = state.tasks.problems(fam, body)
+        # the frame lookup may render a picture: only a valid body is worth it
+        anchors = (None, None) if problems else await frame_anchors(state, fam, body)
+        task = state.tasks.create(fam, body, anchors, problems)
         return Response(dumps(task.create_payload()), media_type=JSON_TYPE)
 
     create.__name__ = f"create_{fam.id}"

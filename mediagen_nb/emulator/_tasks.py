@@ -1,18 +1,7 @@
 """Image and video task records: timeline, payloads, poll gate, expiry and purge (no HTTP).
 
-Timeline of an accepted task (service seconds, divided by the emulator speed): the total
-generation time is a seeded point inside the catalog ETA ``family.eta(model, duration)``;
-video tasks are ``queued`` for 15 % of it but at least 1.5 minimum poll intervals (so a
-polite poller sees ``queued`` once) and at most half of it; image tasks are ``processing``
-from the start. Status is a pure function of the clock, so a terminal status (and its JSON) never
-changes. Failures decided at creation (``_conventions``) have a zero-length timeline.
-
-Limits (decisions; the spec has none): polls of one task closer than
-``family.min_poll_interval(model) / speed`` get 429 (2 % early is tolerated for clock
-jitter; the first poll counts from the create). Result URLs expire ``url_lifetime_s`` after
-completion (catalog; when it is unknown: with the record). Records are purged
-``record_retention_s`` after the task ended (catalog; default ``DEFAULT_RETENTION_S``) and
-at most ``MAX_TASKS`` are kept (the oldest go first); a purged id answers 404.
+Status is a pure function of the emulator clock; the timeline, poll gate and retention
+choices are described under "Inside the emulator" in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -35,8 +24,13 @@ from mediagen_nb.types import validate_request
 DEFAULT_RETENTION_S: Final = 2 * 86_400.0
 """Record retention for families whose retention the spec does not show (2 days)."""
 MAX_TASKS: Final = 10_000
+"""Records kept at most; the oldest are purged first."""
 QUEUED_SHARE: Final = 0.15
+"""Share of a video's generation time spent ``queued`` (at least 1.5 poll intervals, at
+most half), so a polite poller sees ``queued`` once."""
 POLL_TOLERANCE: Final = 0.02
+"""A poll this much earlier than the family's minimum interval is still answered (clock
+jitter)."""
 MAX_ERROR_PROBLEMS: Final = 50
 """A rejected create lists at most this many problems in ``error``."""
 DURATION_FAMILIES: Final = frozenset({"seedance", "seedance2", "sd2_manxue", "vidu"})
@@ -220,23 +214,32 @@ class TaskStore:
 
     # -- creating -----------------------------------------------------------------------
 
+    @staticmethod
+    def problems(fam: Family, body: Any) -> list[str]:
+        """The rules a create body breaks, as ``"field: rule"`` texts (empty when valid)."""
+        try:
+            problems = validate_request(fam.create_path, body)
+        except Exception as error:  # validate_request promises not to raise; never 500
+            return [f"(body): could not be validated ({type(error).__name__})"]
+        return [str(p) for p in problems if p.is_error]
+
     def create(
-        self, fam: Family, body: Any, anchors: tuple[bytes | None, bytes | None] = (None, None)
+        self,
+        fam: Family,
+        body: Any,
+        anchors: tuple[bytes | None, bytes | None] = (None, None),
+        problems: list[str] | None = None,
     ) -> EmulatedTask:
         """Validate and record a create request; rejected requests are recorded as failed.
 
         ``anchors``: the first and last frame pictures of a video (``_anchors``), if known.
+        ``problems``: what :meth:`problems` found, when the caller already checked the body.
         """
         state = self._state
         now = state.now()
         model = body.get("model") if isinstance(body, dict) else None
         model = model[:200] if isinstance(model, str) else ""
-        try:
-            problems = validate_request(fam.create_path, body)
-        except Exception as error:  # validate_request promises not to raise; never 500
-            problems_text = [f"(body): could not be validated ({type(error).__name__})"]
-        else:
-            problems_text = [str(p) for p in problems if p.is_error]
+        problems_text = self.problems(fam, body) if problems is None else problems
         interval = state.scaled(fam.min_poll_interval(model))
         task = EmulatedTask(
             id=f"{'img' if fam.kind == 'image' else 'vid'}_{state.random_hex(12)}",

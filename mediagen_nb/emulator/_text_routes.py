@@ -1,35 +1,7 @@
 """The text gateway: ``POST /v1/chat/completions`` and ``POST /v1/messages``.
 
-Mounted under the text prefix (``/gateway``). Answers come from ``_textgen`` and follow the
-OpenAI and Anthropic wire formats closely enough that the official ``openai`` and
-``anthropic`` packages work unchanged, streaming included. Decisions (the spec shows none):
-
-- **Errors.** A body that breaks a rule of ``validate_request`` (tools, tool-loop turns,
-  thinking and structured output included) gets 400 in the protocol's own envelope:
-  chat-completions ``{"error": {"message": "field: rule; ...", "type":
-  "invalid_request_error", "param": "<first field>", "code": null}}``, messages ``{"type":
-  "error", "error": {"type": "invalid_request_error", "message": ...}}``; warnings never
-  block. A thinking block sent back with a wrong signature is refused too.
-- **What is said** comes from ``_chat_reply`` (text, tool calls, tool-result answers,
-  thinking, structured output; see ``_chat_plan``); ``n`` choices on chat-completions are
-  worded differently (choice 0 is the single-choice answer).
-- **How it is said**: ``_chat_wire`` (chat.completion objects and chunks: role chunk, text
-  or tool-call deltas per choice with its ``index``, finish chunks, an optional usage chunk,
-  ``data: [DONE]``) and ``_messages_wire`` (Claude-style events: message_start, per block
-  content_block_start / deltas / content_block_stop, ping, message_delta with usage,
-  message_stop).
-- **Pacing**: ``STREAM_DELTA_S`` seconds between deltas, divided by the emulator speed, so a
-  typical answer (~40 deltas) streams in about 1.5 s at speed 1. When the state's
-  ``text_rate`` is set (tokens per wall-clock second; the demo emulator sets a human pace so
-  a reply can be watched and stopped), each delta waits its token count over that rate
-  instead, whatever the speed.
-- **Stream cut fault**: when ``faults.should_cut_stream()`` says so, the body ends cleanly
-  after ``faults.cut_point(n)`` deltas, without the terminator (no finish chunk, no
-  ``[DONE]``; no message_delta / message_stop). Clients must treat that as incomplete.
-- **Latency** faults and auth are the app middleware's job (category ``"text"``).
-
-App state read from ``request.app.state.emulator`` (see ``TextState``): ``speed``,
-``now()``, ``random_hex(n)``, ``faults.should_cut_stream()``, ``faults.cut_point(n)``.
+Mounted under ``/gateway``; answers follow the OpenAI and Anthropic wire formats closely
+enough that the official SDKs work unchanged, streaming included.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """Deterministic, readable chat answers for the emulator, with consistent token counts.
 
-The emulator has no language model. It writes a short, friendly answer from templates that
-restate and discuss what the last user message asked, name the model, and mention the system
-prompt and any attached media. Decisions (the spec shows none of this):
-
-- **Determinism.** The wording is chosen by a seed hashed from the request's model, system
-  prompt, messages, ``temperature``, ``top_p`` and ``seed``. ``stream``, ``max_tokens`` and
-  stop sequences are left out of the seed, so a streamed answer equals the non-streamed one
-  and a truncated answer is a prefix of the full one.
-- **Tokens.** A token is a run of word characters, a single CJK character, or a single
-  punctuation mark (``tokenize``). ``completion_tokens`` is exactly the number of tokens of
-  the returned text. ``prompt_tokens`` counts the tokens of every text part (system included)
-  plus 3 per message (role framing) plus 85 per attached image or video.
-- **Limits.** A stop sequence cuts the text before its first occurrence (finish ``stop``);
-  then ``max_tokens`` keeps the first N tokens (finish ``length``); otherwise ``end``.
+The emulator has no language model: templates restate what the last user message asked.
+Seeding, token counting and truncation rules are in ``docs/reference/design.md``.
 """
 
 from __future__ import annotations
@@ -104,7 +92,7 @@ class Conversation:
 
     @property
     def prompt_tokens(self) -> int:
-        """Input tokens as documented in the module docstring."""
+        """Input tokens: every text part's, 3 per message and 85 per attached image or video."""
         text = count_tokens(self.system) + sum(count_tokens(t) for _, t in self.turns)
         framing = MESSAGE_OVERHEAD * (len(self.turns) + (1 if self.system else 0))
         return text + framing + MEDIA_TOKENS * len(self.media)

@@ -1,26 +1,7 @@
 """Files uploaded to the emulator, served back under its own media root (demo mode only).
 
-The real service fetches asset media from a public URL and has no upload endpoint. In demo
-mode the panels still let a user pick a file: the kernel posts the bytes here and gets a URL
-the emulator serves, which the emulator's asset libraries accept for review.
-
-* ``POST {base_url}/uploads?name=<file name>`` (Bearer auth like every endpoint): the body is
-  the file's raw bytes, ``Content-Type`` its media type (``image/*``, ``video/*``,
-  ``audio/*`` or ``application/pdf``). Answer: the asset envelope with
-  ``data: {"url", "bytes", "contentType"}``. A refusal is HTTP 400/413/415 in the emulator's
-  error shape (this is not a spec endpoint, so it follows the HTTP error convention).
-* ``GET {base_url}/media/uploads/{token}/{name}``: the bytes, no auth (the unguessable token is
-  the credential, as for result URLs); 404 once forgotten. The content type served is the one
-  the bytes are (``_serverkit.media_types.sniff``: PNG, JPEG, GIF, WebP, MP4, WebM, MP3, WAV, ...),
-  never the uploader's header; anything else is ``application/octet-stream`` as an
-  attachment, with ``nosniff`` and a sandboxing CSP (``media_types.media_headers``).
-
-Decisions: at most ``MAX_UPLOAD_BYTES`` per file, whole within the kit's ``UPLOAD_DEADLINE_S``
-(else 408); at most ``MAX_STORED_BYTES`` and
-``MAX_STORED_FILES`` in all, the oldest uploads forgotten first (the total is kept as a
-running sum, so an upload costs the same however many are stored). With a ``state_dir``
-the files are kept on disk under ``state_dir/uploads`` (so a restarted emulator still serves
-the URLs its journaled assets point at); without one, in memory.
+The real service fetches asset media from public URLs; in demo mode the panels post a picked
+file here and get a URL the emulator's asset libraries accept.
 """
 
 from __future__ import annotations

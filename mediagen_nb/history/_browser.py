@@ -302,8 +302,8 @@ def attach(
         ledger.keep_in_memory(NOTICE)
         ledger.on_write(store.save)
         store.start()
-    except Exception as exc:
-        log.warning("history: the browser's storage cannot be used (%s)", exc)
+    except Exception as exc:  # the ledger's notice tells the user; the cause is for debugging
+        log.info("history: the browser's storage cannot be used (%s)", exc)
         return None
     _store = store
     return store

@@ -22,6 +22,7 @@ from mediagen_nb.types._chat_parts import (
 from mediagen_nb.types._classroom import ClassroomAmounts, ClassroomMe
 from mediagen_nb.types._problem import Problem, RequestValidationError
 from mediagen_nb.types._responses import (
+    AssetFailure,
     AssetInfo,
     ChatChoice,
     ChatCompletion,
@@ -49,6 +50,7 @@ from mediagen_nb.types._validate import validate_request
 
 __all__ = [
     "AnyContentBlock",
+    "AssetFailure",
     "AssetInfo",
     "ChatChoice",
     "ChatCompletion",

@@ -1,12 +1,4 @@
-"""Chat request models (OpenAI-style chat-completions, Anthropic-style messages).
-
-Decisions where the spec is silent: ``top_p`` must lie in 0..1 (nucleus sampling); a
-messages ``temperature`` outside 0..1 is an error (the Anthropic protocol's range, refused
-with a 400 there). Setting both ``temperature`` and ``top_p`` is advice, so a warning.
-Tools, tool-loop turns, ``response_format``, ``n``, ``stream_options`` and ``thinking`` follow the
-protocols' own rules (``_chat_protocol``, ``_messages_protocol``); other options pass
-through without warnings.
-"""
+"""Chat request models (OpenAI-style chat-completions, Anthropic-style messages)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,7 @@
 """Typed parts of chat replies: tool calls, content blocks, thinking, and tool results.
 
-Chat-completions (OpenAI-style) reports tool calls on the assistant message as
-``tool_calls: [{"id", "type": "function", "function": {"name", "arguments"}}]`` where
-``arguments`` is a JSON *string*; a tool result goes back as a message
-``{"role": "tool", "tool_call_id": ..., "content": ...}``.
-
-Messages (Anthropic-style) reports a list of content blocks: ``text``, ``thinking`` (text +
-``signature``), ``redacted_thinking`` (opaque ``data``) and ``tool_use`` (``id``, ``name``,
-``input`` as an object); a tool result goes back inside the next user turn as a
-``{"type": "tool_result", "tool_use_id": ..., "content": ...}`` block. Unknown block types
-are kept as plain :class:`ContentBlock` (extra fields preserved), so a newer service never
-breaks a reader.
-
-Every model here has ``to_param()`` (or ``result()``): the exact dict to put into the next
-request's ``messages``, so a tool loop is "append reply, append results, send again".
+Each has ``to_param()`` (or ``result()``): the dict to append to the next request's
+``messages``, so a tool loop is "append reply, append results, send again".
 """
 
 from __future__ import annotations
@@ -31,7 +19,7 @@ class FunctionCall(Response):
 
     name: str = ""
     arguments: str = ""
-    """The arguments as the JSON text the model wrote (parse with :meth:`parsed`)."""
+    """The arguments as the JSON text the model wrote (parse with ``parsed``)."""
 
     def parsed(self) -> Any:
         """``arguments`` decoded from JSON (``{}`` when empty); ValueError if not JSON."""
@@ -64,7 +52,14 @@ class ToolCall(Response):
         }
 
     def result(self, content: str | list[dict[str, Any]]) -> dict[str, Any]:
-        """The ``role: "tool"`` message that answers this call (``content``: the tool output)."""
+        """The message that answers this call; append it to the next request's ``messages``.
+
+        Args:
+            content: The tool's output: text, or a list of content parts.
+
+        Returns:
+            ``{"role": "tool", "tool_call_id": ..., "content": ...}``.
+        """
         return {"role": "tool", "tool_call_id": self.id, "content": content}
 
 
@@ -133,7 +128,18 @@ class ToolUseBlock(ContentBlock):
     def result(
         self, content: str | list[dict[str, Any]], *, is_error: bool = False
     ) -> dict[str, Any]:
-        """The ``tool_result`` block answering this call (put it in the next user turn)."""
+        """The ``tool_result`` block answering this call; put it in the next user turn.
+
+        ``tool_results_turn(*blocks)`` wraps the blocks of every call into that turn.
+
+        Args:
+            content: The tool's output: text, or a list of content blocks.
+            is_error: Mark the output as an error the model should see as one.
+
+        Returns:
+            ``{"type": "tool_result", "tool_use_id": ..., "content": ...}`` (with
+            ``"is_error": true`` when asked).
+        """
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.id, "content": content}
         if is_error:
             block["is_error"] = True
@@ -156,14 +162,14 @@ AnyContentBlock = Annotated[
     | Annotated[ContentBlock, Tag("other")],
     Discriminator(_block_tag),
 ]
-"""A content block of a :class:`~mediagen_nb.types.Message`, typed by its ``type``."""
+"""A content block of a ``Message``, typed by its ``type``."""
 
 
 def tool_results_turn(*blocks: dict[str, Any]) -> dict[str, Any]:
     """The user turn that answers a messages reply's tool calls.
 
     Args:
-        *blocks: ``tool_result`` blocks, one per call, from :meth:`ToolUseBlock.result`.
+        *blocks: ``tool_result`` blocks, one per call, from ``ToolUseBlock.result``.
 
     Returns:
         ``{"role": "user", "content": [...blocks]}``, to append to ``messages``.

@@ -1,30 +1,7 @@
-"""Rules for the tool-use, thinking and structured-output fields of both chat protocols.
+"""Rules for the tool-use, thinking and structured-output fields of chat-completions.
 
-What the OpenAI-compatible chat-completions and the Anthropic-compatible messages protocols
-accept, written as plain checks (each :class:`Problem` names the field and the rule):
-
-chat-completions
-  ``tools`` (``{"type": "function", "function": {"name", "description", "parameters",
-  "strict"}}``, names unique, 1-64 of ``a-zA-Z0-9_-``; ``{"type": "custom", "custom":
-  {"name", ...}}`` tools pass with a valid name), ``tool_choice`` (``none``, ``auto``,
-  ``required`` or a named function that is among ``tools``; not without tools),
-  ``parallel_tool_calls``, ``response_format`` (``text``, ``json_object`` - the messages must
-  mention "json" - or ``json_schema`` with a ``name`` and a ``schema``), ``n`` (1-128),
-  ``stream_options`` (only with ``stream``), and tool-loop turns: an assistant turn may have
-  ``content: null`` when it carries ``tool_calls``; a ``tool`` turn answers, by
-  ``tool_call_id``, a call of an earlier assistant turn, and every call is answered before
-  the next user or assistant turn. ``strict`` schemas follow OpenAI's strict-mode subset:
-  every object lists all its properties in ``required`` and sets
-  ``additionalProperties: false``.
-messages
-  ``tools`` (``{"name", "description", "input_schema"}`` with an object schema; server tools
-  with their own ``type`` pass), ``tool_choice`` (``{"type": "auto" | "any" | "none"}`` or
-  ``{"type": "tool", "name"}`` naming a tool), ``thinking`` (``{"type": "enabled",
-  "budget_tokens": N}`` with 1024 <= N < max_tokens, ``disabled`` or ``adaptive``; with
-  thinking on, ``temperature`` may only be 1 and ``tool_choice`` may not force a tool),
-  ``output_config.format`` (``{"type": "json_schema", "schema"}``), and ``tool_use`` /
-  ``tool_result`` blocks: each ``tool_result`` answers a ``tool_use`` of the assistant turn
-  right before, and the user turn after an assistant turn with ``tool_use`` answers them all.
+Each ``Problem`` names the field and the rule; the rules in words are on the design
+page, "Request rules where the spec is silent".
 """
 
 from __future__ import annotations

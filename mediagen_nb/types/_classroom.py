@@ -40,11 +40,27 @@ class ClassroomMe(Response):
     paused: bool = False
 
     def allows(self, model: str) -> bool:
-        """Whether the class lets this student use ``model``."""
+        """Whether the class lets this student use a model.
+
+        Args:
+            model: A model name.
+
+        Returns:
+            True when the class names no models, or names this one.
+        """
         return self.models is None or model in self.models
 
     def fits(self, images: int = 0, videos: int = 0) -> bool:
-        """Whether ``images`` more images and ``videos`` more videos fit what is left."""
+        """Whether more tasks fit the student's budget.
+
+        Args:
+            images: Image tasks about to be created.
+            videos: Video tasks about to be created.
+
+        Returns:
+            False when the class is paused or either count exceeds what is left (an
+            uncapped kind always fits).
+        """
         room = ((images, self.left.images), (videos, self.left.videos))
         return not self.paused and all(left is None or wanted <= left for wanted, left in room)
 

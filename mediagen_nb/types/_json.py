@@ -1,11 +1,4 @@
-"""Checks that a body is plain JSON: finite numbers and JSON types only (every endpoint).
-
-``json.dumps`` writes ``NaN`` and ``Infinity`` by default, which are not JSON (RFC 8259):
-a service may answer them with a parse error, or read them as something else. So every
-endpoint refuses them before sending, whatever the field, documented or passed through.
-A huge literal such as ``1e999`` is read as infinity by Python's ``json`` and is refused the
-same way (that is how the emulator meets one).
-"""
+"""Checks that a body is plain JSON: finite numbers and JSON types only (every endpoint)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Rules for tools, thinking and structured output on the messages protocol.
 
-See :mod:`mediagen_nb.types._chat_protocol` for the list; this module holds the messages half.
+See ``mediagen_nb.types._chat_protocol`` for the list; this module holds the messages half.
 """
 
 from __future__ import annotations

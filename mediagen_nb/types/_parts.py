@@ -1,24 +1,4 @@
-"""Shapes of multimodal content parts, as the two compatible protocols require them.
-
-The spec says only that the arrays "follow the respective compatible protocols". So, for the
-part types those protocols define, what they require is required here too:
-
-* chat-completions (OpenAI): ``text`` needs a string ``text``; ``image_url`` an object
-  ``image_url`` with a non-empty string ``url`` (``detail``, when given: ``auto``, ``low``
-  or ``high``); ``input_audio`` an object with string ``data`` and ``format``; ``file`` an
-  object with ``file_data`` or ``file_id``; ``refusal`` a string ``refusal``; ``video_url``
-  (the gateways' extension for Gemini) an object with a non-empty string ``url``.
-* messages (Anthropic): ``text`` needs a string ``text`` with something besides white space;
-  ``image`` and ``document`` need an object ``source``; an image ``source`` is ``base64``
-  (``media_type`` one of jpeg/png/gif/webp, string ``data``), ``url`` (string ``url``) or
-  ``file`` (string ``file_id``); a ``system`` array holds text blocks only.
-
-Decision: part types these lists do not name pass unchecked (the protocols grow; a newer part
-is the service's to judge), and the blocks of tool use and thinking are left to their own
-checks. ``image_parts`` finds images anywhere in a message, nested ``content`` arrays
-included (a ``tool_result`` block holds one), for the rule that GPT models take no image
-input on the messages endpoint.
-"""
+"""Shapes of multimodal content parts, as the two compatible protocols require them."""
 
 from __future__ import annotations
 
@@ -66,7 +46,7 @@ def _url_object(part: dict[str, Any], key: str, field: str) -> Iterator[Problem]
 
 
 def openai_part_problems(part: Any, field: str) -> Iterator[Problem]:
-    """What the chat-completions protocol requires of one content part (module docstring)."""
+    """What the chat-completions protocol requires of one content part (design page)."""
     if not isinstance(part, dict):
         return  # the content check reports parts that are not objects
     kind = part.get("type")
@@ -109,7 +89,7 @@ def _source_problems(block: dict[str, Any], field: str) -> Iterator[Problem]:
 
 
 def anthropic_block_problems(block: Any, field: str) -> Iterator[Problem]:
-    """What the messages protocol requires of one content block (module docstring)."""
+    """What the messages protocol requires of one content block (design page)."""
     if not isinstance(block, dict):
         return  # the content check reports blocks that are not objects
     kind = block.get("type")

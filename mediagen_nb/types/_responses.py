@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from mediagen_nb.types._chat_parts import (
     AnyContentBlock,
@@ -76,7 +76,7 @@ class ChatCompletionMessage(Response):
     def to_param(self) -> dict[str, Any]:
         """This message as the assistant turn of the next request (``content`` None + calls).
 
-        Append it to ``messages``, then one :meth:`ToolCall.result` per call, and send again.
+        Append it to ``messages``, then one ``ToolCall.result`` per call, and send again.
         """
         param: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.tool_calls:
@@ -271,3 +271,28 @@ class AssetInfo(Response):
     url: str | None = None
     originalUrl: str | None = None  # noqa: N815 - the service's field name
     createTime: str | None = None  # noqa: N815 - the service's field name
+
+
+class AssetFailure(Response):
+    """An entry of an sd2 answer's ``failedItems``: what the library did not take, and why.
+
+    The spec does not show these entries. The emulator sends ``url``, ``assetType`` and
+    ``reason`` for a refused upload, ``assetId`` and ``reason`` for an id it does not know;
+    an entry that is not an object is kept as its text in ``reason``.
+
+    Attributes:
+        assetId: The asset the entry is about (a status query), or None.
+        url: The URL the library refused (an upload), or None.
+        assetType: ``Image``, ``Video`` or ``Audio`` (an upload), or None.
+        reason: The library's explanation, or None.
+    """
+
+    assetId: str | None = None  # noqa: N815 - the service's field name
+    url: str | None = None
+    assetType: str | None = None  # noqa: N815 - the service's field name
+    reason: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text_as_reason(cls, value: Any) -> Any:
+        return value if isinstance(value, dict) else {"reason": str(value)}

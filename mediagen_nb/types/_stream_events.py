@@ -75,7 +75,7 @@ class ToolCallEvent:
     """A tool call is complete.
 
     Attributes:
-        call: A :class:`ToolCall` (chat completions) or a :class:`ToolUseBlock` (messages);
+        call: A ``ToolCall`` (chat completions) or a ``ToolUseBlock`` (messages);
             both have ``id``, ``name`` and ``input`` (the decoded arguments).
         choice: The chat completions choice index; always 0 on messages.
         type: ``"tool_call"``.

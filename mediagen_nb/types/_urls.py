@@ -1,22 +1,4 @@
-"""Whether a URL is publicly reachable, the rule of both asset libraries' uploads.
-
-The spec requires the seedance 2.0 upload ``url`` to be "publicly reachable" and the sd2
-library fetches its ``imageUrls``/``videoUrls``/``audioUrls`` the same way, so one rule
-serves both. Decisions (the spec does not define "publicly reachable"):
-
-* Only ``http`` and ``https`` (``file:``, ``ftp:``, ``data:`` ... cannot be fetched by a
-  service); the URL checks of ``is_url`` come first.
-* Not public: the names ``localhost`` and ``*.localhost``, ``*.local``, ``*.internal``,
-  ``*.lan``, ``*.home.arpa``, and single-label names (``http://fileserver/``), which no public
-  DNS resolves; IP addresses that are not global (loopback, private, link-local, shared,
-  reserved, unspecified), also when written in the legacy IPv4 forms (``127.1``,
-  ``2130706433``, ``0x7f.0.0.1``) or embedded in IPv6 (mapped, 6to4, NAT64).
-* The service's own origins (scheme, host and port of its base URLs) count as public: the
-  URLs it serves (results, and in demo mode the files the Studio hands to the emulator)
-  are reachable by the service itself, even on ``127.0.0.1``. ``validate_request`` takes
-  them as ``service_origins``; the client passes its base URLs, the emulator the origin the
-  request reached it on.
-"""
+"""Whether a URL is publicly reachable, the rule of both asset libraries' uploads."""
 
 from __future__ import annotations
 

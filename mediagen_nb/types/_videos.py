@@ -1,12 +1,4 @@
-"""Request models of the video families with every rule of the spec.
-
-Partly documented families (veo, seedance 2.0, vidu, grok, videos, sd2 manxue) use
-``GenericVideoRequest``: ``model`` is required (checked against known names where the spec
-lists some), ``prompt`` and ``duration`` are checked when present, the five reference inputs
-take URLs or ``asset://id``, and every other parameter passes through unchanged (the spec
-does not show them, so we neither reject nor warn). Conditions that need the media itself
-(sd2 reference audio over 15 s in total, faces) are the service's to report as task failures.
-"""
+"""Request models of the video families with every rule of the spec."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """Notebook panels: chat, image and video generation, asset library, history, and ``Studio``.
 
-Each panel is one anywidget whose front end is the shared kit (``static/kit.js``,
-``kit.css``) plus its own module (``_frontend.esm``). Panels never do HTTP themselves: they
-ask the shared ``AsyncClient`` of a ``Session`` (``current_session()`` unless one is given)
-and run work as asyncio tasks on the kernel's loop, so every button returns at once.
-"""
+Each panel is one anywidget on the shared front-end kit. Panels do no HTTP themselves: they
+ask the ``AsyncClient`` of a shared ``Session`` and run work as asyncio tasks on the kernel's
+loop, so every button returns at once."""
 
 from mediagen_nb.widgets._asset_panel import AssetPanel
 from mediagen_nb.widgets._chat_panel import ChatPanel

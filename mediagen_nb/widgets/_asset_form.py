@@ -1,17 +1,7 @@
 """The Assets panel's data: its form as request bodies, listed rows, reasons, file rules.
 
-Kept apart from the widget so the rules (what a submit sends, what a row says) are plain
-functions. Decisions where the spec is silent:
-
-* The form takes one library, one media type, an optional name (where the library takes
-  names) and URLs (one per line from Python; the front end offers one URL box). A batch
-  library gets the URLs in the list of the chosen type (``AssetLibrary.url_lists``); the
-  others get one upload per URL.
-* A failed review comes with no reason from the service (the spec shows none); the row says
-  so in plain words, and in demo mode adds the emulator's rule (URLs containing ``reject`` or
-  ``nsfw`` fail). A refusal the service does explain (an upload answered with a non-zero
-  ``code``, a batch upload's ``failedItems`` entry) shows that explanation.
-"""
+Plain functions, kept apart from the widget, so what a submit sends and what a row says can
+be checked without one."""
 
 from __future__ import annotations
 
@@ -167,6 +157,7 @@ def failed_reason(reported: Any, *, demo: bool) -> str:
     """The text of a failed review: the service's own reason when it sent one."""
     if isinstance(reported, str) and reported.strip():
         return reported.strip()
+    # the spec shows no reason for a failed review: say so, with the emulator's rule in demo
     return f"{REVIEW_FAILED} {DEMO_REVIEW_RULE}" if demo else REVIEW_FAILED
 
 

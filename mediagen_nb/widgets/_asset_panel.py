@@ -1,21 +1,5 @@
 """``AssetPanel``: one anywidget to upload reference media to either asset library, watch the
-review, copy ``asset://id`` and delete.
-
-Front end: ``static/assets.js`` + ``assets.css`` on the shared kit. Python owns the state: the
-form is the ``values`` trait, the rows the ``rows`` trait, and every button sends an
-``{"action": ...}`` message handled here (``upload``, ``delete``, ``confirm-delete``,
-``cancel-delete``, ``copied``, ``refresh``, ``dismiss``).
-
-Upload by file: in demo mode the kernel stores the file on the built-in emulator
-(``client.assets.host_file``) and submits the URL the emulator serves. With a real key the
-file picker is disabled and the panel says plainly that the service needs a public URL.
-Image rows get a small thumbnail (WebP, ``THUMB_PX``) made by the kernel: from the file's
-bytes, or fetched once from the asset's URL (one try; no thumbnail when it cannot be read).
-Review status is polled every ``ASSET_POLL_S`` / speed seconds; ``Active`` assets go to
-``session.active_assets`` so the other panels' reference fields offer them. A library without
-a delete endpoint offers "Forget" (local only). What each library takes (names, batch
-uploads, delete, status by batch) is its catalog descriptor (``AssetLibrary``).
-"""
+review, copy ``asset://id`` and delete (front end: ``static/assets.js`` and ``assets.css``)."""
 
 from __future__ import annotations
 
@@ -26,8 +10,8 @@ from typing import Any
 import traitlets
 
 from mediagen_nb._platform import off_loop
-from mediagen_nb.catalog._assets import ASSET_ACTIVE, ASSET_FAILED
-from mediagen_nb.types import RequestValidationError
+from mediagen_nb.catalog._assets import ASSET_FAILED
+from mediagen_nb.types import AssetInfo, RequestValidationError
 from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._asset_form import (
     DEFAULT_VALUES,
@@ -39,12 +23,12 @@ from mediagen_nb.widgets._asset_form import (
     file_problems,
     libraries_for_front_end,
     problems,
-    reported_reason,
     rows_from_history,
     submitted_text,
     thumb_data_url,
     type_of,
 )
+from mediagen_nb.widgets._asset_review import ReviewFollower, Update, after_review, progress_text
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm
 from mediagen_nb.widgets._session import ActiveAsset, Session
@@ -106,7 +90,13 @@ class AssetPanel(WidgetPanel):
         """Seconds between status polls; None: ``ASSET_POLL_S`` over the service speed."""
         self.copied = ""
         """The last text a Copy click copied (kernel side)."""
-        self._watcher: asyncio.Task[None] | None = None
+        self._recheck: set[str] = set()
+        self._review = ReviewFollower(
+            lambda coro: self.spawn(coro, name="asset review"),
+            self._on_review,
+            self._unusable,
+            self._say_progress,
+        )
         self._refused = 0
         self._fetching: asyncio.Semaphore | None = None
         self.on_action("upload", self._on_upload)
@@ -260,18 +250,17 @@ class AssetPanel(WidgetPanel):
                     )
                     added.append(self._put(row))
                 for failed in batch.failed_items:
-                    item = failed if isinstance(failed, dict) else {}
-                    reason = str(item.get("reason") or failed)
-                    url = str(item.get("url") or "")
-                    kind = str(item.get("assetType") or "Image")
-                    self._put(self._refusal(lib.id, kind, url, reason))
+                    reason = failed.reason or "the library gave no reason"
+                    self._put(
+                        self._refusal(lib.id, failed.assetType or kind, failed.url or "", reason)
+                    )
         finally:
             self.busy = False
         self.status_text = submitted_text(len(added), self._refused - refused_before)
         for row in added:
             if row.asset_type == "Image" and not row.thumb and row.url:
                 self.spawn(self._fetch_thumb(row.asset_id, row.url), name="thumbnail")
-        self._ensure_watcher()
+        self._follow_review()
         return added
 
     def _refusal(self, library: str, kind: str, url: str, reason: str) -> AssetRow:
@@ -319,8 +308,9 @@ class AssetPanel(WidgetPanel):
             self._put(row)
             if row.asset_type == "Image" and row.url:
                 self.spawn(self._fetch_thumb(row.asset_id, row.url), name="thumbnail")
-        await self._poll_once(list(self._rows.values()))
-        self._ensure_watcher()
+        # every listed asset is read once more (one may have failed or gone elsewhere)
+        self._recheck.update(r.asset_id for r in self._rows.values() if r.status != ASSET_FAILED)
+        self._follow_review()
 
     def delete(self, asset_id: str, confirm: bool = False) -> asyncio.Task[None] | None:
         """Without ``confirm``: ask in the row. With it: delete, or forget where the library
@@ -346,8 +336,12 @@ class AssetPanel(WidgetPanel):
         else:
             where = asset_library(row.library).short_title
             self.status_text = f"Forgot {label} here; it stays in the {where} library."
-        self._rows.pop(row.asset_id, None)
-        self.session.remove_active_asset(row.asset_id)
+        self._drop(row.asset_id)
+        self._follow_review()
+
+    def _drop(self, asset_id: str) -> None:
+        self._rows.pop(asset_id, None)
+        self.session.remove_active_asset(asset_id)
         self._sync_rows()
 
     def copy_uri(self, asset_id: str) -> str:
@@ -382,40 +376,40 @@ class AssetPanel(WidgetPanel):
     def _sync_rows(self) -> None:
         self.rows = [row.to_front_end() for row in reversed(self._rows.values())]
 
-    def _ensure_watcher(self) -> None:
-        if (self._watcher is None or self._watcher.done()) and self._pending():
-            self._watcher = self.spawn(self._watch(), name="asset review")
+    def _follow_review(self) -> None:
+        """Follow the review of the pending rows, and of the rows to re-check once."""
+        ids = [
+            r.asset_id
+            for r in self._rows.values()
+            if not r.refused and (r.pending or r.asset_id in self._recheck)
+        ]
+        client = self.session.client
+        interval = self.poll_interval
+        every = ASSET_POLL_S / client.speed if interval is None else interval
+        self._review.follow(client.assets, ids, every)
 
-    def _pending(self) -> list[AssetRow]:
-        return [row for row in self._rows.values() if row.pending]
+    def _on_review(self, update: Update) -> None:
+        asset_id = str(update.assetId)
+        self._recheck.discard(asset_id)
+        row = self._rows.get(asset_id)
+        changed = None if row is None else after_review(row, update, demo=self.session.demo)
+        if changed is not None:
+            self._put(changed)
+            self._say_progress()
 
-    async def _watch(self) -> None:
-        while pending := self._pending():
-            client = self.session.client
-            interval = self.poll_interval
-            await asyncio.sleep(ASSET_POLL_S / client.speed if interval is None else interval)
-            await self._poll_once(pending)
-
-    def _update(self, asset_id: str, status: str | None, reason: str | None) -> None:
-        current = self._rows.get(asset_id)
-        if current is None or not status:
+    def _unusable(self, asset_id: str, status: str) -> None:
+        """An asset ``wait_active`` refused unread: known as failed, or deleted elsewhere."""
+        self._recheck.discard(asset_id)
+        row = self._rows.get(asset_id)
+        if row is None or row.status == ASSET_FAILED:  # its row already says why
             return
-        text = failed_reason(reason, demo=self.session.demo) if status == ASSET_FAILED else ""
-        self._put(replace(current, status=status, reason=text))
+        if status == ASSET_FAILED:
+            self._on_review(AssetInfo(assetId=asset_id, status=ASSET_FAILED))
+        else:
+            self._drop(asset_id)
 
-    async def _poll_once(self, rows: list[AssetRow]) -> None:
-        assets = self.session.client.assets
-        live = [r for r in rows if r.asset_id in self._rows and not r.refused]
-        for library_id in dict.fromkeys(r.library for r in live):
-            ids = [r.asset_id for r in live if r.library == library_id and r.asset_id in self._rows]
-            batch = await assets.status_of(library_id, ids)
-            for info in batch.items:
-                self._update(info.assetId, info.status, reported_reason(info))
-            for failed in batch.failed_items:
-                if isinstance(failed, dict) and failed.get("assetId") in self._rows:
-                    self._update(str(failed["assetId"]), ASSET_FAILED, str(failed.get("reason")))
-        done = [r for r in self._rows.values() if r.status in (ASSET_ACTIVE, ASSET_FAILED)]
-        self.status_text = f"{len(done)} reviewed, {len(self._pending())} in review."
+    def _say_progress(self) -> None:
+        self.status_text = progress_text(list(self._rows.values()))
 
     def text_summary(self) -> str:
         """Listed assets as plain text."""

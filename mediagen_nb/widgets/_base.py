@@ -1,20 +1,7 @@
 """What every panel shares: errors shown in the panel, background tasks, throttling.
 
-``WidgetPanel`` (``session``, ``errors``, ``show_error``, ``guard``, ``spawn``, ``join``,
-``close``, ``text_summary``) is the base of every panel, each ONE ``anywidget.AnyWidget``
-(Images, Videos, Chat, Assets, History, and the Studio that composes them). Its front end is
-``kit.js`` + the panel's module (``_frontend.esm``). A readable error goes to the synced
-``notice`` trait (the kit's ``mgNotice`` shows it with a Dismiss button) with ``notice_kind``
-``"error"`` (role=alert, the error colour); ``show_info`` shows a normal state worth saying
-(a browser tab keeping history in memory) as ``"info"`` (role=status, the text colour), never
-over an error still shown. The front end sends
-``{"action": name, ...}`` custom messages, dispatched to the handlers registered with
-``on_action`` (an exception there becomes the notice, never a traceback in the browser).
-``mode`` mirrors the session's mode text.
-
-Errors are also kept in ``panel.errors`` for tests. ``Throttle`` coalesces trait updates to at
-most a few per second and sends each batch inside ``hold_sync()`` as one comm message.
-"""
+``WidgetPanel`` is the base of every panel (each one ``anywidget.AnyWidget``); ``Throttle``
+coalesces trait updates into a few comm messages per second."""
 
 from __future__ import annotations
 

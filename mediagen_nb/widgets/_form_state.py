@@ -1,10 +1,7 @@
 """The form's values, checked: problems in the user's words, offered options, carried work.
 
-``check`` runs ``types.validate_request`` on the body (``catalog.to_body``) and names each
-problem the way the user sees the field ("Reference images: item 2 must be an http(s) URL");
-``offered`` narrows each option list to the options that yield no problem (2K/4K only on
-some models); ``carry`` (the catalog's) moves the work to another family. No family ids here.
-"""
+``check`` names each problem as the user sees the field, ``offered`` narrows each option list
+to the options that yield no problem, ``carry`` moves the work to another family."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """Compose a panel's front end from the shared kit and the panel's own files (no build step).
 
 anywidget loads ``_esm`` as one module string, so a relative ``import`` between files cannot
-resolve. ``esm("images.js")`` therefore returns the kit (``kit.js``: elements, form rows,
-controls and ``mgCompose``; ``kit_media.js``: result card, gallery, lightbox; ``kit_table.js``:
-the table) followed by ``images.js`` (which ends with ``export default { render }``), and
-``css("images.css")`` returns ``kit.css`` followed by ``images.css``. Files are read from
-``widgets/static/`` once per process.
-"""
+resolve: ``esm()`` and ``css()`` return the kit's files followed by the panel's own."""
 
 from __future__ import annotations
 

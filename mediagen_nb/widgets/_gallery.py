@@ -1,13 +1,7 @@
 """The gallery of an image or video panel: one ``Result`` per task, and ``GalleryMixin``.
 
-A ``Result`` is plain kernel-side state (a task's state, its request and its preview); the
-panel sends every result's ``to_json()`` in its ``results`` list trait (throttled, at most 4
-batches a second for all cards together) and the preview bytes in its ``media`` dict trait
-(only when a preview arrives). Preview bytes are small: a WebP thumbnail for images
-(``_preview.thumbnail``), the MP4 when within the cap.
-``GalleryMixin`` follows tasks into results and carries the card actions (Cancel, Remove,
-the full-size file for the lightbox and Save).
-"""
+``GalleryMixin`` follows tasks into results, sends them and their previews to the front end
+(throttled), and carries the card actions (Cancel, Remove, the full-size file, Save)."""
 
 from __future__ import annotations
 
@@ -60,7 +54,34 @@ def media_size(data: bytes, kind: str) -> tuple[int, int] | None:
 
 @dataclass
 class Result:
-    """A task shown in the gallery (newest first)."""
+    """A task shown in the gallery (newest first): plain kernel-side state, sent to the front
+    end as ``to_json()`` in the panel's ``results`` trait and its preview in ``media``.
+
+    Attributes:
+        kind: ``"image"`` or ``"video"``.
+        family: The catalog family id of the request.
+        family_title: The family's name as the card shows it.
+        body: The request body as sent.
+        id: The card's id in the gallery (not the task's).
+        task_id: The service's task id ("" until the create answer).
+        status: The task's status (``queued``, ``processing``, ``completed``...).
+        elapsed: Seconds since the task was created.
+        eta: The family's expected duration, as (low, high) seconds.
+        error: Why the task failed ("" otherwise).
+        note: A line the card shows under the preview (e.g. why there is none).
+        thumbnail: The image preview's bytes (WebP, small).
+        thumbnail_mime: The MIME type of ``thumbnail``.
+        video: The video preview's bytes (empty when too large to send).
+        video_mime: The MIME type of ``video``.
+        file_name: The name Save offers.
+        local_path: Where the result's file is in the local media cache.
+        resumed: The task was re-attached after a kernel restart.
+        parents: Ids of the tasks and assets the request was made from.
+        url: The result's service URL ("" until completed).
+        url_expires: When ``url`` stops working (Unix seconds), if known.
+        size: The picture's pixels (a video's frame size), read from the file's header.
+        source: The result's full bytes, kept for Save and the card actions.
+    """
 
     kind: str
     family: str

@@ -1,18 +1,7 @@
 """``ImagePanel`` and ``VideoPanel``: one anywidget each, a form drawn from data and a gallery.
 
-The form is data (``catalog.form_spec``) sent once in ``spec``; the user's input lives in
-``values`` (a dict trait: the front end sets it, Python owns it). On every change Python
-validates (``_form_state.check``), narrows option lists (``offered``), and publishes
-``problems``, a neutral ``hint`` and ``can_generate``. Errors are shown only for fields the
-user touched (``touched``) or after Generate was pressed on an invalid form (``attempted``).
-
-Generate returns at once: each submission runs as an asyncio task (``spawn``). The client
-records every step in the history ledger before it returns or calls ``on_update``, so a card
-appears only once the create response (and its ledger row) exists. All cards' states travel
-in one ``results`` list, sent at most 4 times a second (``Throttle``); previews travel in
-``media`` only when one arrives. The last request of each family, and the form of each family
-the user left, are remembered for the panel's life.
-"""
+The form is the catalog's ``form_spec``; Python owns the values and checks them on every
+change, and each Generate runs as an asyncio task, so the button returns at once."""
 
 from __future__ import annotations
 

@@ -1,27 +1,5 @@
-"""``HistoryPanel``: one anywidget showing the history, a page at a time, and reopening a row's
-request in its panel.
-
-Front end: ``static/history.js`` + ``history.css`` on the shared kit. Python owns the state:
-``values`` holds the filters (``scope``: ``session`` or ``all``; ``kind``, ``status``,
-``model``, ``text``), ``page`` / ``page_size`` the paging, ``rows`` the current page (see
-``_history_rows``). Actions from the front end: ``refresh``, ``prev``, ``next``, ``reopen``
-(``{"id"}``), ``export``, ``download``, ``export-history``, ``import-history`` (the file in
-the message's buffer), ``clear-history`` (``_history_keep``), ``dismiss``.
-
-"This session" means the rows this kernel wrote an event for (created, polled or resumed
-here: ``Ledger.keys_of()``); "All" is the whole history. Reading the ledger is local SQLite,
-so filters and paging run synchronously.
-
-Reopen: ``on_reopen(callback)`` registers ``callback(kind, family, body)``: ``kind`` is
-``"image"``, ``"video"`` or ``"chat"``, ``family`` the catalog family id (None for chat),
-``body`` a copy of the recorded request body (what the panel's ``load(body, family)`` takes).
-The Studio registers one that fills the matching panel and shows its tab.
-
-Export: ``export()`` writes the rows matching the filters (every page) as CSV to
-``$MEDIAGEN_HOME/exports/history-<UTC time>.csv`` (``export(path)`` writes elsewhere; CSV or
-Parquet by suffix), never into the notebook folder; ``download()`` sends the same CSV to the
-browser, which saves it through its own download.
-"""
+"""``HistoryPanel``: one anywidget showing the history a page at a time, with filters, export,
+and reopening a row's request in its panel (front end: ``static/history.js``)."""
 
 from __future__ import annotations
 

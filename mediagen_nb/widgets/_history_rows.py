@@ -1,11 +1,5 @@
-"""The History panel's rows: one history record as the front end renders it.
-
-Image rows carry a small thumbnail (WebP, ``THUMB_PX``, a data URL made from the media cache,
-cached per file, so a saved notebook stays small). Video rows carry no picture: a poster frame
-would need ffmpeg and embedding the video would bloat the notebook, so the front end draws an
-inline-SVG badge, solid when the file is in the local media cache (``cached``), outlined when
-a completed video is not. Ids are shown whole.
-"""
+"""The History panel's rows: one history record as the front end renders it (image rows
+with a small thumbnail from the media cache, video rows with a badge)."""
 
 from __future__ import annotations
 

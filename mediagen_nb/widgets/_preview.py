@@ -1,25 +1,7 @@
 """Preview bytes small enough for the widget comm and a saved notebook.
 
-Images: a thumbnail (WebP, longest edge ``THUMB_PX``) is always sent; a larger but bounded
-version (longest edge ``FULL_PX``, PNG if the source is PNG else JPEG) only when the user
-asks for it. Videos: the MP4 itself when it is at most ``MAX_VIDEO_BYTES`` (the emulator's
-previews are far smaller); a bigger real-service video is not sent and the card says where
-the local file is instead. PIL is imported here only, lazily. Without Pillow (a browser
-kernel) PNGs are shrunk by ``mediagen_nb._png`` (nearest neighbour), other images are sent
-as they are up to ``MAX_ORIGINAL_BYTES``, and a larger one gets a plain note instead.
-
-Decompression bombs (a 0.5 MB PNG of 11000x11000 costs ~490 MB to decode): the pixel size
-is read from the header before anything is decoded and an image over ``MAX_PREVIEW_PIXELS``
-gets :class:`PreviewTooLargeError` ("too large to preview"), which the cards show as their note;
-Pillow's own ``DecompressionBombError`` / warning become the same; JPEGs are decoded at a
-reduced scale (``draft``); at most ``MAX_CONCURRENT`` images are decoded at once.
-
-Decision: thumbnails are WebP at quality ``THUMB_QUALITY``, about half the bytes of a JPEG
-that looks the same, at 512 px (a gallery card is 300-560 px wide, so the preview is large
-enough to judge; the lightbox loads the bounded full image). Every card's thumbnail is
-stored in a saved notebook's widget state, and 20 generated images must leave the notebook
-under 1 MB; every browser JupyterLab supports shows WebP.
-"""
+Images get a WebP thumbnail (and a bounded full image on request), videos the MP4 when it is
+small enough; an image too large to decode safely gets ``PreviewTooLargeError``."""
 
 from __future__ import annotations
 
@@ -36,8 +18,8 @@ from mediagen_nb._png import thumbnail_png
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-THUMB_PX = 512
-THUMB_QUALITY = 80
+THUMB_PX = 512  # a gallery card is 300-560 px wide; the lightbox loads the full image
+THUMB_QUALITY = 80  # WebP: about half the bytes of a JPEG that looks the same
 FULL_PX = 2048
 HAVE_PIL = has_module("PIL")
 MAX_ORIGINAL_BYTES = 1024 * 1024

@@ -1,14 +1,7 @@
 """The one client the panels of a kernel share, its mode banner and the active assets.
 
-``current_session()`` is the kernel-wide ``Session``; every panel uses it unless given one.
-The ``AsyncClient`` is made lazily, on first use, on the running event loop (httpx2 pools are
-bound to the loop that first uses them; when the running loop changes, e.g. between test
-functions, a fresh client is made). Without an API key the client falls back to the
-built-in emulator ("demo mode"); ``set_api_key`` switches to the real service. The key is
-kept in this object's memory only: never in a repr, a trait, the history or the banner.
-
-Decision (not in the spec): an empty key passed to ``set_api_key`` returns to demo mode.
-"""
+``current_session()`` is the kernel-wide ``Session``; without an API key its client is the
+built-in emulator ("demo mode"). The key stays in this object's memory only."""
 
 from __future__ import annotations
 
@@ -65,6 +58,15 @@ class Session:
 
     ``Session(client=...)`` injects a ready client (tests, custom transports); the session
     then never closes or replaces it unless ``set_api_key`` is called.
+
+    Args:
+        client: A ready client to share; None: one is made on first use (the environment's
+            key, else the built-in emulator).
+        api_key: The service key to use (kept in memory only); None: the environment's.
+        base_url: The image and video service's base URL; None: the configured one.
+        text_base_url: The chat service's base URL; None: the configured one.
+        mode_text: The mode line the panels show; None: "demo mode (built-in emulator)" or
+            "connected to <host>".
     """
 
     def __init__(

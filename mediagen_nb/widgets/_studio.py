@@ -1,36 +1,7 @@
 """``Studio``: every panel in tabs, a mode line with a connect form, and automatic resume.
 
-The Studio is ONE anywidget (``static/studio.js`` on the kit): it draws its own tab list
-(Chat · Images · Videos · Assets · History, a WAI-ARIA tab list with arrow, Home and End keys)
-and renders each panel, itself an anywidget sharing the Studio's ``Session``, inside its tab
-panel through anywidget's widget composition: a ``WidgetTrait`` sends the child as an
-``anywidget:<model_id>`` reference and the front end draws it with ``host.getWidget(ref)``.
-That works wherever anywidget 0.11 does (JupyterLab, Notebook 7, Voila, marimo), so
-``mo.ui.anywidget(mg.Studio())`` shows the whole Studio in marimo too. The selected tab is the
-synced ``tab`` trait (``studio.select("Videos")`` from Python).
-
-At the end of the tab list's line the Studio says "demo mode (built-in emulator)" or
-"connected to <host>" and holds the connect form; the key reaches the kernel in one custom message
-(``{"action": "connect", "key": ...}``), never in widget state (a saved notebook stores widget
-state), and lives only in the session's memory. On open, tasks a previous kernel left running are
-re-attached (``mediagen_nb.history.resume``) and shown as cards in the gallery of the Images
-or Videos panel, marked "re-attached"; a line under the tabs says how many.
-
-Decisions: Connect with an empty key returns to demo mode; base URLs come from the form,
-else ``MEDIAGEN_BASE_URL`` / ``MEDIAGEN_TEXT_BASE_URL``; a refused configuration is shown in
-the Studio's notice and leaves the session in demo mode. Re-attached cards follow the
-handle's state (the resume poller is the only one polling) and refresh at most 4 times a
-second with the rest of their gallery; the Assets tab re-checks known assets the first time
-it is opened.
-
-The Videos, Assets and History panels are built when their tab is first selected (or the
-``videos`` / ``assets`` / ``history`` attribute is first read) and then take the place of a
-one-line placeholder drawn by the front end: together they are most of the Studio's widgets,
-and every widget's state is saved in the notebook, so a notebook that never opens them stays
-small and opens faster. Under marimo all five are built at once (``lazy=None`` picks that):
-marimo can open a widget's comm only while a cell runs, and a tab click runs no cell, so a
-panel built then fails in marimo's own code (its virtual file for the module is never made).
-"""
+One anywidget (``static/studio.js``) that draws each panel inside its tab through anywidget's
+widget composition; the Videos, Assets and History panels are built when first shown."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
 """The chat conversation: turns (text, thinking, tool calls) and their throttled sync.
 
-``ChatTranscript`` keeps the turns in Python (always current) and pushes them to its
-widget's synced traits at most ``STREAM_UPDATES_PER_S`` (20) times per second, each push
-one comm message (``hold_sync``). Finished turns live in ``turns``; the turn being streamed
-is sent as the whole text (and thinking) so far in ``live_text`` / ``live_thinking`` with a
-growing ``live_seq`` (full text, not deltas, so the last message always carries the exact
-answer and a view opened mid-stream is complete). The final update moves the text into
-``turns`` in the same comm message.
-"""
+``ChatTranscript`` keeps the turns in Python and pushes them to its synced traits at most
+``STREAM_UPDATES_PER_S`` times a second, the turn being streamed as its whole text so far."""
 
 from __future__ import annotations
 

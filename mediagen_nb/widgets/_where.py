@@ -1,14 +1,5 @@
-"""Where a file is, in words the user can act on: the Save note, card notes, the export note.
-
-A normal kernel shows a path relative to its working directory (the notebook's folder) when
-the file is inside it, else under ``~`` for the home folder, else the absolute path. In the
-browser (JupyterLite's Pyodide kernel) a path means something only inside JupyterLite's file
-browser: the kernel mounts that browser's storage at ``/drive`` (and starts there), so a file
-under it is named by its place in the file browser; every other folder (the default
-``$MEDIAGEN_HOME``, ``~/.mediagen_nb``, is ``/home/pyodide/.mediagen_nb``) lives in the tab's
-memory and is gone after a reload, which the note says instead of a path. The full absolute
-path stays available (the panels' ``save_path`` tooltip, the history's ``local_file``).
-"""
+"""Where a file is, in words the user can act on: the Save note, card notes, the export note
+(relative to the notebook's folder, under ``~``, or its place in JupyterLite's file browser)."""
 
 from __future__ import annotations
 
