@@ -1,11 +1,8 @@
-"""Files the site's wheels leave out: what nothing in the browser can reach.
+"""Files the site's wheels leave out: what nothing in the browser reaches.
 
-jedi's typeshed stubs of third-party packages (pywin32, tensorflow, Django...: 2.6 MB of a
-3.7 MB wheel; jedi completes an installed package from its source anyway) and Pygments'
-lexers for languages nobody highlights in the kernel (its lexer table then lists only the
-kept ones, so asking for another raises Pygments' own ``ClassNotFound``). Each cut
-rewrites the wheel with its ``RECORD`` updated, before the bytecode step and the lockfile.
-"""
+jedi's typeshed stubs of third-party packages (2.6 MB; jedi completes an installed package
+from its source) and Pygments' lexers beyond ``LEXERS_KEPT`` (its table then lists only the
+kept ones: another raises ``ClassNotFound``). ``RECORD`` is rewritten to match."""
 
 from __future__ import annotations
 
