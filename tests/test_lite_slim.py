@@ -15,6 +15,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from mediagen_nb._lite import _slim
 
 
@@ -142,3 +144,9 @@ def test_pygments_keeps_what_the_kernel_highlights(tmp_path: Path) -> None:
         "True", "no lexer for alias 'rust' found", "no lexer for alias 'go' found",
     ]  # fmt: skip
     assert 30 < int(lines[4]) < 200  # the kept modules' lexers only (Pygments has ~600)
+
+
+def test_a_pygments_without_its_lexer_table_is_named(tmp_path: Path) -> None:
+    path = wheel_of(tmp_path, "pygments", {_slim.PYGMENTS_MAPPING: b"OTHER = {}\n"})
+    with pytest.raises(RuntimeError, match="no LEXERS table"):
+        _slim.slim(path)

@@ -110,11 +110,16 @@ def _lexer_entries(source: str) -> dict[str, tuple[Any, ...]]:
     first item is the module."""
     tree = ast.parse(source)
     table = next(
-        node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "LEXERS" for t in node.targets)
+        (
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "LEXERS" for t in node.targets)
+        ),
+        None,
     )
+    if table is None:
+        raise RuntimeError(f"{PYGMENTS_MAPPING} has no LEXERS table: this Pygments cannot be cut")
     entries: dict[str, tuple[Any, ...]] = ast.literal_eval(table)
     return entries
 
