@@ -1,9 +1,7 @@
 """Package-level conveniences that need a client the user did not make: ``resume()``.
 
-``mediagen_nb.resume()`` (no arguments) re-attaches the unfinished tasks of the service this
-kernel talks to by default (the real one when ``MEDIAGEN_API_KEY`` is set, else the built-in
-emulator) and finishes the sweeps a dead kernel left unfinished. The client it makes lives
-as long as its event loop: re-attached tasks keep polling through it after ``resume`` returns.
+The client ``resume()`` makes lives as long as its event loop: re-attached tasks keep
+polling through it after ``resume`` returns.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Late-bound hooks that let lower layers reach higher ones without importing them.
 
-The client (layer 3) must record every request into the history ledger (layer 4) and must
-fall back to the built-in emulator when no API key is configured, yet it may not import
-either package. ``mediagen_nb/__init__.py`` registers both here at import time (cheaply:
-the factories import their packages only when first called). Stdlib only.
+``mediagen_nb/__init__.py`` registers the history ledger (the client's recorder) and the
+built-in emulator (its service without a key) here; both import their packages only when
+first called. Stdlib only.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """What this Python can do: threads, sockets, optional packages. Stdlib only.
 
-The package runs on CPython and in the browser (Pyodide, ``sys.platform == "emscripten"``),
-where ``threading.Thread.start`` fails ("can't start new thread"), no socket can be served,
-and Pillow, av, pandas and uvicorn are absent. Callers ask here instead of testing the
-platform themselves, so one place decides (and tests can pretend to be the browser with
-``MEDIAGEN_DEMO=in-process`` or by blocking an import).
+Callers ask here instead of testing the platform themselves, so one place decides (tests
+pretend to be the browser with ``MEDIAGEN_DEMO=in-process`` or by blocking an import).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """PNG in pure Python (zlib + struct): encode RGB rows, decode simple PNGs, shrink them.
 
-For where Pillow is missing (the browser): the emulator's pure renderer writes its pictures
-with :func:`encode_rgb`, and the panels' thumbnails shrink PNGs with :func:`thumbnail_png`.
-Decoding handles what our own encoders write: 8-bit RGB or RGBA, not interlaced, rows
-filtered "None" or "Up" (the Up filter is undone a whole row at a time with integer
-arithmetic, so no per-byte Python loop); anything else raises ``ValueError``. Stdlib only.
+For where Pillow is missing (the browser). Decoding handles what our own encoders write
+(8-bit RGB or RGBA, not interlaced, rows filtered "None" or "Up"); anything else raises
+``ValueError``. Stdlib only.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ import pytest
 
 from mediagen_nb.classroom._codes import Roster
 from mediagen_nb.classroom._export import export_zip
-from mediagen_nb.classroom._ledger import SqliteClassLedger, TaskRecord
+from mediagen_nb.classroom._ledger import SqliteClassLedger
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._rules import Rules
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._wall import teacher_state

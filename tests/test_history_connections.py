@@ -104,3 +104,12 @@ def test_a_classroom_ledger_that_cannot_start_leaves_no_connection(
     working = SqliteClassLedger(tmp_path / "fresh")
     working.close()
     assert not is_open(opened[1])
+
+
+def test_a_classroom_ledger_dropped_without_close_closes_its_file(
+    tmp_path: Path, opened: list[sqlite3.Connection]
+) -> None:
+    SqliteClassLedger(tmp_path)  # dropped at once, never closed
+    gc.collect()
+    assert len(opened) == 1
+    assert not is_open(opened[0])

@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+import mediagen_nb as mg
+from mediagen_nb import _hooks
 from mediagen_nb._hooks import LedgerEvent
 from mediagen_nb.catalog import FAMILIES
 from mediagen_nb.client import AsyncClient, Task
@@ -163,3 +165,50 @@ async def test_reopen_restores_an_expired_reference(emulator: EmulatorHandle) ->
         await wait_done(videos, 1)
         assert videos.cards[0].parents == [image.id]
         studio.close()
+
+
+async def test_an_asset_keeps_the_picture_it_was_made_from(
+    emulator: EmulatorHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Demo mode: picture -> "Send to the asset library" -> a video using the asset; the
+    lineage of the video shows all three, and the asset's row names the picture."""
+    monkeypatch.setattr(_hooks, "_fallback_factory", emulator.endpoint)
+    studio = Studio(session=Session(), resume=False)
+    assert studio.session.demo
+    images, videos = studio.images, studio.videos
+    images.set(prompt="portrait of a smiling face")
+    images.generate()
+    await wait_done(images, 1)
+    picture = images.cards[0]
+    assert await studio.use(images, picture.id, "asset", "seedance2") is not None
+    asset_id = videos.body()["referenceImages"][0].removeprefix("asset://")
+    videos.set(model="seedance-2.0", prompt="she waves")
+    videos.generate()
+    await wait_done(videos, 1)
+    clip = videos.cards[0]
+    assert clip.parents == [asset_id]
+
+    chain = mg.lineage(clip.task_id)
+    assert list(chain["task_id"]) == [picture.task_id, asset_id, clip.task_id]
+    assert list(chain["generation"]) == [2, 1, 0]
+    assert list(chain["status"])[:1] == ["completed"]
+    assets = mg.history(kind="asset")
+    assert list(assets.loc[assets["task_id"] == asset_id, "parents"]) == [[picture.task_id]]
+    studio.close()
+    await studio.session.aclose()
+
+
+async def test_client_uploads_record_the_task_they_show(emulator: EmulatorHandle) -> None:
+    async with AsyncClient(emulator.api_key, emulator.base_url, emulator.text_base_url) as client:
+        one = await (await client.images.create("nano-banana", prompt="a fox")).wait()
+        two = await (await client.images.create("nano-banana", prompt="a hare")).wait()
+        single = await client.assets.upload(one, "Image", name="fox")  # a Task passed in
+        assert one.url is not None
+        by_url = await client.assets.upload(one.url, "Image")  # its URL, as a string
+        batch = await client.assets.sd2_upload(image_urls=[two, one])
+        plain = await client.assets.upload("https://example.com/cat.png", "Image")
+    rows = {r["task_id"]: r["parents"] for r in mg.history_records(kind="asset")}
+    assert rows[single.assetId] == [one.id]
+    assert rows[by_url.assetId] == [one.id]
+    assert [rows[item.assetId] for item in batch.items] == [[two.id], [one.id]]
+    assert rows[plain.assetId] == []

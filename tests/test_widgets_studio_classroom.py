@@ -143,3 +143,68 @@ async def test_a_hub_server_environment_connects_without_a_form(
         assert studio.session.classroom.student == "zoe"
         assert token not in repr(studio.session) + studio.text_summary()
         await studio.session.aclose()
+
+
+def _actions(card_json: dict[str, object]) -> dict[str, tuple[bool, str, list[str]]]:
+    """action -> (enabled, reason, target families) of a card's ``to_json()``."""
+    actions = card_json["actions"]
+    assert isinstance(actions, list)
+    return {
+        a["action"]: (a["enabled"], a["reason"], [t["family"] for t in a["targets"]])
+        for a in actions
+    }
+
+
+async def test_card_actions_offer_only_the_class_families(room: ClassroomHandle) -> None:
+    studio = Studio(session=Session(), resume=False)
+    await _connect(studio, room)
+    studio.images.set(prompt="a lighthouse at dusk")
+    job = studio.images.generate()
+    assert job is not None
+    card = await job
+    assert card is not None
+    assert card.status == "completed"
+    await studio.join()
+    actions = _actions(studio.images.results[0])
+    assert actions["animate"] == (False, "your class cannot make videos", [])
+    no_start = "your class has no model that starts from a picture"
+    assert actions["first_frame"] == (False, no_start, [])
+    assert actions["reference"] == (True, "", ["banana"])  # not GPT Image, not a video family
+    assert actions["asset"][:2] == (False, "your class has no model that uses the asset library")
+
+    assert await studio.use(studio.images, card.id, "animate") is None
+    assert studio.images.notice == "Animate: your class cannot make videos"
+    assert await studio.use(studio.images, card.id, "reference", "image2") is None
+    assert studio.images.notice.startswith("Use as reference: your class does not use ")
+    target = await studio.use(studio.images, card.id, "reference")
+    assert target is not None
+    assert target.family == "banana"
+    assert studio.images.body()["image_urls"] == [card.url]
+    await studio.session.aclose()
+
+
+async def test_animate_opens_a_video_family_of_the_class(
+    tmp_path: Path, marker_emulator: EmulatorHandle
+) -> None:
+    with start_classroom(
+        ["ann"],
+        models=["nano-banana", "starvideos_o3", "gpt-5.4-low"],
+        upstream=upstream_of(marker_emulator),
+        folder=tmp_path / "video-class",
+    ) as video_room:
+        studio = Studio(session=Session(), resume=False)
+        await _connect(studio, video_room)
+        studio.images.set(prompt="a kite over the dunes")
+        job = studio.images.generate()
+        assert job is not None
+        card = await job
+        assert card is not None
+        await studio.join()
+        actions = _actions(studio.images.results[0])
+        assert actions["animate"] == (True, "", ["starvideos"])  # seedance is not the class's
+        target = await studio.use(studio.images, card.id, "animate")
+        assert target is not None
+        assert target.family == "starvideos"
+        assert studio.tab == "Videos"
+        assert studio.videos.body()["model"] == "starvideos_o3"
+        await studio.session.aclose()

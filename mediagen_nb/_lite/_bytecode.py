@@ -1,25 +1,7 @@
 """Bytecode in the site's wheels and stdlib, so the browser's first start compiles no source.
 
-No wheel on PyPI ships ``.pyc`` files and Pyodide's ``python_stdlib.zip`` holds none, so a
-visitor's Pyodide compiled every module it imported from source on each cold load (~4 of
-the ~7 s the first Studio took). A ``.pyc`` only loads in the exact CPython version that
-wrote it, so the build does not compile with the Python it runs in: ``precompile.mjs``
-starts the site's own Pyodide under Node, loads the site's wheels, starts a Studio
-(``WARM_UP``) to learn which modules a start imports, and runs :func:`add_bytecode` there:
-bytecode for every module of our own package and for each other module that start
-imported (the rest, e.g. Pygments' hundreds of lexers, stays source only: it would add
-megabytes to every visit for modules a visit rarely imports).
-
-A module of our wheel gets ``__pycache__/<name>.<cache tag>.pyc`` beside its source (the
-``RECORD`` lists it, without a hash, as the wheel format allows for pyc files); a module of
-another wheel or of the stdlib zip is replaced by ``<name>.pyc`` (sourceless, where the
-import system and ``zipimport`` look): its source would be 3.8 MB more to download, for
-source lines in tracebacks through those libraries only. Each is an *unchecked
-hash-based* pyc (PEP 552): valid whatever time stamps the browser's unpacking gives the
-files, never checked against the source. An archive that already holds bytecode is left
-alone, so a second run changes nothing.
-
-This module runs inside Pyodide: standard library only.
+A ``.pyc`` only loads in the CPython that wrote it, so this runs inside the site's own
+Pyodide under Node (``precompile.mjs``): standard library only.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Pyodide's core for the static site: the npm package ``pyodide``, fetched once and cached.
 
-The npm package holds the interpreter and its standard library (``pyodide.mjs``,
-``pyodide.asm.*``, ``python_stdlib.zip``, ``pyodide-lock.json``) but no package wheels; the
-site ships its own wheels beside them (``_wheels``). ``npm pack`` fetches the tarball from
-whatever registry npm is configured with; the tarball's sha512 is checked against the
-integrity the registry published for this version, so a cached or mirrored copy is exactly
-that release.
+The tarball's sha512 is checked against the integrity the registry published for this
+version, so a cached or mirrored copy is exactly that release.
 """
 
 from __future__ import annotations

@@ -1,30 +1,7 @@
 """``mediagen-nb lite build``: the playground as a static site, Python running in each tab.
 
-The site is a JupyterLite build (jupyterlite-core and its Pyodide kernel) that serves every
-file it needs itself: JupyterLite's apps, the widget front ends, Pyodide's core (``_pyodide``)
-and every wheel the kernel installs, listed in the site's ``pyodide-lock.json``
-(``_wheels``). With PyPI fallback off in the kernel, a visitor's browser asks no other host
-for anything, so the folder works on an intranet without internet as well as on any static
-host.
-
-``index.html`` is a small page of ours (``landing.html``): a header with a link to the
-notebooks in JupyterLite's JupyterLab, and JupyterLite's REPL app filling the rest, told by
-its URL to run ``import mediagen_nb as mg; mg.Studio()`` at once with the code hidden, so a
-visitor lands on a Studio that is starting (then running), as Voila shows a notebook as an
-app. Voici (Voila's static counterpart) is not used: voici-core 0.10 needs jupyterlite-core
-< 0.8, whose Pyodide kernel (0.7.2) runs Pyodide 0.29 (Python 3.13), not the Pyodide 314
-(Python 3.14, ABI 2026_0) that pydantic-core's browser wheel on PyPI is built for; voici 0.10
-also pulls in the xeus kernel, whose environments come from conda channels.
-
-The site's ``service-worker.js`` is ours (``service-worker.js`` here): it does what
-JupyterLite's does for ``/drive`` and keeps every file of the site in the browser's Cache
-Storage on the first visit, so a second visit loads without the network. The landing page
-registers it before it opens the Studio, so everything the Studio loads passes through it.
-
-Downloads (the Pyodide tarball, wheels) are cached in ``cache`` (``default_cache()``), so
-a rebuild needs no network. Each build runs JupyterLite in a fresh temporary folder (an
-incremental JupyterLite rebuild once dropped the local-Pyodide setting) and then replaces
-the output folder.
+A JupyterLite build that serves every file it needs itself (its apps, the widget front ends,
+Pyodide's core and every wheel), so a visitor's browser asks no other host for anything.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
 """The wheels the in-browser kernel installs, and the lockfile that keeps it offline.
 
-Every wheel comes from the package index through pip, for the browser's platform
-(``pip download --only-binary=:all: --platform pyemscripten_..._wasm32``): pure wheels, plus
-the few compiled ones published for Pyodide (pydantic-core). Which wheels a package needs
-is read from the wheels' own metadata with the browser's markers (``sys_platform ==
-"emscripten"``), so a dependency a package declares only off the browser (Pillow, av,
-uvicorn, pandas once they are optional there) is neither downloaded nor shipped.
-
-The site's ``pyodide-lock.json`` lists exactly the shipped wheels, each with its real
-sha256, its import names and its dependencies: ``import mediagen_nb`` in a notebook then
-loads the package and everything below it from the site itself (the Pyodide kernel loads
-what a cell imports from the lockfile), and nothing is looked up anywhere else.
+pip downloads them for the browser's platform; the site's ``pyodide-lock.json`` lists exactly
+the shipped wheels (sha256, import names, dependencies), so nothing is looked up elsewhere.
 """
 
 from __future__ import annotations

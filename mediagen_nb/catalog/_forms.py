@@ -1,27 +1,7 @@
 """How each family's form maps to and from its request body, declared as data.
 
-A family without an entry in ``FORMS`` gets one control per parameter of its table
-(``PARAMS``, or the generic set of a partly documented family), each written to and read
-from the body field of the same name. An entry lists the controls in order; each is a
-``FormControl`` whose ``param`` says what it holds (type, options, default, limits, help;
-its name is the control's key) and whose ``send`` says where the value goes:
-
-* ``"field"``: the body field ``to`` (default: the parameter's name), also read back from
-  ``reads`` (exclusive alternatives that mean the same, e.g. ``seconds`` for ``duration``);
-  ``as_list`` sends a single value as a one-item list.
-* ``"choice"``: an option in the user's words standing for API values: the body gets
-  ``table[option][to]``; any field of ``to`` and ``reads`` holding a value of the table
-  loads back as that option. ``table[option][carry]`` is what the option means to other
-  families (an orientation carries as an aspect ratio).
-* ``"item"``: one item of the array ``to`` per value, built from the ``item`` template
-  (``VALUE`` marks where the value goes); read back from the body's items that match the
-  template (keys in ``item_optional`` may be missing from a body item).
-* ``"selector"``: not sent. Its option decides which controls show (``shows``) and which
-  must be filled (``needs``); a loaded body selects the option that best explains the
-  controls it fills (``best_option``).
-
-Widgets turn these into the form the front end draws and into bodies, with no family ids
-in their code: adding a family with the same shapes is a change in the catalog only.
+A family without an entry in ``FORMS`` gets one control per parameter of its table, each
+written to and read from the body field of the same name; an entry lists ``FormControl``s.
 """
 
 from __future__ import annotations
@@ -56,15 +36,43 @@ VALUE = "{value}"
 
 @dataclass(frozen=True)
 class FormControl:
-    """One control of a family's form and how its value maps to and from the body."""
+    """One control of a family's form and how its value maps to and from the request body.
+
+    The panels turn these into the form they draw and into bodies, with no family ids in
+    their code: adding a family with the same shapes is a change in the catalog only.
+
+    Attributes:
+        param: What the control holds (type, options, default, limits, help; its name is the
+            control's key); a name means that parameter of the family's table.
+        send: Where the value goes. ``"field"``: the body field ``to``, read back from
+            ``to`` or ``reads``. ``"choice"``: an option in the user's words standing for
+            API values; the body gets ``table[option][to]``, and any field of ``to`` and
+            ``reads`` holding a value of the table loads back as that option. ``"item"``:
+            one item of the array ``to`` per value, built from the ``item`` template.
+            ``"selector"``: not sent; its option decides which controls show and which
+            must be filled.
+        to: The body field (or array, for items) it writes; "" means the parameter's name.
+        reads: More body fields read back into this control: exclusive alternatives that
+            mean the same (``seconds`` for ``duration``).
+        as_list: Send a single value as a one-item list.
+        table: For a choice, each option's API values; ``table[option]["carry"]`` is what
+            the option means to other families (an orientation carries as an aspect ratio).
+        item: For items, the template of one array item (``VALUE`` marks where the value
+            goes); read back from the body's items that match it.
+        item_optional: Keys of ``item`` a body's item may lack and still match.
+        shows: For a selector, the controls each option shows.
+        needs: For a selector, the controls each option requires; a loaded body selects
+            the option that best explains the controls it fills (``best_option``).
+        label: The label, when the parameter's own label does not fit.
+        help: The help, when the parameter's own help does not fit.
+        api: The API field(s) the tooltip names, when not just ``to``.
+        option_labels: Labels of option values in this form ("" is "not set").
+    """
 
     param: Param | str
-    """What the control holds; a name means that parameter of the family's table."""
     send: Send = "field"
     to: str = ""
-    """The body field (or array, for items) it writes; "" means the parameter's name."""
     reads: tuple[str, ...] = ()
-    """More body fields read back into this control (exclusive alternatives)."""
     as_list: bool = False
     table: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict, compare=False)
     item: Mapping[str, Any] = field(default_factory=dict, compare=False)
@@ -72,13 +80,9 @@ class FormControl:
     shows: Mapping[Any, tuple[str, ...]] = field(default_factory=dict, compare=False)
     needs: Mapping[Any, tuple[str, ...]] = field(default_factory=dict, compare=False)
     label: str = ""
-    """The label, when the parameter's own label does not fit."""
     help: str = ""
-    """The help, when the parameter's own help does not fit."""
     api: str = ""
-    """The API field(s) the tooltip names, when not just ``to``."""
     option_labels: Mapping[Any, str] = field(default_factory=dict, compare=False)
-    """Labels of option values in this form ("" is "not set")."""
 
     @property
     def name(self) -> str:

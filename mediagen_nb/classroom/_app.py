@@ -1,12 +1,8 @@
 """``create_gateway_app``: the gateway as one Starlette app.
 
-Layout: ``/api`` (students' ``base_url``), ``/gateway`` (their ``text_base_url``), ``/wall``
-(the wall and the teacher's controls). The app's lifespan opens the one shared
-``httpx2.AsyncClient`` to the upstream and resumes following every task the ledger holds in
-flight (a restarted gateway loses none); at shutdown it stops the followers and closes it.
-On a ledger several gateways share, the lifespan instead runs ``keep_shared``: every tick it
-claims the tasks whose lease expired (their gateway died) and catches up on the others.
-CORS is off unless the teacher lists origins (e.g. the in-browser playground's).
+``/api`` is the students' ``base_url``, ``/gateway`` their ``text_base_url``, ``/wall`` the
+wall and the teacher's controls. The lifespan opens the one upstream client and resumes
+following every task in flight; CORS is off unless the teacher lists origins.
 """
 
 from __future__ import annotations

@@ -16,10 +16,11 @@ from urllib.parse import urlsplit
 
 from mediagen_nb import _env
 from mediagen_nb._foreground import run_until_stopped
+from mediagen_nb.classroom._handle import ClassroomHandle
 from mediagen_nb.classroom._hub import ENV_API_URL
 from mediagen_nb.classroom._moderation import read_rules
 from mediagen_nb.classroom._rules import Limits, parse_group_limits
-from mediagen_nb.classroom._server import ClassroomHandle, is_loopback, share_addresses
+from mediagen_nb.classroom._server import is_loopback, share_addresses
 from mediagen_nb.classroom._shared import LEASE_S
 from mediagen_nb.classroom._throttle import ENROL_LIMIT
 

@@ -1,19 +1,8 @@
 """Who may use the gateway: student codes, the class code, the teacher token.
 
-A student sends one of two credentials where the service expects its API key
-(``Authorization: Bearer <credential>`` or ``x-api-key: <credential>``, as the OpenAI and
-Anthropic SDKs do):
-
-* a **personal code** the teacher handed out (``--students 30`` or ``--roster names.txt``),
-  e.g. ``mgc-k3v9q2xw7d``; the code names the student;
-* the **class code** joined to a name the student picks: ``CLASSCODE:alice``
-  (e.g. ``Bearer mgclass-7tq4m2:alice``). The first request under a new name enrols it;
-  names are 1-40 characters of letters, digits, space, ``.``, ``_`` or ``-`` (case kept,
-  compared case-insensitively, surrounding spaces dropped).
-
-Either can be revoked while the class runs; a revoked credential gets 401 from then on.
-Revoking a class-code name revokes that name only; ``revoke_class_code()`` closes the
-class code for everyone who has not got a personal code.
+A student sends a personal code (``mgc-...``) or the class code joined to a name
+(``mgclass-...:alice``) where the service expects its API key, in ``Authorization: Bearer``
+or ``x-api-key``. Either can be revoked while the class runs (401 from then on).
 """
 
 from __future__ import annotations
@@ -66,7 +55,20 @@ def check_name(name: str) -> str:
 
 
 def read_roster(text: str) -> list[str]:
-    """Names from a roster file: one per line; blank lines and ``#`` comments skipped."""
+    """Read the student names of a roster file (``--roster names.txt``).
+
+    Args:
+        text: The file's text: one name per line; blank lines and ``#`` comments are
+            skipped.
+
+    Returns:
+        The names in file order, surrounding spaces dropped.
+
+    Raises:
+        ValueError: A line holds a name that is not allowed (1-40 letters, digits, spaces,
+            ``.``, ``_`` or ``-``, starting with a letter or digit), or a name is listed
+            twice (compared case-insensitively); the message gives the line number.
+    """
     names: list[str] = []
     seen: set[str] = set()
     for number, line in enumerate(text.splitlines(), start=1):
@@ -86,18 +88,33 @@ def read_roster(text: str) -> list[str]:
 
 @dataclass
 class Student:
-    """One student: the name shown on the wall, the personal code (None: class code)."""
+    """One student of the class.
+
+    Attributes:
+        name: The name shown on the wall (case kept, compared case-insensitively).
+        code: The student's personal code (``mgc-...``), or None for a student who joined
+            with the class code (``CLASSCODE:name``) or through JupyterHub.
+        revoked: The teacher revoked the student: every request gets 401.
+        groups: JupyterHub groups, as the hub said at the student's last request (kept in
+            the ledger across restarts).
+    """
 
     name: str
     code: str | None
     revoked: bool = False
     groups: tuple[str, ...] = ()
-    """JupyterHub groups, as the hub said at the student's last request (not stored)."""
 
 
 class Roster:
-    """The students and the class code; thread-safe (the teacher's kernel revokes codes
-    while the gateway's loop checks them)."""
+    """The students and the class code.
+
+    Thread-safe: the teacher's kernel revokes codes while the gateway's loop checks them.
+
+    Args:
+        students: The students enrolled so far.
+        class_code: The class code students combine with a name (None: students need a
+            personal code).
+    """
 
     def __init__(self, students: Iterable[Student] = (), class_code: str | None = None) -> None:
         self._lock = threading.Lock()
@@ -114,7 +131,18 @@ class Roster:
             self._by_code[student.code] = student
 
     def add(self, name: str, code: str | None = None) -> Student:
-        """Enrol ``name`` with a new personal code (ValueError if the name is taken)."""
+        """Enrol a student.
+
+        Args:
+            name: The student's name (1-40 letters, digits, spaces, ``.``, ``_`` or ``-``).
+            code: Their personal code (default: a fresh one).
+
+        Returns:
+            The enrolled student.
+
+        Raises:
+            ValueError: The name is not allowed or already enrolled.
+        """
         cleaned = check_name(name)
         with self._lock:
             if cleaned.casefold() in self._by_name:
@@ -124,9 +152,14 @@ class Roster:
             return student
 
     def resolve(self, credential: str) -> tuple[Student | None, bool]:
-        """The student a credential names, and whether the student is new (enrolled now).
+        """The student a credential names.
 
-        (None, False) for an unknown, malformed or revoked credential.
+        Args:
+            credential: A personal code, or ``CLASSCODE:name`` (a new name is enrolled now).
+
+        Returns:
+            The student and whether they were enrolled now; ``(None, False)`` for an
+            unknown, malformed or revoked credential.
         """
         with self._lock:
             student = self._by_code.get(credential)
@@ -135,8 +168,15 @@ class Roster:
             return self._join_with_class_code(credential)
 
     def joining(self, credential: str) -> str | None:
-        """The new name a class-code credential would enrol now, or None (a personal code,
-        a known name, a wrong class code or a malformed name enrol nobody)."""
+        """The new name a class-code credential would enrol now.
+
+        Args:
+            credential: What the student sent as their key.
+
+        Returns:
+            The name, or None: a personal code, a known name, a wrong class code or a
+            malformed name enrol nobody.
+        """
         cleaned = self._class_code_name(credential)
         with self._lock:
             return None if cleaned is None or cleaned.casefold() in self._by_name else cleaned
@@ -166,8 +206,12 @@ class Roster:
         return student, True
 
     def merge(self, students: Iterable[Student]) -> None:
-        """Take students as another gateway saved them: new ones join, known ones take the
-        saved code and access (a shared ledger's changes)."""
+        """Take students as another gateway saved them (a shared ledger's changes).
+
+        Args:
+            students: The saved students: new ones join, known ones take the saved code and
+                access.
+        """
         with self._lock:
             for saved in students:
                 known = self._by_name.get(saved.name.casefold())
@@ -181,8 +225,16 @@ class Roster:
                     self._by_code[known.code] = known
 
     def hub_user(self, name: str, groups: Iterable[str]) -> tuple[Student | None, bool]:
-        """The student a JupyterHub user is (enrolled on first sight), and whether new;
-        (None, False) when revoked or the name is not one a hub gives."""
+        """The student a JupyterHub user is, enrolled on first sight.
+
+        Args:
+            name: The hub user's name.
+            groups: The user's hub groups (kept for their limits).
+
+        Returns:
+            The student and whether they were enrolled now; ``(None, False)`` when revoked
+            or the name is not one a hub gives.
+        """
         if not _HUB_NAME.match(name):
             return None, False
         with self._lock:
@@ -195,7 +247,17 @@ class Roster:
             return student, True
 
     def revoke(self, name: str) -> Student:
-        """Revoke a student's access (KeyError naming the student if unknown)."""
+        """Revoke a student's access.
+
+        Args:
+            name: The student's name (any case, surrounding spaces ignored).
+
+        Returns:
+            The student, now revoked.
+
+        Raises:
+            KeyError: No student has that name.
+        """
         with self._lock:
             student = self._by_name.get(name.strip().casefold())
             if student is None:
@@ -204,7 +266,17 @@ class Roster:
             return student
 
     def restore(self, name: str) -> Student:
-        """Undo ``revoke``."""
+        """Undo ``revoke``.
+
+        Args:
+            name: The student's name (any case, surrounding spaces ignored).
+
+        Returns:
+            The student, with access again.
+
+        Raises:
+            KeyError: No student has that name.
+        """
         with self._lock:
             student = self._by_name.get(name.strip().casefold())
             if student is None:

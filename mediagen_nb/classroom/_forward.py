@@ -1,16 +1,8 @@
 """Sending a student's request upstream and the answer back, the key swapped in and out.
 
-Only a few request headers go upstream (content type, accept, the Anthropic version and
-beta headers); the student's credential is dropped and the teacher's key written instead.
-Only a few response headers come back (content type, ``Retry-After``, request ids, the
-emulator's speed). An upstream error body passes through :func:`redact` (no key can leak
-even if a service echoed one).
-
-Streams (chat and messages with ``stream: true``) are sent on as they arrive: the upstream
-response is opened with ``send(stream=True)`` and its raw bytes relayed by a
-``StreamingResponse``; when the student disconnects, the relay is cancelled and the upstream
-response closed (:class:`MeteredStream`). A :class:`UsageMeter` reads the relayed SSE to count
-tokens.
+Only a few headers pass either way and upstream error bodies are redacted. Streams are
+relayed as they arrive and closed when the student disconnects (:class:`MeteredStream`),
+their tokens counted on the way (:class:`UsageMeter`).
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """The gateway's pure-ASGI front: student codes and bounded bodies, before any route.
 
-1. ``/api/media/...`` (result files: the unguessable name is the credential, as for the
-   service's result URLs) and ``/wall...`` (the wall checks the teacher token itself) pass.
-2. Every other request needs a student's credential (``_codes``) in
-   ``Authorization: Bearer`` or ``x-api-key``; else 401 in the endpoint's error shape
-   (OpenAI's on chat completions, Anthropic's on messages, the emulator's elsewhere). The
-   student goes in the scope under ``STUDENT_KEY``; a name joining with the class code is
-   enrolled here. On a hub (``_hub``), a credential that is no code is asked of JupyterHub:
-   a hub user's token names them (enrolled on first sight, with their groups). Wrong codes
-   and new names are limited per client address (``_throttle``:
-   429 with ``Retry-After``, logged for the teacher).
-3. ``GET /api/v1/result/{id}``, the path students poll, is answered right here from the
-   gateway's copy (``fast_result``), skipping the router, as the emulator does.
-4. POST bodies: whole within the kit's deadline (408), at most ``MAX_BODY_BYTES`` (413), a
-   JSON content type (415) and a valid JSON body (400), parsed once (``JSON_KEY``). Uploads
-   (``/api/uploads``, at most ``MAX_UPLOAD_BYTES``) go ``UPLOADS_IN_FLIGHT`` at a time through
-   a temporary file (``UPLOAD_KEY``) that the route streams upstream.
+It lets result files and the wall through, checks every other request's credential, answers
+students' result polls from the gateway's copy (``fast_result``) and reads each POST body
+once, within the time and size limits.
 """
 
 from __future__ import annotations
@@ -200,6 +187,7 @@ class GatewayFront:
             return UNKNOWN
         if new:
             self.state.enrolled(student, address)
+        self.state.groups.keep(student)
         return student
 
     def _report(self, window: Window, address: str, action: str, **data: Any) -> None:

@@ -39,7 +39,13 @@ class ModerationControls:
         return self.state.moderation.approve
 
     def set_approval(self, on: bool) -> None:
-        """Turn approval before the wall on or off."""
+        """Turn approval before the wall on or off.
+
+        Turning it on keeps what the wall shows now: those items count as approved.
+
+        Args:
+            on: True: the wall shows only items the teacher approved.
+        """
         self.state.set_moderation(self.state.moderation.updated(None, bool(on)))
 
     def queue(self) -> list[dict[str, Any]]:
@@ -47,7 +53,14 @@ class ModerationControls:
         return [wall_item(t, waiting=True) for t in self.state.waiting()]
 
     def approve(self, task_id: str) -> None:
-        """Approve an item for the wall (KeyError for an unknown id)."""
+        """Approve an item for the wall (it is shown again if it was hidden).
+
+        Args:
+            task_id: The item's ``id``.
+
+        Raises:
+            KeyError: The class has no task with that id.
+        """
         self.state.approve(task_id)
 
     def refusals(self) -> list[dict[str, Any]]:

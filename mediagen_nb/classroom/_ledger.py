@@ -1,18 +1,7 @@
 """The gateway's ledger: every student request and outcome, and the state a restart needs.
 
 ``ClassLedger`` is the interface the gateway writes through; ``SqliteClassLedger`` keeps it
-in one SQLite file (``classroom.sqlite3`` in the class folder) the way the history ledger
-does: WAL mode, ``synchronous=NORMAL``, one ``BEGIN IMMEDIATE`` transaction per write, one
-connection shared under a lock. ``events`` is append-only (one row per request and per
-outcome); ``tasks``, ``students``, ``chats`` and ``settings`` hold the current state, so a
-new gateway on the same folder knows the roster, the rules, every task (and resumes polling
-those still in flight) and each student's usage.
-
-Budgets are checked here: ``reserve`` reads what a student and the class use and hold and
-keeps the claim in one transaction (``_budget``); ``settle`` turns it into a task or a chat
-row and ``release`` drops it, each one transaction. Several gateways share one class through
-``PostgresClassLedger`` (``_pg_ledger``), the same interface in PostgreSQL. No secret is
-written here: the upstream key never reaches the ledger.
+in one SQLite file, as the history ledger does. No secret is written here.
 """
 
 from __future__ import annotations
@@ -21,15 +10,14 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final, Protocol
 
 from mediagen_nb._sqlite import immediate, open_ledger
 from mediagen_nb.classroom._budget import (
-    BudgetKind,
     Claim,
     Reservation,
     model_name,
@@ -40,80 +28,77 @@ from mediagen_nb.classroom._chat_turns import INDEX as TURNS_INDEX
 from mediagen_nb.classroom._chat_turns import SCHEMA as TURNS_SCHEMA
 from mediagen_nb.classroom._chat_turns import ChatTurn, insert_turn, select_turns
 from mediagen_nb.classroom._codes import Student
+from mediagen_nb.classroom._hub_groups import SqliteHubGroups, add_sqlite_column
+from mediagen_nb.classroom._rows import (
+    Snapshot,
+    TaskRecord,
+    claim_json,
+    event_from_row,
+    event_json,
+    reservation_from_row,
+    settings_from_rows,
+    students_from_rows,
+    task_columns,
+    task_from_data,
+)
 from mediagen_nb.classroom._rules import Rules, Usage
 from mediagen_nb.classroom._sqlite_usage import INDEXES, usage_of
 
 DB_NAME: Final = "classroom.sqlite3"
 BUSY_TIMEOUT_S: Final = 10.0
 """Seconds a write waits for another writer's lock before SQLite reports it busy."""
-TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
-
-
-@dataclass
-class TaskRecord:
-    """One student task as the gateway knows it (its id is the service's task id)."""
-
-    id: str
-    student: str
-    kind: str
-    family: str
-    model: str
-    prompt: str
-    status: str
-    created: float
-    updated: float
-    error: str | None = None
-    result: dict[str, Any] | None = None
-    """The service's last result object, its media URL removed (never shown as is)."""
-    media: str | None = None
-    """File name of the stored result in the class's media folder."""
-    hidden: bool = False
-    approved: bool = False
-    """The teacher approved it for the wall (read only while the class needs approval)."""
-    refused: bool = False
-    """True when the create was refused (by the gateway's rules, or by the service at once):
-    no task runs and nothing counts against the student's limits."""
-    upstream_polls: int = field(default=0, compare=False)
-    student_polls: int = field(default=0, compare=False)
-
-    @property
-    def done(self) -> bool:
-        """Terminal, with its media stored when it completed."""
-        return self.status in TERMINAL
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Everything a gateway loads at start."""
-
-    settings: dict[str, Any]
-    students: list[Student]
-    tasks: list[TaskRecord]
-    chat_tokens: dict[str, int]
 
 
 class ClassLedger(Protocol):
-    """Where the gateway keeps its state; swap the implementation to share it."""
+    """Where the gateway keeps its state; swap the implementation to share it.
+
+    ``SqliteClassLedger`` keeps one gateway's class in a file; ``PostgresClassLedger``
+    shares one class between several gateways (``start_classroom(ledger="postgresql://...")``).
+    """
 
     def load(self) -> Snapshot:
-        """The whole state, for a gateway starting on this ledger."""
+        """The whole state, for a gateway starting on this ledger.
+
+        Returns:
+            Settings, students, tasks and each student's chat tokens.
+        """
         ...
 
     def save_setting(self, key: str, value: Any) -> None:
-        """Store one setting (rules, class code, teacher token, ...) as JSON."""
+        """Store one setting (rules, class code, teacher token, ...) as JSON.
+
+        Args:
+            key: The setting's name.
+            value: Its value (JSON-ready).
+        """
         ...
 
     def save_student(self, student: Student) -> None:
-        """Insert or update a student."""
+        """Insert or update a student (the enrolment time is kept from the first save).
+
+        Args:
+            student: The student as it is now.
+        """
         ...
 
     def save_task(self, record: TaskRecord) -> None:
-        """Insert or update a task."""
+        """Insert or update a task.
+
+        Args:
+            record: The task as it is now.
+        """
         ...
 
     def reserve(self, rules: Rules, claim: Claim) -> Reservation | str:
-        """Check ``claim`` under ``rules`` against what is used and held and keep it, in one
-        transaction: the reservation, or the sentence that refuses it."""
+        """Check a claim against what is used and held and keep it, in one transaction.
+
+        Args:
+            rules: The rules in force.
+            claim: What the request asks to hold.
+
+        Returns:
+            The reservation, or the sentence that refuses the claim.
+        """
         ...
 
     def settle(
@@ -124,36 +109,87 @@ class ClassLedger(Protocol):
         tokens: int = 0,
         outcome: str = "ok",
     ) -> None:
-        """End a reservation with what was used, in one transaction: a task create stores
-        ``task``; a chat stores its ``tokens`` and ``outcome``."""
+        """End a reservation with what was used, in one transaction.
+
+        Args:
+            reservation: What ``reserve`` returned.
+            task: For a task create, the task to store.
+            tokens: For a chat, the tokens it used.
+            outcome: For a chat, how it ended.
+        """
         ...
 
     def release(self, reservation: Reservation) -> None:
-        """End a reservation that used nothing (idempotent)."""
+        """End a reservation that used nothing; releasing twice does nothing.
+
+        Args:
+            reservation: What ``reserve`` returned.
+        """
         ...
 
     def held(self) -> list[Reservation]:
-        """The reservations still open."""
+        """The reservations still open, oldest first."""
         ...
 
     def usage(self, student: str | None = None) -> Usage:
-        """What a student (None: the class) uses and holds, as ``reserve`` counts it."""
+        """What a student or the class uses and holds, as ``reserve`` counts it.
+
+        Args:
+            student: The student's name (any case); None: the whole class.
+
+        Returns:
+            Tasks made, tasks running and chat tokens, what is held included.
+        """
         ...
 
     def log(self, student: str, action: str, key: str, **data: Any) -> None:
-        """Append one event (a request, a refusal, an outcome)."""
+        """Append one event (a request, a refusal, an outcome).
+
+        Args:
+            student: Who it concerns (``"teacher"`` for the teacher's actions).
+            action: What happened (``refused``, ``revoke``, ``pause``...).
+            key: What it happened to (a task id, a student's name...).
+            **data: Details, stored as JSON (anything else as text).
+        """
         ...
 
     def events(self, limit: int = 1000) -> list[dict[str, Any]]:
-        """The newest ``limit`` events, newest first."""
+        """The newest events, newest first.
+
+        Args:
+            limit: At most this many.
+
+        Returns:
+            One dict per event: ``ts``, ``student``, ``action``, ``key`` and its details.
+        """
         ...
 
     def save_chat_turn(self, turn: ChatTurn) -> None:
-        """Keep one ended chat turn for the teacher (prompt, answer excerpt, tokens)."""
+        """Keep one ended chat turn for the teacher (prompt, answer excerpt, tokens).
+
+        Args:
+            turn: The turn.
+        """
         ...
 
     def chat_turns(self, student: str | None = None, limit: int = 200) -> list[ChatTurn]:
-        """The newest ``limit`` chat turns of ``student`` (None: everyone), newest first."""
+        """The newest chat turns, newest first.
+
+        Args:
+            student: One student's turns (any case); None: everyone's.
+            limit: At most this many.
+
+        Returns:
+            The turns.
+        """
+        ...
+
+    def save_hub_groups(self, name: str, groups: Sequence[str]) -> None:
+        """Keep the groups the hub gave student ``name`` (``_hub_groups``)."""
+        ...
+
+    def hub_groups(self) -> dict[str, tuple[str, ...]]:
+        """Each hub student's last known groups, by casefolded name."""
         ...
 
     def close(self) -> None:
@@ -186,42 +222,34 @@ _TASK_COLUMNS: Final = {
     "running": "INTEGER NOT NULL DEFAULT 0",
 }
 """Columns of ``tasks`` the budget checks read (added to a ledger from an older version)."""
-_TASK_FIELDS: Final = frozenset(f.name for f in fields(TaskRecord) if f.compare)
-"""Stored fields (the poll counters are per run, not stored)."""
 
 
-def task_data(record: TaskRecord) -> dict[str, Any]:
-    """The stored fields of ``record`` (JSON-ready)."""
-    return {k: v for k, v in asdict(record).items() if k in _TASK_FIELDS}
+class SqliteClassLedger(SqliteHubGroups):
+    """A ``ClassLedger`` in one SQLite file, ``classroom.sqlite3`` in the class folder.
 
+    A new gateway on the same folder knows the roster, the rules, every task (and resumes
+    polling those still in flight) and each student's usage.
 
-def _task_row(record: TaskRecord) -> tuple[Any, ...]:
-    data = task_data(record)
-    counted = not record.refused
-    return (
-        record.id,
-        record.created,
-        json.dumps(data),
-        record.student.casefold(),
-        record.kind,
-        int(counted),
-        int(counted and not record.done),
-    )
+    Args:
+        folder: The class folder (made when missing).
 
-
-class SqliteClassLedger:
-    """``ClassLedger`` in one SQLite file (see the module docstring)."""
+    Raises:
+        sqlite3.Error: The file cannot be opened or set up.
+    """
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / DB_NAME
         self._lock = threading.Lock()
         self._conn, _mode = open_ledger(self.path, busy_timeout_s=BUSY_TIMEOUT_S)
+        # A ledger dropped without close() still closes its file (Python 3.13 warns otherwise).
+        weakref.finalize(self, self._conn.close)
         try:
             with self._write() as conn:
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 self._migrate(conn)
+                add_sqlite_column(conn)
                 for statement in INDEXES:
                     conn.execute(statement)
                 # One gateway per SQLite ledger: what a previous run held belonged to requests
@@ -240,10 +268,10 @@ class SqliteClassLedger:
             conn.execute(f"ALTER TABLE tasks ADD COLUMN {name} {_TASK_COLUMNS[name]}")
         if missing:
             for (data,) in list(conn.execute("SELECT data FROM tasks")):
-                row = _task_row(TaskRecord(**json.loads(data)))
+                row = task_columns(task_from_data(data))
                 conn.execute(
                     "UPDATE tasks SET who = ?, kind = ?, counted = ?, running = ? WHERE id = ?",
-                    (*row[3:], row[0]),
+                    (row.who, row.kind, row.counted, row.running, row.id),
                 )
 
     @contextmanager
@@ -257,15 +285,12 @@ class SqliteClassLedger:
 
     def load(self) -> Snapshot:
         """Read settings, students, tasks and chat usage."""
-        settings = {k: json.loads(v) for k, v in self._rows("SELECT key, value FROM settings")}
-        students = [
-            Student(name, code, bool(revoked))
-            for name, code, revoked in self._rows(
-                "SELECT name, code, revoked FROM students ORDER BY enrolled, rowid"
-            )
-        ]
+        settings = settings_from_rows(self._rows("SELECT key, value FROM settings"))
+        students = students_from_rows(
+            self._rows("SELECT name, code, revoked FROM students ORDER BY enrolled, rowid")
+        )
         tasks = [
-            TaskRecord(**json.loads(data))
+            task_from_data(data)
             for (data,) in self._rows("SELECT data FROM tasks ORDER BY created, rowid")
         ]
         tokens = dict(self._rows("SELECT student, SUM(tokens) FROM chats GROUP BY student"))
@@ -298,7 +323,7 @@ class SqliteClassLedger:
         conn.execute(
             "INSERT OR REPLACE INTO tasks (id, created, data, who, kind, counted, running) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            _task_row(record),
+            task_columns(record)[:7],  # SQLite's tasks has no media column
         )
 
     def reserve(self, rules: Rules, claim: Claim) -> Reservation | str:
@@ -321,13 +346,7 @@ class SqliteClassLedger:
                     claim.kind,
                     claim.amount,
                     held.created,
-                    json.dumps(
-                        {
-                            "student": claim.student,
-                            "model": model_name(claim.model),
-                            "what": claim.what,
-                        }
-                    ),
+                    claim_json(claim),
                 ),
             )
             return held
@@ -370,13 +389,7 @@ class SqliteClassLedger:
         rows = self._rows(
             "SELECT id, kind, amount, created, claim FROM reservations ORDER BY created, rowid"
         )
-        found = []
-        for rid, kind, amount, created, raw in rows:
-            data = json.loads(raw)
-            kept: BudgetKind = kind
-            claim = Claim(data["student"], kept, int(amount), data["model"], data["what"])
-            found.append(Reservation(claim, id=rid, created=created))
-        return found
+        return [reservation_from_row(row) for row in rows]
 
     def usage(self, student: str | None = None) -> Usage:
         """Used and held (one read)."""
@@ -388,7 +401,7 @@ class SqliteClassLedger:
         with self._write() as conn:
             conn.execute(
                 "INSERT INTO events (ts, student, action, key, data) VALUES (?, ?, ?, ?, ?)",
-                (time.time(), student, action, key, json.dumps(data, default=str)),
+                (time.time(), student, action, key, event_json(data)),
             )
 
     def events(self, limit: int = 1000) -> list[dict[str, Any]]:
@@ -396,10 +409,7 @@ class SqliteClassLedger:
         rows = self._rows(
             f"SELECT ts, student, action, key, data FROM events ORDER BY id DESC LIMIT {int(limit)}"
         )
-        return [
-            {"ts": ts, "student": s, "action": a, "key": k, **json.loads(d)}
-            for ts, s, a, k, d in rows
-        ]
+        return [event_from_row(row) for row in rows]
 
     def save_chat_turn(self, turn: ChatTurn) -> None:
         """Keep one chat turn."""

@@ -1,10 +1,7 @@
 """``ClassroomPanel``: the teacher's view of a running gateway, as one anywidget.
 
-The wall's teacher controls (approval queue with keys A / H / J, gallery, usage, refused
-prompts, chat turns, pause, export into ``export_dir``). Image items carry small JPEG previews
-made by the kernel (the browser may not reach the gateway); the panel follows the class on the
-kernel's loop every ``refresh_s`` seconds, or on ``refresh()``. The one classroom module that
-imports widget code.
+The wall's teacher controls in the notebook, with previews made by the kernel (the browser
+may not reach the gateway). The one classroom module that imports widget code.
 """
 
 from __future__ import annotations
@@ -18,8 +15,8 @@ from typing import Any, Final
 
 import traitlets as t
 
-from mediagen_nb.classroom._ledger import TaskRecord
-from mediagen_nb.classroom._server import ClassroomHandle
+from mediagen_nb.classroom._handle import ClassroomHandle
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._wall import TEACHER_CHATS, TEACHER_REFUSALS
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._frontend import css, esm

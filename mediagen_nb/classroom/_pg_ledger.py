@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
 from mediagen_nb.classroom._budget import (
-    BudgetKind,
     Claim,
     Reservation,
     model_name,
@@ -23,8 +22,20 @@ from mediagen_nb.classroom._budget import (
 )
 from mediagen_nb.classroom._chat_turns import ChatTurn
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._ledger import Snapshot, TaskRecord, task_data
+from mediagen_nb.classroom._hub_groups import PG_COLUMN, PostgresHubGroups
 from mediagen_nb.classroom._pg_schema import NOW, SCHEMA, SCHEMA_LOCK, usage_of
+from mediagen_nb.classroom._rows import (
+    Snapshot,
+    TaskRecord,
+    claim_json,
+    event_from_row,
+    event_json,
+    reservation_from_row,
+    settings_from_rows,
+    students_from_rows,
+    task_columns,
+    task_from_data,
+)
 from mediagen_nb.classroom._rules import Rules, Usage
 from mediagen_nb.classroom._shared import LEASE_S, Changes, StaleWriteError
 
@@ -54,7 +65,7 @@ def _connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
     return psycopg.connect(dsn, autocommit=True)
 
 
-class PostgresClassLedger:
+class PostgresClassLedger(PostgresHubGroups):
     """``ClassLedger`` and ``SharedLedger`` in PostgreSQL.
 
     The same tables as the SQLite ledger, plus ``usage_locks`` (a row per student and one,
@@ -89,7 +100,7 @@ class PostgresClassLedger:
         in the gateway's background thread never holds up a budget check or a renewal."""
         with self._tx() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
-            for statement in SCHEMA:
+            for statement in (*SCHEMA, PG_COLUMN):
                 conn.execute(statement)
             self._heartbeat(conn)
 
@@ -117,19 +128,16 @@ class PostgresClassLedger:
             conn = self._reader
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             (at,) = conn.execute(f"SELECT {NOW}").fetchone() or (0.0,)
-            settings = {
-                k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM settings")
-            }
-            students = [
-                Student(name, code, bool(revoked))
-                for name, code, revoked in conn.execute(
+            settings = settings_from_rows(conn.execute("SELECT key, value FROM settings"))
+            students = students_from_rows(
+                conn.execute(
                     "SELECT name, code, revoked FROM students WHERE changed > %s "
                     "ORDER BY enrolled, name",
                     (after,),
                 )
-            ]
+            )
             tasks = [
-                TaskRecord(**json.loads(data))
+                task_from_data(data)
                 for (data,) in conn.execute(
                     "SELECT data FROM tasks WHERE changed > %s ORDER BY created, id", (after,)
                 )
@@ -146,7 +154,7 @@ class PostgresClassLedger:
         """One task by id or by its media file's name (None when unknown)."""
         column, value = ("id", task_id) if task_id is not None else ("media", media)
         rows = self._rows(f"SELECT data FROM tasks WHERE {column} = %s", (value,))
-        return TaskRecord(**json.loads(rows[0][0])) if rows else None
+        return task_from_data(rows[0][0]) if rows else None
 
     def save_setting(self, key: str, value: Any) -> None:
         """Store one setting."""
@@ -178,8 +186,7 @@ class PostgresClassLedger:
 
     def _save_task(self, conn: psycopg.Connection[tuple[Any, ...]], record: TaskRecord) -> None:
         """Upsert; the first stored result wins (StaleWriteError for a write replacing it)."""
-        counted = not record.refused
-        running = counted and not record.done
+        row = task_columns(record)
         written = conn.execute(
             "INSERT INTO tasks (id, created, data, who, kind, counted, running, media, changed) "
             f"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, {NOW}) ON CONFLICT (id) DO UPDATE SET "
@@ -187,20 +194,11 @@ class PostgresClassLedger:
             "counted = EXCLUDED.counted, running = EXCLUDED.running, media = EXCLUDED.media, "
             "changed = EXCLUDED.changed "
             "WHERE tasks.media IS NULL OR tasks.media IS NOT DISTINCT FROM EXCLUDED.media",
-            (
-                record.id,
-                record.created,
-                json.dumps(task_data(record)),
-                record.student.casefold(),
-                record.kind,
-                counted,
-                running,
-                record.media,
-            ),
+            row,
         )
         if written.rowcount == 0:
             raise StaleWriteError(f"task {record.id} already has its result")
-        if running:
+        if row.running:
             conn.execute(
                 "INSERT INTO leases (task_id, holder, expires) "
                 f"VALUES (%s, %s, {NOW} + %s) ON CONFLICT (task_id) DO NOTHING",
@@ -239,7 +237,6 @@ class PostgresClassLedger:
             if refused is not None:
                 return refused
             held = Reservation(claim)
-            data = {"student": claim.student, "model": model_name(claim.model), "what": claim.what}
             conn.execute(
                 "INSERT INTO reservations (id, who, kind, amount, created, claim, holder) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s)",
@@ -249,7 +246,7 @@ class PostgresClassLedger:
                     claim.kind,
                     claim.amount,
                     held.created,
-                    json.dumps(data),
+                    claim_json(claim),
                     self.holder,
                 ),
             )
@@ -290,15 +287,10 @@ class PostgresClassLedger:
 
     def held(self) -> list[Reservation]:
         """Open reservations of every gateway, oldest first."""
-        found = []
-        for rid, kind, amount, created, raw in self._rows(
+        rows = self._rows(
             "SELECT id, kind, amount, created, claim FROM reservations ORDER BY created, id"
-        ):
-            data = json.loads(raw)
-            kept: BudgetKind = kind
-            claim = Claim(data["student"], kept, int(amount), data["model"], data["what"])
-            found.append(Reservation(claim, id=rid, created=created))
-        return found
+        )
+        return [reservation_from_row(row) for row in rows]
 
     def usage(self, student: str | None = None) -> Usage:
         """Used and held, by every gateway (one read)."""
@@ -339,7 +331,7 @@ class PostgresClassLedger:
                 (self.holder, self.lease_s, ids),
             )
             rows = conn.execute("SELECT data FROM tasks WHERE id = ANY(%s)", (ids,)).fetchall()
-        return [TaskRecord(**json.loads(data)) for (data,) in rows]
+        return [task_from_data(data) for (data,) in rows]
 
     def renew_lease(self, task_id: str) -> bool:
         """Extend this gateway's lease; False when another gateway holds it (or none does)."""
@@ -363,7 +355,7 @@ class PostgresClassLedger:
             conn.execute(
                 "INSERT INTO events (ts, student, action, key, data) "
                 f"VALUES ({NOW}, %s, %s, %s, %s)",
-                (student, action, key, json.dumps(data, default=str)),
+                (student, action, key, event_json(data)),
             )
 
     def events(self, limit: int = 1000) -> list[dict[str, Any]]:
@@ -372,10 +364,7 @@ class PostgresClassLedger:
             "SELECT ts, student, action, key, data FROM events ORDER BY id DESC LIMIT %s",
             (int(limit),),
         )
-        return [
-            {"ts": ts, "student": s, "action": a, "key": k, **json.loads(d)}
-            for ts, s, a, k, d in rows
-        ]
+        return [event_from_row(row) for row in rows]
 
     def save_chat_turn(self, turn: ChatTurn) -> None:
         """Keep one chat turn."""

@@ -35,7 +35,6 @@ from mediagen_nb.classroom._forward import (
     request_headers,
 )
 from mediagen_nb.classroom._gateway import Gateway, student_of
-from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._moderation import (
     NEUTRAL_REFUSAL,
     chat_texts,
@@ -43,6 +42,7 @@ from mediagen_nb.classroom._moderation import (
     last_user_text,
 )
 from mediagen_nb.classroom._refusals import chat_refusal_response, refused_task_body
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.client._tasks import normalize_status
 from mediagen_nb.types import ChatProtocol
 

@@ -1,19 +1,8 @@
 """A refused request, in the shape the student's endpoint normally answers with.
 
-Decisions (each shape is what our client and the vendors' SDKs already surface well):
-
-* **task create** (images, videos): HTTP 200 and the spec's rejected-create object,
-  ``{"id": "refused-...", "status": "failed", "error": <sentence>, ...}``. Our client
-  returns an already failed ``Task`` (its ``wait()`` raises ``TaskFailedError`` with the
-  sentence; the panels show it on the card), and ``GET /v1/result/{id}`` answers the same
-  object, as the spec says a terminal task does.
-* **chat completions**: HTTP 403 with OpenAI's envelope
-  ``{"error": {"message", "type": "permission_error", "param": null, "code": ...}}``;
-* **messages**: HTTP 403 with Anthropic's ``{"type": "error", "error": {"type":
-  "permission_error", "message"}}``. Both carry ``x-should-retry: false``, which our client
-  and both SDKs honour, so the refusal is shown at once instead of being retried;
-* **asset libraries**: HTTP 200 with the envelope ``{"code": "403", "msg": <sentence>,
-  "data": null}`` (our client raises ``AssetError`` with the sentence).
+A failed task for creates, a 403 ``permission_error`` (``x-should-retry: false``) for chat
+completions and messages, the ``{"code": "403"}`` envelope for asset libraries: shapes our
+client and the vendors' SDKs already show well.
 """
 
 from __future__ import annotations

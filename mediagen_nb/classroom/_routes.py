@@ -1,11 +1,8 @@
 """The service interface as students see it: every route forwards, or answers from the copy.
 
-``/api/...`` is the students' ``base_url`` (image and video creates of every family,
-``/v1/result/{id}``, ``/media/{name}``, ``/v1/classroom/me`` (``_me``), both asset
-libraries, the emulator's ``/uploads``);
-``/gateway/...`` is their ``text_base_url`` (chat completions, messages). The front
-middleware (``_front``) has already checked the student's code and read the JSON body.
-A student sees only their own tasks: another student's id answers 404.
+``/api/...`` is the students' ``base_url``, ``/gateway/...`` their ``text_base_url``; the
+front (``_front``) has already checked the code and read the body. A student sees only their
+own tasks: another student's id answers 404.
 """
 
 from __future__ import annotations
@@ -29,11 +26,11 @@ from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._forward import relay, request_headers
 from mediagen_nb.classroom._gateway import Gateway, student_of
 from mediagen_nb.classroom._hub import HubUnavailableError
-from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._me import ME_PATH, me_endpoint
 from mediagen_nb.classroom._media import media_response
 from mediagen_nb.classroom._pipeline import chat, create_task, upstream_failure
 from mediagen_nb.classroom._refusals import asset_refusal_response
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._upstream import SPEED_HEADER
 from mediagen_nb.types import ChatProtocol
 

@@ -1,16 +1,8 @@
 """The class's rules: which models, how much each student (and the class) may use, pause.
 
-Every check returns the sentence a student reads when refused ("your class allows 5
-videos each; you have used 5"), or None when the request may go on. The gateway runs the
-checks before anything is sent upstream, so a refused request costs nothing.
-
-Limits count what reached the service, and what requests still running hold (``_budget``):
-a task counts from its create until the end of the class (a task the service rejected at
-create does not count); chat tokens are the service's own ``usage`` figures (prompt plus
-completion), or an estimate of about four characters per token for what a reply did not
-report. A chat holds its prompt and ``max_tokens`` (else ``Rules.chat_reserve``) while it runs
-and is refused once what is used and held reaches the limit, so a student (or the class)
-ends at most one reply over it.
+Every check returns the sentence a student reads when refused ("your class allows 5 videos
+each; you have used 5"), or None. The checks run before anything is sent upstream, so a
+refused request costs nothing.
 """
 
 from __future__ import annotations
@@ -31,15 +23,24 @@ def _count(n: int, word: str) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """Caps on what one student (or, as ``class_limits``, the whole class) may use.
+    """Caps on what one student (or, as ``Rules.class_limits``, the whole class) may use.
 
-    None means no cap.
+    Example: ``Limits(images=10, videos=2, concurrent=3)`` lets each student make ten
+    pictures and two videos, at most three running at once.
+
+    Attributes:
+        images: Image tasks a student may create during the class (None: no cap).
+        videos: Video tasks a student may create during the class (None: no cap).
+        concurrent: Image and video tasks in flight at once (None: no cap).
+        chat_tokens: Chat tokens (prompt plus reply) a student may use (None: no cap).
+
+    Raises:
+        ValueError: A limit is not a whole number >= 0 (or None).
     """
 
     images: int | None = None
     videos: int | None = None
     concurrent: int | None = None
-    """Image and video tasks in flight at once."""
     chat_tokens: int | None = None
 
     def __post_init__(self) -> None:
@@ -51,7 +52,15 @@ class Limits:
 
 @dataclass(frozen=True)
 class Usage:
-    """What a student (or the class) has used so far."""
+    """What a student (or the class) has used so far, counting what running requests hold.
+
+    Attributes:
+        images: Image tasks created (a create the service rejected at once does not count).
+        videos: Video tasks created.
+        in_flight: Image and video tasks still running.
+        chat_tokens: Chat tokens used (the service's own figures, else an estimate of about
+            four characters per token) plus what chats still running hold.
+    """
 
     images: int = 0
     videos: int = 0
@@ -59,28 +68,51 @@ class Usage:
     chat_tokens: int = 0
 
     def of(self, kind: Kind) -> int:
-        """Tasks made of ``kind``."""
+        """Tasks made of one kind.
+
+        Args:
+            kind: ``"image"`` or ``"video"``.
+
+        Returns:
+            The number of tasks of that kind.
+        """
         return self.images if kind == "image" else self.videos
 
 
 @dataclass(frozen=True)
 class Rules:
-    """Everything the gateway checks before forwarding a request."""
+    """Everything the gateway checks before it forwards a request.
+
+    A refused request never reaches the service, so it costs nothing; the student reads a
+    sentence saying which rule refused it.
+
+    Example: ``Rules(models=frozenset({"banana"}), limits=Limits(images=5))``.
+
+    Attributes:
+        models: Model names students may use (None: every model).
+        limits: Each student's limits, unless ``per_student`` or ``per_group`` says
+            otherwise.
+        per_student: Limits for named students (names compared case-insensitively).
+        per_group: Limits for members of JupyterHub groups, in order: a student in several
+            listed groups gets the first one's
+            (``--group-limits teachers=unlimited,class-7b=images:5``).
+        class_limits: Caps on the whole class's use (``concurrent`` counts every student's
+            tasks).
+        paused: The teacher paused the class: new tasks, chats and uploads are refused.
+        chat_reserve: Tokens a running chat holds for its reply when it names no
+            ``max_tokens``.
+
+    Raises:
+        ValueError: ``chat_reserve`` is not a whole number >= 1.
+    """
 
     models: frozenset[str] | None = None
-    """Model names students may use (None: every model)."""
     limits: Limits = field(default_factory=Limits)
-    """Per-student limits (each student gets these unless ``per_student`` says otherwise)."""
     per_student: dict[str, Limits] = field(default_factory=dict)
-    """Limits for named students (keys compared case-insensitively)."""
     per_group: dict[str, Limits] = field(default_factory=dict)
-    """Limits for members of JupyterHub groups, in order: a student in several listed groups
-    gets the first one's (``--group-limits teachers=unlimited,class-7b=images:5``)."""
     class_limits: Limits = field(default_factory=Limits)
-    """Caps on the whole class's use (``concurrent`` counts every student's tasks)."""
     paused: bool = False
     chat_reserve: int = 1024
-    """Tokens a chat holds for its reply while it runs when it names no ``max_tokens``."""
 
     def __post_init__(self) -> None:
         reserve = self.chat_reserve
@@ -88,12 +120,27 @@ class Rules:
             raise ValueError(f"chat_reserve must be a whole number >= 1, not {reserve!r}")
 
     def with_models(self, models: Iterable[str] | None) -> Rules:
-        """A copy allowing ``models`` (None: all)."""
+        """A copy of these rules with another model allow-list.
+
+        Args:
+            models: The model names students may use (None: every model).
+
+        Returns:
+            The new rules (these stay as they are).
+        """
         return replace(self, models=None if models is None else frozenset(models))
 
     def limits_for(self, student: str, groups: Sequence[str] = ()) -> Limits:
-        """The limits that apply to ``student`` (a member of hub ``groups``): the student's
-        own, else the first listed group's they belong to, else the class default."""
+        """The limits that apply to one student.
+
+        Args:
+            student: The student's name (compared case-insensitively).
+            groups: The student's JupyterHub groups.
+
+        Returns:
+            The student's own limits, else those of the first listed group they belong to,
+            else the class default (``limits``).
+        """
         folded = {name.casefold(): lim for name, lim in self.per_student.items()}
         own = folded.get(student.casefold())
         if own is not None:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
 from mediagen_nb.classroom._codes import Student
-from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord
+from mediagen_nb.classroom._ledger import ClassLedger
+from mediagen_nb.classroom._rows import TaskRecord
 
 LEASE_S: Final = 10.0
 """Default lease of a task in flight: its holder renews it at each poll (and at least every

@@ -1,10 +1,7 @@
 """The class in memory: roster, rules, tasks and usage, kept in step with the ledger.
 
-``ClassState`` is shared by the gateway's event loop (students' requests) and the teacher's
-thread (revoke, pause, hide, usage), so every change happens under one lock and is written
-to the ledger before anyone can see it. Reads for the wall and for result polls come from
-memory; on a ledger several gateways share, memory is a short-lived copy that ``sync``
-refreshes from it (budgets are always checked in the ledger, never in the copy).
+Every change happens under one lock and is in the ledger before anyone can see it. On a
+ledger several gateways share, memory is a short-lived copy that ``sync`` refreshes.
 """
 
 from __future__ import annotations
@@ -19,8 +16,10 @@ from typing import Any
 
 from mediagen_nb.classroom._budget import Claim, Reservation, model_name
 from mediagen_nb.classroom._codes import Roster, Student
-from mediagen_nb.classroom._ledger import ClassLedger, TaskRecord, task_data
+from mediagen_nb.classroom._hub_groups import GroupKeeper
+from mediagen_nb.classroom._ledger import ClassLedger
 from mediagen_nb.classroom._moderation import Moderation
+from mediagen_nb.classroom._rows import TaskRecord, task_data
 from mediagen_nb.classroom._rules import Limits, Rules, Usage, paused_refusal
 from mediagen_nb.classroom._shared import Changes, SharedLedger, StaleWriteError
 
@@ -83,6 +82,8 @@ class ClassState:
         self.shared: SharedLedger | None = ledger if isinstance(ledger, SharedLedger) else None
         """The ledger, when other gateways share it (then ``sync`` catches up on them)."""
         self._synced: float | None = None
+        self.groups = GroupKeeper(ledger, roster)
+        """Hub students' groups, kept in the ledger across restarts (``_hub_groups``)."""
 
     @contextmanager
     def _changing(self) -> Iterator[None]:

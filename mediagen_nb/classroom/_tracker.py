@@ -1,23 +1,8 @@
 """Shared polling: one follower per task polls the upstream at the family's pace.
 
-However often students poll ``GET /v1/result/{id}``, the gateway answers from its copy
-(``ClassState.tasks``) and only this follower asks the upstream: first one interval after the
-create, then every ``family.min_poll_interval(model) / speed`` seconds (the speed the
-upstream announces in ``x-mediagen-emulator-speed``, 1 on the real service), as a polite
-client would. A ``429``/``503`` waits its ``Retry-After`` (or one interval). When the upstream
-says ``completed``, the follower downloads the result once into the class's media folder and
-only then shows the task as completed, with a URL on the gateway: expiring upstream URLs
-never reach a student or the wall (``_media``: streamed to disk, typed from its bytes).
-The key is sent only to the upstream's own origins.
-
-On a ledger several gateways share, a task is followed by the gateway holding its lease
-(``_shared``): renewed at least every third of a lease while waiting and right before each
-poll, and each poll given at most half a lease; a follower whose lease another gateway took
-stops at once, so no task is ever polled by two gateways at once. Each poll names its
-gateway in ``User-Agent``.
-
-Every wait has a deadline (``max(600 s, 3 x the family's upper ETA) / speed``), after which
-the task is marked failed with a sentence saying so.
+Students are answered from the gateway's copy; only the follower asks the upstream, stores a
+completed result once in the class's media folder, and gives up at a deadline. On a shared
+ledger the follower runs on the gateway holding the task's lease.
 """
 
 from __future__ import annotations
@@ -30,8 +15,8 @@ from typing import Any, Final
 import httpx2
 
 from mediagen_nb.catalog import FAMILIES
-from mediagen_nb.classroom._ledger import TaskRecord
 from mediagen_nb.classroom._media import MediaRefusedError, check_address, download
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._state import ClassState
 from mediagen_nb.classroom._upstream import Upstream
 from mediagen_nb.client import PollPace, poll_pace

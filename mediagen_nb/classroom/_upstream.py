@@ -1,11 +1,8 @@
 """Where the gateway forwards to: the real service or the built-in emulator.
 
-The real service's key and URLs come from the teacher's environment (``MEDIAGEN_API_KEY``,
-``MEDIAGEN_BASE_URL``, ``MEDIAGEN_TEXT_BASE_URL``), never from a student. With no key (or
-``upstream="emulator"``) the gateway starts its own emulator, journaled in the class folder
-so that a restarted gateway finds its tasks again. The key is held in a
-:class:`~mediagen_nb.client._config.Secret` (never shown, scrubbed from text by ``redact``)
-and written into one header: the ``Authorization`` of requests to the upstream's origins.
+The key and URLs come from the teacher's environment, never from a student; with no key the
+gateway starts its own emulator, journaled in the class folder. The key is written into one
+header only: the ``Authorization`` of requests to the upstream's own origins.
 """
 
 from __future__ import annotations
@@ -28,15 +25,26 @@ DEFAULT_EMULATOR_SPEED: Final = 30.0
 
 @dataclass
 class Upstream:
-    """One upstream service: both base URLs and the key (``speed`` learnt from replies)."""
+    """The service a gateway forwards to: the real one or the built-in emulator.
+
+    ``start_classroom(upstream=...)`` takes one to forward somewhere of the teacher's
+    choosing; by default it is read from the teacher's environment.
+
+    Attributes:
+        base_url: The service's base URL for images, videos and assets.
+        text_base_url: Its base URL for chat completions and messages.
+        api_key: The teacher's key, never shown (only the gateway sends it upstream).
+        kind: ``"service"`` or ``"emulator"`` (shown to the teacher).
+        speed: The emulator's time speed-up, learnt from its ``x-mediagen-emulator-speed``
+            header (1 on the real service).
+        emulator: The emulator this gateway started, if any (stopped with the gateway).
+    """
 
     base_url: str
     text_base_url: str
     api_key: Secret
     kind: str = "service"
-    """``service`` or ``emulator`` (shown to the teacher)."""
     speed: float = 1.0
-    """The emulator's time speed-up from its ``x-mediagen-emulator-speed`` header (1: real)."""
     emulator: EmulatorHandle | None = field(default=None, repr=False)
 
     def auth_headers(self) -> dict[str, str]:
@@ -44,7 +52,14 @@ class Upstream:
         return {"authorization": f"Bearer {self.api_key.get_secret_value()}"}
 
     def origin_of(self, url: str) -> bool:
-        """Whether ``url`` is on one of the upstream's own origins (the key may go there)."""
+        """Whether a URL is on one of the upstream's own origins (the key may go there).
+
+        Args:
+            url: An absolute URL (a result's, say).
+
+        Returns:
+            True when its scheme and host match a base URL's.
+        """
         parts = urlsplit(url)
         return any(
             (parts.scheme, parts.netloc) == urlsplit(base)[:2]
@@ -52,7 +67,11 @@ class Upstream:
         )
 
     def note_speed(self, headers: Mapping[str, str]) -> None:
-        """Remember the speed the upstream announces."""
+        """Remember the speed the upstream announces (a missing or bad value is ignored).
+
+        Args:
+            headers: A response's headers (``x-mediagen-emulator-speed``).
+        """
         raw = headers.get(SPEED_HEADER)
         if raw is None:
             return

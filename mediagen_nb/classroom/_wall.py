@@ -1,17 +1,7 @@
 """The live wall: a page for the projector and the teacher's controls behind it.
 
-* ``GET /wall`` — the page (plain HTML, ``/wall/static/wall.css`` and ``wall.js``).
-* ``GET /wall/feed.json`` — ``{"version", "paused", "items": [...]}``: completed images and
-  videos, newest first, each with ``id``, ``student``, ``prompt``, ``kind``, ``model``,
-  ``url`` (on this gateway) and ``finished``. Anyone who can reach the gateway may read it
-  (it is what the projector shows). ``?since=<version>`` answers 204 when nothing changed.
-* Teacher-only (``Authorization: Bearer <teacher token>``; the page reads the token from
-  the URL's fragment, ``/wall#teacher=<token>``, which browsers never send to a server):
-  ``GET /wall/api/state`` (the feed with hidden items, per-student usage, pause, the
-  gateway's counters: creates, student polls, upstream polls, chats, refusals),
-  ``POST /wall/api/hide`` ``{"id", "hidden"}``, ``POST /wall/api/approve`` ``{"id"}``,
-  ``POST /wall/api/pause`` ``{"paused"}``, ``GET /wall/api/export.zip``. The state also
-  carries the approval ``queue`` (oldest first), recent ``refusals`` and ``chats``.
+``/wall`` is the page and ``/wall/feed.json`` the completed items anyone may read;
+``/wall/api/...`` are the teacher's controls, behind the teacher token.
 """
 
 from __future__ import annotations
@@ -28,7 +18,7 @@ from starlette.routing import BaseRoute, Route
 
 from mediagen_nb._serverkit.errors import dumps, error_response
 from mediagen_nb.classroom._export import export_zip
-from mediagen_nb.classroom._ledger import TaskRecord
+from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.classroom._state import ClassState
 
 STATIC: Final = Path(__file__).parent / "static"

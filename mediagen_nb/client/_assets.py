@@ -95,12 +95,17 @@ class Assets:
         """
         return self._ctx.asset_status.get(asset_id)
 
-    def _note(self, info: AssetInfo, library: str, *, action: str = "status") -> None:
+    def _note(
+        self, info: AssetInfo, library: str, *, action: str = "status", made_from: str = ""
+    ) -> None:
+        """Keep an asset's status and record it; ``made_from``: the task whose result the
+        upload sent (the asset's parent in the history's lineage)."""
         previous = self._ctx.asset_status.get(info.assetId)
         self._ctx.asset_library[info.assetId] = library
         if info.status is not None:
             self._ctx.asset_status[info.assetId] = info.status
         if action != "status" or info.status != previous:
+            lineage: dict[str, Any] = {"parents": [made_from]} if made_from else {}
             self._ctx.recorder.event(
                 "asset",
                 action,
@@ -109,7 +114,18 @@ class Assets:
                 library=library,
                 status=info.status,
                 asset=info.model_dump(mode="json"),
+                **lineage,
             )
+
+    def _made_from(self, info: AssetInfo, sent: Sequence[str]) -> str:
+        """The task whose result an uploaded asset shows: the one the client knows its URL
+        of (a task's result, a frame or file hosted for it); a batch item is matched by the
+        URL the service echoes, a batch of one URL needs no match."""
+        known = self._ctx.made_from
+        for url in (info.originalUrl, info.url):
+            if url and url in sent and url in known:
+                return known[url]
+        return known.get(sent[0], "") if len(sent) == 1 else ""
 
     async def _call(
         self, method: str, path: str, body: Any | None = None, *, asset_id: str | None = None
@@ -174,7 +190,7 @@ class Assets:
         envelope = await self._call("POST", _SEEDANCE2.upload_path, body)
         data = envelope.data if isinstance(envelope.data, dict) else {}
         info = AssetInfo.model_validate({"assetType": asset_type, "url": url, "name": name, **data})
-        self._note(info, "seedance2", action="uploaded")
+        self._note(info, "seedance2", action="uploaded", made_from=self._made_from(info, [url]))
         return info
 
     async def _url(self, value: Any, field: str) -> str:
@@ -222,11 +238,12 @@ class Assets:
         self._note(AssetInfo(assetId=asset_id, status=DELETED), "seedance2", action="deleted")
         return envelope.msg
 
-    def _batch(self, data: Any, library: str, action: str) -> AssetBatch:
+    def _batch(self, data: Any, library: str, action: str, sent: Sequence[str] = ()) -> AssetBatch:
         payload = data if isinstance(data, dict) else {}
         items = [AssetInfo.model_validate(item) for item in payload.get("items") or []]
         for info in items:
-            self._note(info, library, action=action)
+            made_from = self._made_from(info, sent) if sent else ""
+            self._note(info, library, action=action, made_from=made_from)
         failed = [AssetFailure.model_validate(item) for item in payload.get("failedItems") or []]
         return AssetBatch(items=items, failed_items=failed)
 
@@ -262,7 +279,8 @@ class Assets:
             "audioUrls": [await self._url(u, f"audioUrls[{i}]") for i, u in enumerate(audio_urls)],
         }
         envelope = await self._call("POST", _SD2.upload_path, body)
-        return self._batch(envelope.data, "sd2", "uploaded")
+        sent = [url for urls in body.values() for url in urls]
+        return self._batch(envelope.data, "sd2", "uploaded", sent)
 
     async def sd2_status(self, asset_ids: Iterable[str]) -> AssetBatch:
         """Read the review status of sd2 manxue assets in one request.

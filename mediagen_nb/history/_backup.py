@@ -1,22 +1,7 @@
 """Carry the history across: export the ledger's events to a JSON file, import them back.
 
-For where the ledger cannot keep a file (a browser tab keeps it in memory; see
-``Ledger.keep_in_memory``), and to move a history between machines. The file holds the
-append-only event log (each event's time, kind, action, key, family, model, service, origin
-and data), from which the ledger rebuilds every row, and (``media=True``, the default) the
-cached result files, so an import shows its pictures at once. Import adds only the events
-the ledger does not hold yet, so importing twice changes nothing; a carried file goes into
-the importing home's media cache and its rows point there. Any other media path
-(``local_file``) is kept only when it lies inside the importing history's own media
-folder: any other (another machine's cache, or a file such as ``~/.ssh/id_rsa``) is
-dropped and counted.
-
-Format (``media`` is optional; a reader of version 1 without it ignores it)::
-
-    {"format": "mediagen_nb-history", "version": 1, "exported": <unix seconds>,
-     "events": [{"ts": ..., "kind": "task", "action": "created", "key": ..., "family": ...,
-                 "model": ..., "service": ..., "origin": ..., "data": {...}}, ...],
-     "media": [{"key": ..., "suffix": ".png", "base64": ...}, ...]}
+Import adds only the events the ledger lacks, so importing twice changes nothing; a media
+path outside the importing history's own media folder is dropped and counted.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The ledger's one fallback when its file cannot be used: an in-memory SQLite database.
 
-Used when the history file is corrupt, truncated, read-only, of a newer schema, in a folder
-that cannot be made, or when SQLite cannot use a file at all (a browser kernel). The memory
-database starts as a copy of whatever of the file is still readable (so older rows stay
-visible), gets the same schema, and receives every event of the session from then on: reads
-(``history()``, the panels) keep showing the session's rows. What happened and where is kept
-as one sentence (``Ledger.problem``) for ``history()``'s warning and the panels' notices.
+It starts as a copy of whatever of the file is still readable and receives every event of
+the session from then on; ``Ledger.problem`` says what happened and where.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
 """The history as a pandas DataFrame, and its export to CSV or Parquet.
 
-This is the only module of the package that imports pandas (lazily from the package
-``__init__``), so recording from the client never loads it. The rows come from
-``_records.history_records`` (plain dicts, what a kernel without pandas uses).
-
-Decisions: times (``time``, ``updated``, ``url_expires``) are timezone-aware pandas
-Timestamps in **UTC** (``datetime64[ns, UTC]``); call ``.dt.tz_convert(None)`` or
-``tz_convert("Europe/Berlin")`` for local display. ``task_id`` holds the row's key: the
-service's task id for tasks, the client's turn id for chat turns, the asset id for assets.
-``parameters``, ``usage`` and ``request`` are dicts in the frame and JSON text in exports.
-Other text columns are ``object`` holding ``str`` or ``None`` (not pandas 3's ``str`` dtype,
-whose missing value is NaN), so ``row.error is None`` works in callers.
+The only module of the package that imports pandas (lazily), so recording never loads it;
+the rows come from ``_records.history_records``.
 """
 
 from __future__ import annotations

@@ -1,27 +1,7 @@
 """The history ledger: an append-only SQLite log of every task, chat turn and asset event.
 
 ``Ledger`` implements :class:`mediagen_nb._hooks.Recorder`. Each ``record`` is one
-``BEGIN IMMEDIATE`` transaction that appends to ``events`` and updates the matching
-``items`` row, so a crash leaves either both or neither. The file is
-``$MEDIAGEN_HOME/history.sqlite3`` (default ``~/.mediagen_nb``) in WAL mode with
-``synchronous=NORMAL``: readers never block the writer, and two kernels may write at once
-(SQLite's busy timeout, then our own retry loop with jittered backoff on
-``database is locked``). Within a process one connection is shared under a lock; a forked
-child opens its own.
-
-``record`` never raises and never loses an event without a word:
-
-- every string is cleaned first (a lone surrogate becomes U+FFFD, see ``_safe``); an event
-  that still cannot be written is recorded as a visible stand-in (``action="error"``) and
-  the events after it go on;
-- while another process holds the lock too long, events wait in a backlog, written in
-  order before the next one and at interpreter exit;
-- when the file cannot be used at all (corrupt, truncated, read-only, newer schema, folder
-  that cannot be made) or the backlog reaches ``_BACKLOG_MAX``, the ledger falls back to an
-  in-memory database (``_fallback``) seeded with what is still readable: reads keep showing
-  the session's rows, ``problem`` says what happened and where, ``on_problem`` callbacks
-  (the panels) are told, and the file is tried again every ``_FILE_RETRY_S`` seconds (and on
-  ``flush()``); once it works the backlog is written there and the fallback ends.
+transaction; it never raises and never loses an event without a word.
 """
 
 from __future__ import annotations

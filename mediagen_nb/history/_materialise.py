@@ -1,21 +1,7 @@
 """Fold one ledger event into the ``items`` row it belongs to (a pure function).
 
-Keys of ``LedgerEvent.data`` that are read (all optional; anything else stays in ``events``):
-
-``request``  the JSON body sent (prompt and parameters are taken from it; for chat turns
-             ``prompt`` is the last user message and ``params`` excludes ``messages``)
-``path`` / ``endpoint``  the endpoint path
-``response`` / ``result`` / ``asset``  the last service JSON (status, urls, error, name)
-``status``   service status word; without it the action decides (see ``_ACTION_STATUS``)
-``error``    error text; ``url`` / ``remote_url`` result URL; ``url_expires`` Unix seconds
-``local_file`` cached media path; ``polls`` poll count so far; ``elapsed`` seconds
-``text`` / ``usage``  chat answer (partial for ``incomplete``) and token usage
-
-Decisions: a non-terminal status never overwrites a terminal one (late or duplicated polls
-from two kernels must not resurrect a finished task); ``polls`` takes the client's count
-when given, otherwise each ``status`` event counts one poll; ``elapsed`` is the client's
-figure when given, otherwise seconds from the first event to this one; ``url_expires`` is
-the time the URL was first seen plus the family's ``url_lifetime_s`` from the catalog.
+A non-terminal status never overwrites a terminal one, so late or duplicated polls from two
+kernels cannot resurrect a finished task.
 """
 
 from __future__ import annotations

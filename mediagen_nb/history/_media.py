@@ -1,14 +1,8 @@
 """Where cached media live on disk, and how they are written without ever being half there.
 
-Layout: ``<home>/media/<shard>/<name><suffix>``. ``shard`` is the first two hex digits of
-the SHA-256 of the key (task ids share prefixes such as ``task_``, so a hash spreads files
-evenly). ``name`` is the key with every character outside ``[A-Za-z0-9._-]`` replaced by
-``_`` and leading dots removed; when that changed the key, a short hash of the original is
-appended so that distinct keys never share a file. No key can therefore name a path outside
-the shard folder. Files are written to a temporary name in the same folder, flushed,
-fsynced and renamed over the final name (atomic on POSIX and Windows). A path read back
-(from the ledger, an imported history) is used only when it resolves inside the folder
-(:func:`inside`: symlinks followed).
+``<home>/media/<shard>/<name><suffix>``: no key can name a path outside its shard folder,
+each file is written under a temporary name and renamed, and a path read back is used only
+when it resolves inside the folder (:func:`inside`).
 """
 
 from __future__ import annotations

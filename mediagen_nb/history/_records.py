@@ -1,10 +1,7 @@
 """The history as plain records (a list of dicts), and a CSV of them: no pandas needed.
 
-:func:`history_records` gives the rows of :func:`mediagen_nb.history` as dicts with the
-same columns (``COLUMNS``) and order, for where pandas is missing (the browser) or not
-wanted: times (``time``, ``updated``, ``url_expires``) are timezone-aware ``datetime`` in
-UTC, ``elapsed`` a float, ``polls`` an int, ``parameters`` / ``usage`` / ``request`` dicts,
-a missing value ``None``. ``history()`` builds its DataFrame from these records.
+:func:`history_records` gives the rows of :func:`mediagen_nb.history` as dicts with the same
+columns (``COLUMNS``) and order, for where pandas is missing (the browser) or not wanted.
 """
 
 from __future__ import annotations

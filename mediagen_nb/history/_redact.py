@@ -1,10 +1,7 @@
 """Defensive scrubbing of secrets before anything reaches the history database.
 
-The client never hands the ledger its API key, but a ledger that is the last line of defence
-drops any mapping entry whose name looks like a credential (``Authorization``, ``api_key``,
-...), masks ``Bearer <token>`` strings, and replaces the value of ``MEDIAGEN_API_KEY`` (when
-set) wherever it appears in a string. Entries are dropped rather than masked so that not even
-the key's length is kept.
+Entries named like a credential are dropped (not masked: not even the key's length is
+kept), ``Bearer <token>`` strings masked, and the value of ``MEDIAGEN_API_KEY`` replaced.
 """
 
 from __future__ import annotations

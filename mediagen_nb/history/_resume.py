@@ -1,22 +1,7 @@
 """Find tasks a previous kernel left running, and poll them to the end after a restart.
 
-Decisions:
-
-* Only tasks whose ``service`` equals the client's ``service_id`` (its ``base_url``, or the
-  built-in emulator's stable id; ignoring a trailing slash)
-  are re-attached: a task id means nothing on another service. Tasks recorded without a
-  service are skipped for the same reason.
-* Tasks whose last event was written by *this* process are left alone by default: their own
-  ``Task`` is polling them (a Studio opened while a panel waits must not poll twice). A task
-  already re-attached by an earlier ``resume`` in this process is not attached again.
-* Tasks another *live* process on this machine wrote to within ``POLLED_RECENTLY_S`` are
-  left alone too: that kernel is polling them, and a second poller would only double the
-  requests (the service answers polls faster than its interval with 429). Once that kernel
-  is gone, or has not written for ``POLLED_RECENTLY_S`` (its wait was interrupted), the next
-  ``resume`` takes the task.
-* A 404 from the service means its task record has expired (seedance keeps records one
-  day): the task is marked failed with ``EXPIRED_ERROR`` instead of being polled forever.
-  Every other outcome is recorded by the client's normal recording path.
+Only tasks of the client's own service that no live process is polling are taken; a 404
+from the service means its record expired, and the task is marked failed.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """One event as the ledger writes it: prepared once (before any I/O), written to a database.
 
-``prepare`` does everything that depends on the event's data: text cleaned of lone
-surrogates, secrets redacted, data turned into plain JSON. Whatever fails there is the
-event's fault, so it becomes a visible stand-in (``_safe.poison_stand_in``); a prepared row
-only holds strings and numbers, so writing it can only fail because of the database.
-``write`` is one ``BEGIN IMMEDIATE`` transaction: the ``events`` insert and the ``items``
-row it implies (``apply_event``), to the file or to the in-memory fallback alike.
+``prepare`` cleans, redacts and serialises the event (what fails there becomes a visible
+stand-in); ``write`` is one transaction: the ``events`` insert and the ``items`` row.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """Make any event storable: text SQLite can encode, and a safe stand-in for a poison event.
 
-A reply may carry a lone surrogate (``"\\ud83d"``, half of an emoji cut by a stream); Python
-strings hold it, UTF-8 cannot encode it, so SQLite's binding raises ``UnicodeEncodeError``.
-Every string of an event is cleaned at the ledger's boundary: surrogate pairs are joined into
-their character, a lone half becomes U+FFFD. Anything else that makes an event unwritable
-(an object whose ``str`` raises, a cycle in its data) turns it into a *poison* stand-in that
-keeps kind, action and key and says what went wrong, so it is visible in the history and
-never blocks the events after it.
+A lone surrogate (half an emoji cut by a stream) becomes U+FFFD; an event that still cannot
+be written becomes a stand-in that keeps kind, action and key and says what went wrong.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """SQLite schema of the history ledger and the hook that migrates older files.
 
-``events`` is append-only: one row per :class:`~mediagen_nb._hooks.LedgerEvent`, data as JSON.
-``items`` is materialised from it (one row per task, chat turn or asset, keyed by
-``(kind, key)``) in the same transaction as each insert, so the two never disagree.
-Timestamps are Unix seconds (float, UTC). ``origin`` names the process that wrote an event
-(and, on an item, the last event). ``schema_version`` holds one row; each entry of
-``MIGRATIONS`` takes the file from version ``n - 1`` to ``n`` inside one transaction.
+``items`` is materialised from the append-only ``events`` in the same transaction as each
+insert, so the two never disagree; each entry of ``MIGRATIONS`` is one transaction.
 """
 
 from __future__ import annotations

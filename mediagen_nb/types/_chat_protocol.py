@@ -13,7 +13,6 @@ from typing import Any
 from mediagen_nb.types._problem import Problem
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-MIN_THINKING_BUDGET = 1024
 MAX_CHOICES = 128
 
 

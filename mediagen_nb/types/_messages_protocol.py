@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mediagen_nb.types._chat_protocol import MIN_THINKING_BUDGET, _name_rule, _schema_object
+from mediagen_nb.catalog._chat_settings import MIN_THINKING_BUDGET
+from mediagen_nb.types._chat_protocol import _name_rule, _schema_object
 from mediagen_nb.types._problem import Problem
 
 TOOL_CHOICE_TYPES = ("auto", "any", "none", "tool")

@@ -18,7 +18,7 @@ from mediagen_nb.catalog._assets import (
     library_for_id,
 )
 from mediagen_nb.types import Problem, validate_request
-from mediagen_nb.widgets._chat_options import split_lines
+from mediagen_nb.widgets._chat_fields import split_lines
 from mediagen_nb.widgets._preview import thumbnail
 
 THUMB_PX = 96

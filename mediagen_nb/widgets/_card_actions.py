@@ -1,9 +1,8 @@
 """What a result card can become: Animate, Use as reference, Use as first/last frame, Continue
-from last frame, Send to the asset library. Which families take it comes from the catalog's
-media slots, and whether a picture fits from the same picture rules the client checks; no
-family is named here. An action that fits no family is disabled with the reason of the first
-one (e.g. "needs a 720x1280 picture for portrait; this one is 1024x1024").
-"""
+from last frame, Send to the asset library. Families come from the catalog's media slots (in a
+class, only those with an allowed model), fit from the client's picture rules; no family is
+named here. An action that fits none is disabled with the first reason ("needs a 720x1280
+picture for portrait; this one is 1024x1024", "your class cannot make videos")."""
 
 from __future__ import annotations
 
@@ -130,12 +129,16 @@ def _exclusive(family_id: str, preset: dict[str, Any]) -> set[str]:
     }
 
 
-def card_actions(kind: str, size: tuple[int, int] | None) -> list[CardAction]:
+def card_actions(
+    kind: str, size: tuple[int, int] | None, models: frozenset[str] | None = None
+) -> list[CardAction]:
     """The actions of a finished image or video card whose picture (or frame) is ``size``.
 
     Args:
         kind: ``image`` or ``video`` (the card's).
         size: The picture's pixels (a video's frame size), None when unknown.
+        models: The models a class allows (None: every model); a family with none of them
+            is not offered.
 
     Returns:
         The card's actions in menu order, each with its targets and its reason if disabled.
@@ -143,16 +146,34 @@ def card_actions(kind: str, size: tuple[int, int] | None) -> list[CardAction]:
     actions: list[CardAction] = []
     for name, (role, media, video_only) in _PLAN.get(kind, {}).items():
         targets = []
+        barred = False
         for slot in _documented_first(slots_for(role, media)):
             if video_only and FAMILIES[slot.family].kind != "video":
                 continue
+            if not class_allows(slot.family, models):
+                barred = True
+                continue
             preset, reason = fit(slot, size)
             targets.append(Target(slot, preset, reason))
-        reason = "" if any(not t.reason for t in targets) else _why(name, targets)
+        reason = "" if any(not t.reason for t in targets) else _why(name, targets, barred)
         actions.append(CardAction(name, tuple(targets), reason))
     if kind == "image":
-        actions.append(_asset_action())
+        actions.append(_asset_action(models))
     return actions
+
+
+def class_allows(family_id: str, models: frozenset[str] | None) -> bool:
+    """Whether a class allowing ``models`` (None: every model) can use the family at all."""
+    return models is None or any(m in models for m in FAMILIES[family_id].models)
+
+
+_CLASS_CANNOT: dict[str, str] = {
+    "animate": "your class cannot make videos",
+    "continue": "your class cannot make videos",
+    "reference": "your class has no model that takes a reference",
+    "first_frame": "your class has no model that starts from a picture",
+    "last_frame": "your class has no model that ends on a picture",
+}
 
 
 def _documented_first(slots: tuple[MediaSlot, ...]) -> list[MediaSlot]:
@@ -161,17 +182,25 @@ def _documented_first(slots: tuple[MediaSlot, ...]) -> list[MediaSlot]:
     return sorted(slots, key=lambda s: not FAMILIES[s.family].documented)
 
 
-def _why(name: str, targets: list[Target]) -> str:
+def _why(name: str, targets: list[Target], barred: bool = False) -> str:
     if not targets:
+        if barred:  # families would take it, but the class allows none of them
+            return _CLASS_CANNOT[name]
         return f"no family takes this for {LABELS[name].lower()}"
     return targets[0].reason
 
 
-def _asset_action() -> CardAction:
+def _asset_action(models: frozenset[str] | None = None) -> CardAction:
     """Send to the asset library: for faces, which families with a library require."""
     targets = []
+    barred = False
     for library in ASSET_LIBRARIES.values():
         slots = [s for s in slots_for("reference", "image") if s.family == library.family]
-        targets += [Target(slots[0])] if slots else []
+        if slots and not class_allows(library.family, models):
+            barred = True
+        elif slots:
+            targets.append(Target(slots[0]))
     reason = "" if targets else "no family has an asset library"
+    if barred and not targets:
+        reason = "your class has no model that uses the asset library"
     return CardAction("asset", tuple(targets), reason)

@@ -19,7 +19,8 @@ from mediagen_nb.catalog._carry import carry
 from mediagen_nb.catalog._controls import controls_for
 from mediagen_nb.catalog._form_body import to_body
 from mediagen_nb.widgets._asset_form import bodies
-from mediagen_nb.widgets._card_actions import CardAction, Target, card_actions
+from mediagen_nb.widgets._card_actions import CardAction, Target, card_actions, class_allows
+from mediagen_nb.widgets._class_models import allowed
 from mediagen_nb.widgets._preview import sniff_mime
 from mediagen_nb.widgets._session import ActiveAsset
 
@@ -34,14 +35,20 @@ _KEEPS_PROMPT = ("animate", "continue")
 
 
 def choose(
-    kind: str, size: tuple[int, int] | None, action: str, family: str | None
+    kind: str,
+    size: tuple[int, int] | None,
+    action: str,
+    family: str | None,
+    models: frozenset[str] | None = None,
 ) -> tuple[CardAction, Target]:
     """The action and the target family (``family``, else the first that fits).
+
+    ``models``: what a class allows (None: every model); other families are not offered.
 
     Raises:
         ValueError: The action does not apply, naming why.
     """
-    found = [a for a in card_actions(kind, size) if a.name == action]
+    found = [a for a in card_actions(kind, size, models) if a.name == action]
     if not found:
         raise ValueError(f"a {kind} card has no action {action!r}")
     chosen = found[0]
@@ -52,18 +59,28 @@ def choose(
     targets = [t for t in chosen.targets if t.family == family]
     if not targets:
         title = FAMILIES[family].title if family in FAMILIES else repr(family)
+        if family in FAMILIES and not class_allows(family, models):
+            raise ValueError(f"{chosen.label}: your class does not use {title}")
         raise ValueError(f"{chosen.label}: {title} does not take it")
     if targets[0].reason:
         raise ValueError(f"{chosen.label}: {targets[0].reason}")
     return chosen, targets[0]
 
 
-def fill(panel: GeneratePanel, target: Target, url: str, prompt: str | None) -> None:
+def fill(
+    panel: GeneratePanel,
+    target: Target,
+    url: str,
+    prompt: str | None,
+    models: frozenset[str] | None = None,
+) -> None:
     """Open ``target``'s family in ``panel`` with the picture (and prompt) in place.
 
     The family's form as the user left it, the picture in the slot (``MediaSlot.put``), the
     values that make it fit (the matching orientation) and any option that follows the
-    picture (``Param.picture_option``); Animate and Continue carry the prompt over.
+    picture (``Param.picture_option``); Animate and Continue carry the prompt over. In a
+    class (``models``), a model the class does not allow gives way to the family's first
+    allowed one.
     """
     family_id = target.family
     values = carry(dict(panel.values), family_id, panel._memory.get(family_id))
@@ -72,6 +89,8 @@ def fill(panel: GeneratePanel, target: Target, url: str, prompt: str | None) -> 
             if control.carry == "prompt":
                 values[control.key] = prompt
     body = to_body(family_id, {**values, "family": family_id})[0]
+    if models is not None and body.get("model") not in models:
+        body["model"] = next(m for m in FAMILIES[family_id].models if m in models)
     follows = {p.name: p.picture_option for p in params_for(family_id) if p.picture_option}
     panel.load(target.slot.put({**body, **follows, **target.preset}, url), family_id)
 
@@ -114,7 +133,8 @@ async def use_result(
     result = source._find(result_id)
     drawer = source.frames.draw if source.frames.offered else None  # else the newest shown
     data, size = await picture_of(result, action, drawer)
-    _action, target = choose(result.kind, size, action, family)
+    models = allowed(source.session.classroom)
+    _action, target = choose(result.kind, size, action, family, models)
     client = source.session.client
     url = None if action == "continue" else own_url(result, client.speed)
     if url is None:
@@ -122,7 +142,7 @@ async def use_result(
     if action == "asset":
         url = await to_library(source, result, target, url)
     panel = target_panel(FAMILIES[target.family].kind)
-    fill(panel, target, url, result.prompt if action in _KEEPS_PROMPT else None)
+    fill(panel, target, url, result.prompt if action in _KEEPS_PROMPT else None, models)
     return target
 
 

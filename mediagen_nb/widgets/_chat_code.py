@@ -1,9 +1,7 @@
 """ "Copy as code" for the chat panel: the client call that sends the next message.
 
-The snippet is for a notebook cell (top-level ``await``) and carries everything the form
-sends: system prompt, sampling, limits, attachments, tools and tool choice, thinking. A file
-attachment is not pasted as base64 (it can be megabytes): the snippet reads it from disk
-with a small ``data_url`` / ``b64`` helper, under the name the user attached.
+A file attachment is read from disk by a small helper in the snippet, not pasted as base64
+(design: docs/reference/design.md, "The chat form").
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The chat form as data: its default values, their coercion, and what the front end offers.
 
-``values`` (the synced dict the front end edits) becomes ``ChatSettings`` here; ``coerce``
-makes values consistent with the model (a protocol it is served on, a sampling mode the
-protocol has, numbers that are numbers); ``form_spec`` is what the front end renders: model
-groups with readable titles, protocols, sampling modes, attachment kinds, whether thinking is
-offered, and each field's label, help and API name.
+Every setting's control, label, bounds and default come from the catalog's ``CHAT_SETTINGS``;
+the model picker, protocols and attachment kinds from the text models' capabilities.
 """
 
 from __future__ import annotations
@@ -12,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mediagen_nb.catalog._chat_settings import CHAT_SETTINGS, ChatSetting
+from mediagen_nb.types import ChatProtocol
+from mediagen_nb.widgets._chat_fields import choices, coerce_value, to_settings
 from mediagen_nb.widgets._chat_options import (
     FIELDS,
     FILE_TYPES,
     MAX_FILE_BYTES,
-    MAX_STOP,
     PROTOCOL_HELP,
     PROTOCOL_LABELS,
-    SAMPLING_LABELS,
-    TOOL_CHOICES,
-    TOOLS_EXAMPLE,
+    SETTING_FIELDS,
     Attachment,
     ChatSettings,
     attachment_kinds,
@@ -31,58 +28,31 @@ from mediagen_nb.widgets._chat_options import (
     model_title,
     protocols_for,
     reply_limit,
-    sampling_for,
-    split_lines,
     takes_thinking,
 )
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
-DEFAULTS: dict[str, Any] = {
-    "model": DEFAULT_MODEL,
-    "protocol": "chat_completions",
-    "system": "",
-    "sampling": "default",
-    "temperature": 1.0,
-    "top_p": 1.0,
-    "max_tokens": 0,
-    "stop": "",
-    "tools": "",
-    "tool_choice": "auto",
-    "thinking_budget": 0,
-    "message": "",
-}
+
+
+def defaults() -> dict[str, Any]:
+    """The form's values before the user changes anything (every declared setting's default).
+
+    Returns:
+        ``{field: value}``: model, protocol, the settings, and an empty message.
+    """
+    settings = {s.key: s.default for s in CHAT_SETTINGS}
+    return {"model": DEFAULT_MODEL, "protocol": "chat_completions", **settings, "message": ""}
 
 
 def coerce(values: dict[str, Any]) -> dict[str, Any]:
-    """The values made consistent with the model (protocol, sampling, numbers)."""
-    v = {**DEFAULTS, **values}
+    """The values made consistent with the model (protocol, options, numbers)."""
+    v = {**defaults(), **values}
     allowed = protocols_for(str(v["model"]))
     if v["protocol"] not in allowed:
         v["protocol"] = allowed[0]
-    if v["sampling"] not in sampling_for(v["protocol"]):
-        v["sampling"] = "default"
-    if v["tool_choice"] not in dict(TOOL_CHOICES):
-        v["tool_choice"] = "auto"
-    v["max_tokens"] = _whole(v["max_tokens"])  # a bad length stays, for the validator to name
-    v["thinking_budget"] = max(0, _whole(v["thinking_budget"]))
-    for name in ("temperature", "top_p"):
-        try:
-            v[name] = float(v[name])
-        except (TypeError, ValueError):
-            v[name] = 1.0
+    for setting in CHAT_SETTINGS:
+        v[setting.key] = coerce_value(setting, v[setting.key], v["protocol"])
     return v
-
-
-def _whole(value: Any) -> int:
-    """A whole number typed in the form; empty or unreadable is 0 ("not set")."""
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError, OverflowError):
-        pass
-    try:
-        return int(float(value))
-    except (TypeError, ValueError, OverflowError):
-        return 0
 
 
 def _fields(model: str) -> dict[str, dict[str, str]]:
@@ -94,33 +64,53 @@ def _fields(model: str) -> dict[str, dict[str, str]]:
     }
     high = reply_limit(model)
     if high is not None:
-        out["max_tokens"]["help"] = max_tokens_help(high)
+        for setting in CHAT_SETTINGS:
+            if setting.reply_limit:
+                out[setting.key]["help"] = max_tokens_help(high)
     return out
 
 
 def settings_of(values: dict[str, Any], attachments: Sequence[Attachment] = ()) -> ChatSettings:
     """The form's choices as ``ChatSettings`` (values coerced first)."""
     v = coerce(values)
+    typed = {s.key: to_settings(s, v[s.key]) for s in CHAT_SETTINGS}
     return ChatSettings(
         model=str(v["model"]),
         protocol=v["protocol"],
-        system=str(v["system"]),
-        sampling=v["sampling"],
-        temperature=float(v["temperature"]),
-        top_p=float(v["top_p"]),
-        max_tokens=int(v["max_tokens"]),
-        stop=split_lines(str(v["stop"])),
         attachments=tuple(attachments),
-        tools=str(v["tools"]),
-        tool_choice=v["tool_choice"],
-        thinking_budget=int(v["thinking_budget"]),
+        **{k: value for k, value in typed.items() if k in SETTING_FIELDS},
+        extra={k: value for k, value in typed.items() if k not in SETTING_FIELDS},
     )
+
+
+def _control(setting: ChatSetting, protocol: ChatProtocol, model: str) -> dict[str, Any]:
+    """One setting as the front end draws it on this protocol, for this model."""
+    high = setting.maximum_for(protocol)
+    limit = reply_limit(model) if setting.reply_limit else None
+    if limit is not None:
+        high = limit if high is None else min(high, limit)
+    when = setting.show_when
+    return {
+        "key": setting.key,
+        "control": setting.control,
+        "offered": setting.offered(protocol),
+        "options": [{"value": v, "label": t} for v, t in choices(setting, protocol)],
+        "minimum": setting.minimum,
+        "maximum": high,
+        "step": setting.step,
+        "floor": setting.floor,
+        "off": setting.unset,
+        "example": setting.example,
+        "show_when": None if when is None else {"key": when[0], "in": list(when[1])},
+    }
 
 
 def form_spec(settings: ChatSettings) -> dict[str, Any]:
     """What the front end offers for these settings (the synced ``spec`` trait)."""
     model, protocol = settings.model, settings.protocol
     allowed = protocols_for(model)
+    controls = [_control(s, protocol, model) for s in CHAT_SETTINGS]
+    by_key = {c["key"]: c for c in controls}
     return {
         "models": model_groups(),
         "protocols": [
@@ -132,14 +122,11 @@ def form_spec(settings: ChatSettings) -> dict[str, Any]:
             }
             for p in PROTOCOL_LABELS
         ],
-        "sampling": [{"value": s, "label": SAMPLING_LABELS[s]} for s in sampling_for(protocol)],
-        "temperature_max": 2.0 if protocol == "chat_completions" else 1.0,
-        "stop": protocol == "chat_completions",
-        "max_stop": MAX_STOP,
+        "settings": controls,
+        "sampling": by_key["sampling"]["options"] if "sampling" in by_key else [],
+        "stop": "stop" in by_key and by_key["stop"]["offered"],
         "kinds": list(attachment_kinds(model, protocol)),
         "thinking": takes_thinking(protocol),
-        "tool_choices": [{"value": c, "label": t} for c, t in TOOL_CHOICES],
-        "tools_example": TOOLS_EXAMPLE,
         "capability": capability_hint(model, protocol),
         "title": model_title(model),
         "fields": _fields(model),

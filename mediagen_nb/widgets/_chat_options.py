@@ -1,25 +1,23 @@
 """What the chat form may offer for a model and protocol, in the user's words.
 
-Pure functions over the catalog (no widgets), so the rules are tested without a front end:
-image attachments on every model's chat-completions; video only for Gemini; the messages
-protocol only for Claude and GPT, and image input there not for GPT; tools on both
-protocols; a thinking budget on messages (the protocol whose ``thinking.budget_tokens``
-takes one).
-
-Labels speak the user's words; each field keeps its API name for the tooltip and for copy as
-code (``FIELDS``). Model titles are built from the catalog name ("Claude Sonnet 4.6 ·
-premium pool"); the API name stays the option's value and tooltip.
+Pure functions over the catalog (no widgets): model titles, protocols, attachment kinds, and
+``FIELDS`` (each field's label, help, API name and placeholder; the settings' from the
+catalog's ``CHAT_SETTINGS``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from mediagen_nb.catalog import TEXT_MODELS, text_model
+from mediagen_nb.catalog._chat_settings import CHAT_SETTINGS, chat_setting
+from mediagen_nb.catalog._chat_settings import TOOLS_EXAMPLE as CATALOG_TOOLS_EXAMPLE
 from mediagen_nb.catalog._text import VENDOR_TITLE
 from mediagen_nb.types import ChatProtocol
+from mediagen_nb.widgets._chat_fields import choices
 
 Sampling = Literal["default", "temperature", "top_p"]
 AttachmentKind = Literal["image", "video"]
@@ -38,10 +36,6 @@ PATHS: dict[ChatProtocol, str] = {
     "chat_completions": "/v1/chat/completions",
     "messages": "/v1/messages",
 }
-DEFAULT_MAX_TOKENS = 1024
-MIN_THINKING_BUDGET = 1024
-"""The messages protocol's smallest ``thinking.budget_tokens``."""
-MAX_STOP = 4
 MAX_FILE_BYTES = 5 * 1024 * 1024
 """Largest image file attached from disk (the messages protocol's per-image limit)."""
 FILE_TYPES: dict[str, str] = {
@@ -50,8 +44,9 @@ FILE_TYPES: dict[str, str] = {
     "image/gif": "GIF",
     "image/webp": "WebP",
 }
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
+TOOLS_EXAMPLE = CATALOG_TOOLS_EXAMPLE
+"""What "Insert example" puts into the tools box (the catalog's tools setting's example)."""
 _VARIANT_WORDS = {
     "standard": "",
     "official": "official",
@@ -72,76 +67,40 @@ class FieldInfo:
     placeholder: str = ""
 
 
-FIELDS: dict[str, FieldInfo] = {
+_FORM_FIELDS: dict[str, FieldInfo] = {
     "model": FieldInfo("Model", "", "model"),
     "protocol": FieldInfo("Protocol", "Which compatible API the request goes to.", ""),
-    "system": FieldInfo(
-        "System prompt",
-        "Instructions the model follows for the whole conversation.",
-        "system",
-        "e.g. You are a concise tutor.",
-    ),
-    "sampling": FieldInfo("Sampling", "Leave on Default unless you want to steer variety.", ""),
-    "temperature": FieldInfo(
-        "Temperature", "Higher gives more varied replies, lower more focused.", "temperature"
-    ),
-    "top_p": FieldInfo(
-        "Top P", "Only the most likely words whose chances add up to this.", "top_p"
-    ),
-    "max_tokens": FieldInfo(
-        "Max reply length",
-        "In tokens (about ¾ of a word), at least 1. Empty: the service's default.",
-        "max_completion_tokens / max_tokens",
-        "default",
-    ),
-    "stop": FieldInfo(
-        "Stop sequences",
-        f"One per line, at most {MAX_STOP}; the reply ends before one.",
-        "stop",
-        "one per line",
-    ),
-    "tools": FieldInfo(
-        "Tools",
-        "A JSON array of tools (either protocol's shape); the model may ask to call one.",
-        "tools",
-        '[{"name": "get_weather", "parameters": {"type": "object"}}]',
-    ),
-    "tool_choice": FieldInfo(
-        "Tool use", "Whether the model may, must or must not call a tool.", "tool_choice"
-    ),
-    "thinking_budget": FieldInfo(
-        "Thinking budget",
-        f"Tokens the model may spend thinking before it answers; 0 is off, else at least "
-        f"{MIN_THINKING_BUDGET}.",
-        "thinking.budget_tokens",
-        "0 (off)",
-    ),
     "attachments": FieldInfo(
         "Attachments", "Images (or videos, for Gemini) sent with your message.", ""
     ),
     "message": FieldInfo("Message", "", "messages"),
 }
-TOOL_CHOICES: tuple[tuple[ToolChoice, str], ...] = (
-    ("auto", "Model decides"),
-    ("required", "Must call a tool"),
-    ("none", "No tool calls"),
-)
-SAMPLING_LABELS: dict[Sampling, str] = {
-    "default": "Default",
-    "temperature": "Temperature",
-    "top_p": "Top P",
-}
-TOOLS_EXAMPLE = """[
-  {
-    "name": "get_weather",
-    "description": "Current weather for a city",
-    "parameters": {
-      "type": "object",
-      "properties": {"city": {"type": "string", "description": "City name"}},
-      "required": ["city"]
-    }
-  }
-]"""
+"""The form's own fields (the settings come from the catalog)."""
+
+
+class _Fields(Mapping[str, FieldInfo]):
+    """Every field of the form in order: model, protocol, the catalog's settings (read
+    when asked, so a setting registered at run time is there), attachments, message."""
+
+    def _all(self) -> dict[str, FieldInfo]:
+        own = _FORM_FIELDS
+        settings = {
+            s.key: FieldInfo(s.label, s.help, s.api_name, s.placeholder) for s in CHAT_SETTINGS
+        }
+        head = {k: own[k] for k in ("model", "protocol")}
+        return {**head, **settings, **{k: own[k] for k in ("attachments", "message")}}
+
+    def __getitem__(self, key: str) -> FieldInfo:
+        return self._all()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+FIELDS: Mapping[str, FieldInfo] = _Fields()
 
 
 def _version(base: str) -> str:
@@ -233,7 +192,8 @@ def attachment_kinds(model: str, protocol: ChatProtocol) -> tuple[AttachmentKind
 
 def takes_thinking(protocol: ChatProtocol) -> bool:
     """Whether the protocol has a thinking budget (messages: ``thinking.budget_tokens``)."""
-    return protocol == "messages"
+    setting = chat_setting("thinking_budget")
+    return setting is not None and setting.offered(protocol)
 
 
 def capability_hint(model: str, protocol: ChatProtocol) -> str:
@@ -255,9 +215,8 @@ def capability_hint(model: str, protocol: ChatProtocol) -> str:
 
 def sampling_for(protocol: ChatProtocol) -> tuple[Sampling, ...]:
     """Sampling controls offered: temperature or top_p, one at a time."""
-    if protocol == "chat_completions":
-        return ("default", "temperature", "top_p")
-    return ("default", "temperature")
+    setting = chat_setting("sampling")
+    return tuple(v for v, _label in choices(setting, protocol)) if setting else ("default",)
 
 
 @dataclass(frozen=True)
@@ -334,10 +293,18 @@ class ChatSettings:
         """Thinking is on (and the protocol takes it)."""
         return self.thinking_budget > 0 and takes_thinking(self.protocol)
 
+    def get(self, key: str) -> Any:
+        """A setting's value by its form key (a setting without a field here: ``extra``)."""
+        if key in SETTING_FIELDS:
+            return getattr(self, key)
+        if key in self.extra:
+            return self.extra[key]
+        setting = chat_setting(key)
+        return None if setting is None else setting.default
 
-def split_lines(text: str) -> tuple[str, ...]:
-    """Non-empty stripped lines (stop sequences: one per line)."""
-    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+SETTING_FIELDS = frozenset(f.name for f in fields(ChatSettings)) - {"extra", "attachments"}
+"""What ``ChatSettings`` holds as fields (another declared setting's value is in ``extra``)."""
 
 
 def field_of(problem_field: str) -> str:
@@ -345,30 +312,26 @@ def field_of(problem_field: str) -> str:
     head = problem_field.split(".", maxsplit=1)[0].split("[", maxsplit=1)[0]
     if head == "messages":
         return "attachments" if ".content[" in problem_field else "message"
-    if head == "thinking":
-        return "thinking_budget"
-    return {
-        "max_completion_tokens": "max_tokens",
-        "stop_sequences": "stop",
-        "image_urls": "attachments",
-        "video_urls": "attachments",
-    }.get(head, head if head in FIELDS else "message")
-
-
-_API_WORDS = re.compile(r"\b(max_completion_tokens|max_tokens|budget_tokens|stop_sequences)\b")
-_API_WORD_LABELS = {
-    "max_completion_tokens": "the max reply length",
-    "max_tokens": "the max reply length",
-    "budget_tokens": "the thinking budget",
-    "stop_sequences": "the stop sequences",
-}
+    owners = {
+        path.split(".")[0]: s.key
+        for s in CHAT_SETTINGS
+        if s.send != "system"
+        for path in s.wire.values()
+    }
+    owners |= {alias: s.key for s in CHAT_SETTINGS for alias in s.aliases}
+    owners |= {"image_urls": "attachments", "video_urls": "attachments"}
+    return owners.get(head, head if head in FIELDS else "message")
 
 
 def human(field_name: str, rule: str) -> str:
     """A message naming the field as the user sees it: ``Stop sequences: at most 4``.
 
-    API names inside the rule become the labels the form shows.
+    API names inside the rule (a setting's ``aliases``) become the labels the form shows.
     """
     info = FIELDS.get(field_name)
-    words = _API_WORDS.sub(lambda m: _API_WORD_LABELS[m[1]], rule)
+    labels = {alias: f"the {s.label.lower()}" for s in CHAT_SETTINGS for alias in s.aliases}
+    words = rule
+    if labels:
+        names = "|".join(sorted(map(re.escape, labels), key=len, reverse=True))
+        words = re.sub(rf"\b({names})\b", lambda m: labels[m[1]], rule)
     return f"{info.label if info else field_name}: {words}"

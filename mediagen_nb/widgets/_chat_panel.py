@@ -1,22 +1,7 @@
 """``ChatPanel``: one anywidget for a multi-turn chat with streamed, Markdown-rendered replies.
 
-Python owns the state: the form is the ``values`` dict (the front end sets it; Python coerces
-it to what the model and protocol allow and validates it), the conversation is
-``ChatTranscript`` (synced at most 20 times per second, the last message carrying the exact
-text), and the front end's buttons send ``{"action": ...}`` messages that call the same
-methods tests call: ``send()``, ``stop()``, ``retry()``, ``clear()``, ``attach_file()``,
-``attach_url()``, ``submit_tool_results()``. No error shows before the user touched a field
-(``touched``); Send shows a neutral ``hint`` instead. Errors of actions and background
-tasks appear in the panel (the base's ``notice``), never as a traceback; a failed or cut
-reply says why on its own turn.
-
-In demo mode the built-in emulator streams replies at a reading pace (30 tokens per second)
-so Stop can be used; its ``text_rate`` (``emulator._server.default_emulator()``) changes it.
-
-Decision: attachments belong to one message, so they are emptied after Send; an earlier
-turn's attachments are re-sent with the conversation where the current model and protocol
-accept that kind of media. A reply that calls tools waits for the user to type each tool's
-result; ``submit_tool_results`` sends them and the model continues the same turn.
+Python owns the state (the ``values`` form, the transcript); the front end's buttons send
+``{"action": ...}`` messages that call the methods tests call (design: docs/reference/design.md).
 """
 
 from __future__ import annotations
@@ -36,7 +21,7 @@ from mediagen_nb.types._problem import errors_only
 from mediagen_nb.widgets._base import WidgetPanel
 from mediagen_nb.widgets._chat_code import chat_code
 from mediagen_nb.widgets._chat_compare import ChatCompareMixin
-from mediagen_nb.widgets._chat_form import DEFAULT_MODEL, DEFAULTS, coerce, form_spec, settings_of
+from mediagen_nb.widgets._chat_form import DEFAULT_MODEL, coerce, defaults, form_spec, settings_of
 from mediagen_nb.widgets._chat_options import (
     FIELDS,
     Attachment,
@@ -52,8 +37,8 @@ from mediagen_nb.widgets._chat_request import (
     conversation,
     file_problem,
     form_problems,
-    settings_from_body,
     user_content,
+    values_from_body,
 )
 from mediagen_nb.widgets._chat_runner import ChatRunner
 from mediagen_nb.widgets._class_models import allowed, chat_groups, class_default
@@ -117,7 +102,9 @@ class ChatPanel(ChatCompareMixin, ChatRunner, WidgetPanel):
     def __init__(
         self, *, session: Session | None = None, model: str = DEFAULT_MODEL, show_mode: bool = True
     ) -> None:
-        super().__init__(session=session, values={**DEFAULTS, "model": model}, show_mode=show_mode)
+        super().__init__(
+            session=session, values={**defaults(), "model": model}, show_mode=show_mode
+        )
         self.transcript_view = ChatTranscript(self, on_sync=self._sync_controls)
         self._task: asyncio.Task[None] | None = None
         self._last: tuple[ChatSettings, dict[str, Any]] | None = None
@@ -163,9 +150,10 @@ class ChatPanel(ChatCompareMixin, ChatRunner, WidgetPanel):
 
     def set(self, **changes: Any) -> None:
         """Change form fields as a user would (they count as touched)."""
-        unknown = sorted(set(changes) - set(DEFAULTS))
+        known = defaults()
+        unknown = sorted(set(changes) - set(known))
         if unknown:
-            raise TypeError(f"unknown chat field(s) {unknown}; fields: {sorted(DEFAULTS)}")
+            raise TypeError(f"unknown chat field(s) {unknown}; fields: {sorted(known)}")
         with self.hold_sync():
             self.touched = sorted({*self.touched, *changes})
             self.values = {**self.values, **changes}
@@ -237,25 +225,11 @@ class ChatPanel(ChatCompareMixin, ChatRunner, WidgetPanel):
 
     def load(self, body: dict[str, Any]) -> None:
         """Fill the form from a recorded request (HistoryPanel "open in form")."""
-        settings, text = settings_from_body(body)
-        if settings.model not in {o["value"] for g in model_groups() for o in g["options"]}:
-            raise ValueError(f"Model: {settings.model!r} is not in the catalog")
-        self._pending = [replace(a, key=f"a{next(_KEYS)}") for a in settings.attachments]
-        self.values = {
-            **DEFAULTS,
-            "model": settings.model,
-            "protocol": settings.protocol,
-            "system": settings.system,
-            "sampling": settings.sampling,
-            "temperature": settings.temperature,
-            "top_p": settings.top_p,
-            "max_tokens": settings.max_tokens,
-            "stop": "\n".join(settings.stop),
-            "tools": settings.tools,
-            "tool_choice": settings.tool_choice,
-            "thinking_budget": settings.thinking_budget,
-            "message": text,
-        }
+        values, attachments, text = values_from_body(body)
+        if values["model"] not in {o["value"] for g in model_groups() for o in g["options"]}:
+            raise ValueError(f"Model: {values['model']!r} is not in the catalog")
+        self._pending = [replace(a, key=f"a{next(_KEYS)}") for a in attachments]
+        self.values = {**defaults(), **values, "message": text}
 
     # --- attachments ----------------------------------------------------------------------
 

@@ -1,10 +1,7 @@
 """Streaming one reply into the chat transcript (the part of ``ChatPanel`` that calls the client).
 
-A reply streams as an asyncio task on the kernel's loop: each update of the client's stream
-helper (``stream.events()``) goes into a ``Reply`` (text, thinking, tool calls) and the
-transcript's live turn follows it (the transcript batches the comm messages). Stop cancels
-the task: the partial text stays and the client records the turn as incomplete. A cut
-stream keeps its partial text and says why.
+A reply streams as an asyncio task on the kernel's loop; Stop cancels it and the partial text
+stays (design: docs/reference/design.md, "The chat form").
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """A streamed reply assembled as it arrives: text, thinking (and its signature), tool calls.
 
-``Reply.feed`` takes the client's protocol-neutral stream updates (``stream.events()``:
-``TextEvent``, ``ThinkingEvent``, ``ToolInputEvent``, ``ToolCallEvent``, ``DoneEvent``), so
-the panel handles chat-completions and messages with the same code. While text arrives the
-panel shows ``text`` and ``thinking``; at ``DoneEvent`` the reply is taken from the client's
-reassembled final message (tool calls with their exact argument JSON, thinking blocks with
-their signatures, needed to continue a tool loop on the messages protocol).
+``Reply.feed`` takes the client's protocol-neutral stream updates, so both chat protocols
+share this code (design: docs/reference/design.md, "The chat form").
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import traitlets as t
 
 from mediagen_nb.catalog import families, family, model_title
+from mediagen_nb.widgets._class_models import allowed
 from mediagen_nb.widgets._gallery import Result
 
 if TYPE_CHECKING:
@@ -33,13 +34,13 @@ class CompareRow:
     def sweep_id(self) -> str:
         return self.plan.sweep_id
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, models: frozenset[str] | None = None) -> dict[str, Any]:
         prompt = str(self.plan.fixed.get("prompt") or "")
         return {
             "sweep_id": self.sweep_id,
             "label": prompt[:120],
             "code": self.plan.code(),
-            "cards": [r.to_json() for r in self.cards.values()],
+            "cards": [r.to_json(models) for r in self.cards.values()],
         }
 
 
@@ -307,7 +308,8 @@ class CompareMixin(t.HasTraits):
         raise KeyError(f"no result {result_id!r} in the gallery")
 
     def _push_rows(self) -> None:
-        self.compare_rows = [row.to_json() for row in self._rows]
+        models = allowed(self.session.classroom)
+        self.compare_rows = [row.to_json(models) for row in self._rows]
 
 
 def apply_allowed(panel: Any, choices: list[dict[str, Any]], models: frozenset[str] | None) -> None:

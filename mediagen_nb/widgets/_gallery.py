@@ -20,6 +20,7 @@ from mediagen_nb.catalog._controls import controls_for
 from mediagen_nb.catalog._form_body import from_body
 from mediagen_nb.widgets._base import Throttle
 from mediagen_nb.widgets._card_actions import card_actions
+from mediagen_nb.widgets._class_models import allowed
 from mediagen_nb.widgets._codegen import code_for
 from mediagen_nb.widgets._preview import full_image, sniff_mime, thumbnail, video_preview
 from mediagen_nb.widgets._share import share_query
@@ -111,6 +112,7 @@ class Result:
     source: bytes = field(default=b"", repr=False)
     _code: str | None = field(default=None, repr=False)
     _actions: list[dict[str, Any]] | None = field(default=None, repr=False)
+    _actions_for: frozenset[str] | None = field(default=None, repr=False)
 
     @property
     def model(self) -> str:
@@ -152,8 +154,9 @@ class Result:
         if task.error:
             self.error = str(task.error)
 
-    def to_json(self) -> dict[str, Any]:
-        """What the front end needs to draw the card (no bytes: those go in ``media``)."""
+    def to_json(self, models: frozenset[str] | None = None) -> dict[str, Any]:
+        """What the front end needs to draw the card (no bytes: those go in ``media``);
+        ``models``: what a class allows (None: every model), for the card's actions."""
         return {
             "id": self.id,
             "kind": self.kind,
@@ -173,15 +176,17 @@ class Result:
             "code": self.code(),
             "share": share_query(self.kind, self.body),
             "parents": self.parents,
-            "actions": self.actions_json(),
+            "actions": self.actions_json(models),
         }
 
-    def actions_json(self) -> list[dict[str, Any]]:
-        """The card's Animate / Use as ... / Continue actions (``_card_actions``) once done."""
+    def actions_json(self, models: frozenset[str] | None = None) -> list[dict[str, Any]]:
+        """The card's Animate / Use as ... / Continue actions (``_card_actions``) once done,
+        offering only families with a model the class allows (``models``; None: all)."""
         if self.status != "completed" or not (self.source or self.local_path):
             return []
-        if self._actions is None:  # built once: a card's picture never changes
-            self._actions = [action.to_json() for action in card_actions(self.kind, self.size)]
+        if self._actions is None or self._actions_for != models:  # the picture never changes
+            actions = card_actions(self.kind, self.size, models)
+            self._actions, self._actions_for = [a.to_json() for a in actions], models
         return self._actions
 
     def set_media(self, data: bytes, task_id: str, local_path: str | None) -> None:
@@ -230,6 +235,7 @@ class GalleryMixin:
     """
 
     kind: str
+    session: Any
     results: Any
     media: Any
     sending: Any
@@ -367,7 +373,8 @@ class GalleryMixin:
 
     def _push(self) -> None:
         self.sending = self._sending
-        self.results = [r.to_json() for r in self._results]
+        models = allowed(self.session.classroom)
+        self.results = [r.to_json(models) for r in self._results]
         self._push_rows()
         if self._media_dirty:
             self._media_dirty = False

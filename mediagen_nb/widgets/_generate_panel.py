@@ -290,6 +290,7 @@ class GeneratePanel(CompareMixin, GalleryMixin, WidgetPanel):
         if models == self._class_models:
             return
         self._class_models = models
+        self._throttle.request()  # the cards' actions offer only the class's families
         default = class_default(self.kind, session.classroom)
         if default is not None:
             self.select(default)

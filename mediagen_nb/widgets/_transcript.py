@@ -54,9 +54,21 @@ class ToolCall:
 class ChatTurn:
     """One turn of the conversation, as the panel and the front end see it.
 
-    ``state``: ``streaming`` while text arrives, ``complete`` when the service ended the
-    reply, ``stopped`` when the user pressed Stop (partial text kept), ``error`` when the
-    request failed or the stream was cut (partial text kept, ``error`` says why).
+    Attributes:
+        role: ``user`` or ``assistant``.
+        text: The message, or the reply's text so far.
+        state: ``streaming`` while text arrives, ``complete`` when the service ended the
+            reply, ``stopped`` when the user pressed Stop (partial text kept), ``error``
+            when the request failed or the stream was cut (partial text kept).
+        model: The model that answered (assistant turns).
+        protocol: The chat protocol the turn went over.
+        attachments: Media sent with a user message.
+        usage: Token counts the service reported, if any.
+        error: Why the reply failed or was cut (None otherwise).
+        turn_id: Ledger key of the turn (assistant turns the client recorded).
+        thinking: The reply's thinking text (messages protocol).
+        signature: The thinking block's signature, sent back with the turn in a tool loop.
+        tool_calls: Tools the reply asked to call, with the results typed so far.
     """
 
     role: Role
@@ -118,7 +130,13 @@ class TranscriptWidget(Protocol):
 
 
 class ChatTranscript:
-    """The turns of a conversation, pushed to ``widget`` at most ``rate`` times per second."""
+    """The turns of a conversation, pushed to ``widget`` at most ``rate`` times per second.
+
+    Args:
+        widget: The panel whose ``turns`` / ``live_*`` traits show the conversation.
+        rate: Most comm messages per second while a reply streams.
+        on_sync: Called inside each push (the panel refreshes its buttons there).
+    """
 
     def __init__(
         self,

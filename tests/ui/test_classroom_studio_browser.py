@@ -119,6 +119,13 @@ def test_student_studio_on_a_classroom_gateway(
         images.locator("[data-mg-action='generate']").click()
         expect(images.locator(".mg-card[data-status='completed']").first).to_be_visible()
         expect(left).to_contain_text("1 of 2 images left")
+        card = images.locator(".mg-card[data-status='completed']").first
+        animate = card.locator("[data-mg-use='animate']")  # the class allows no video model
+        expect(animate).to_have_attribute("aria-disabled", "true")
+        expect(animate).to_have_attribute("title", "your class cannot make videos")
+        expect(card.locator("[data-mg-use='reference']")).not_to_have_attribute(
+            "aria-disabled", "true"
+        )
         _measure(studio, theme, "Studio on a classroom gateway")
         save_screenshot(studio, screenshot_dir / f"studio-classroom-{theme}.png")
         assert not front.errors, front.errors

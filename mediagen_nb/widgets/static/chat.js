@@ -77,135 +77,153 @@ function chatHead(ctx) {
   };
 }
 
-/** The settings' controls: text boxes, numbers and sliders that write `values` on change. */
-function chatSettingControls(ctx) {
-  const id = (name) => mgId(`mg-chat-${name}`);
-  const hint = (name) => ctx.field(name).placeholder || "";
-  const text = (name, attrs) => {
-    const node = mgEl("textarea", { class: "mg-input", name, id: id(name), ...attrs });
-    node.addEventListener("change", () => ctx.setValues({ [name]: node.value }));
-    chatKeys(node, () => {});
-    return node;
-  };
-  const number = (name, attrs) => {
-    const cls = "mg-input mg-chat__number";
-    const node = mgEl("input", { type: "number", class: cls, name, id: id(name), min: "0", ...attrs });
-    node.addEventListener("change", () => ctx.setValues({ [name]: node.value === "" ? 0 : Number(node.value) }));
-    node.addEventListener("keydown", (e) => e.stopPropagation());
-    return node;
-  };
-  const slider = (name, max) => {
-    const range = { type: "range", name, id: id(name), min: "0", max: String(max), step: "0.05" };
-    const input = mgEl("input", { ...range, class: "mg-chat__range" });
-    const out = mgEl("output", { class: "mg-chat__range-value", for: input.id });
-    input.addEventListener("input", () => {
-      out.textContent = Number(input.value).toFixed(2);
-    });
-    input.addEventListener("change", () => ctx.setValues({ [name]: Number(input.value) }));
-    input.addEventListener("keydown", (e) => e.stopPropagation());
-    return { input, out, wrap: mgEl("div", { class: "mg-row mg-chat__slider" }, input, out) };
-  };
-  const c = {
-    system: text("system", { rows: 2, placeholder: hint("system") }),
-    sampling: mgEl("div"),
-    temperature: slider("temperature", 2),
-    top_p: slider("top_p", 1),
-    max_tokens: number("max_tokens", { placeholder: hint("max_tokens"), step: "1", min: "1" }),
-    stop: text("stop", { rows: 2, placeholder: hint("stop") }),
-    tools: text("tools", {
-      rows: 6,
-      spellcheck: "false",
-      class: "mg-input mg-chat__mono",
-      placeholder: hint("tools"),
-    }),
-    tool_choice: mgEl("select", { class: "mg-input mg-select", name: "tool_choice", id: id("tool-choice") }),
-    thinking_budget: number("thinking_budget", { step: "256", placeholder: hint("thinking_budget") }),
-  };
-  c.tool_choice.addEventListener("change", () => ctx.setValues({ tool_choice: c.tool_choice.value }));
-  return c;
-}
-
-/** One row per setting (the label, help and API name come from the spec). */
-function chatSettingRows(ctx, c) {
-  const row = (name, control, body) => {
-    const info = ctx.field(name);
-    return mgField({ id: control.id, label: info.label, help: info.help, apiName: info.api, control: body || control });
-  };
-  const example = mgButton({
-    label: "Insert example",
-    action: "tools-example",
-    onClick: () => {
-      c.tools.value = ctx.model.get("spec").tools_example || "";
-      ctx.setValues({ tools: c.tools.value });
-    },
-  });
-  const tools = mgEl("div", { class: "mg-chat__tools" }, c.tools, mgEl("div", { class: "mg-row" }, example));
-  return {
-    system: row("system", c.system),
-    sampling: row("sampling", c.sampling),
-    temperature: row("temperature", c.temperature.input, c.temperature.wrap),
-    top_p: row("top_p", c.top_p.input, c.top_p.wrap),
-    max_tokens: row("max_tokens", c.max_tokens),
-    stop: row("stop", c.stop),
-    tools: row("tools", c.tools, tools),
-    tool_choice: row("tool_choice", c.tool_choice),
-    thinking_budget: row("thinking_budget", c.thinking_budget),
-  };
-}
-
-/** Copy the values into the controls the user is not typing in. */
-function chatSyncSettings(c, v, spec) {
-  mgReplace(c.sampling, mgSegmented({
-    name: "sampling",
-    label: "Sampling",
-    value: v.sampling,
-    options: spec.sampling || [],
-    onChange: (value) => c.setSampling(value),
-  }));
-  c.temperature.input.max = String(spec.temperature_max || 2);
-  for (const name of ["temperature", "top_p"]) {
-    if (!chatFocused(c[name].input)) c[name].input.value = String(v[name]);
-    c[name].out.textContent = Number(v[name]).toFixed(2);
-  }
-  const put = (node, value) => {
+/** A text box for a declared `text`, `lines` or `json` setting (Ctrl+Enter stays in it). */
+function chatTextSetting(ctx, s, id) {
+  const mono = s.control === "json";
+  const attrs = { class: mono ? "mg-input mg-chat__mono" : "mg-input", name: s.key, id };
+  if (mono) attrs.spellcheck = "false";
+  const node = mgEl("textarea", { ...attrs, rows: mono ? 6 : 2, placeholder: ctx.field(s.key).placeholder || "" });
+  node.addEventListener("change", () => ctx.setValues({ [s.key]: node.value }));
+  chatKeys(node, () => {});
+  const put = (value) => {
     if (!chatFocused(node) && node.value !== value) node.value = value;
   };
-  put(c.system, v.system || "");
-  put(c.stop, v.stop || "");
-  put(c.tools, v.tools || "");
-  put(c.max_tokens, v.max_tokens ? String(v.max_tokens) : "");
-  if (spec.max_tokens_max) c.max_tokens.max = String(spec.max_tokens_max);
-  else c.max_tokens.removeAttribute("max");
-  put(c.thinking_budget, v.thinking_budget ? String(v.thinking_budget) : "");
-  if (c.tool_choice.options.length === 0) {
-    const choices = spec.tool_choices || [];
-    mgAppend(c.tool_choice, choices.map((choice) => mgEl("option", { value: choice.value, text: choice.label })));
-  }
-  c.tool_choice.value = v.tool_choice || "auto";
+  if (!s.example) return { node, body: node, sync: (v) => put(v || "") };
+  const example = mgButton({
+    label: "Insert example",
+    action: `${s.key}-example`,
+    onClick: () => {
+      node.value = s.example;
+      ctx.setValues({ [s.key]: node.value });
+    },
+  });
+  const body = mgEl("div", { class: `mg-chat__${s.key}` }, node, mgEl("div", { class: "mg-row" }, example));
+  return { node, body, sync: (v) => put(v || "") };
 }
 
-/** "Settings": system prompt, sampling, limits, tools, thinking; opens itself on a problem. */
+/** A number box; empty is the value that sends nothing (`off`). */
+function chatNumberSetting(ctx, s, id) {
+  const attrs = { type: "number", class: "mg-input mg-chat__number", name: s.key, id };
+  const node = mgEl("input", { ...attrs, step: String(s.step || 1), placeholder: ctx.field(s.key).placeholder || "" });
+  node.addEventListener("change", () => ctx.setValues({ [s.key]: node.value === "" ? s.off : Number(node.value) }));
+  node.addEventListener("keydown", (e) => e.stopPropagation());
+  return {
+    node,
+    body: node,
+    sync(v, c) {
+      node.min = String(c.floor ?? c.minimum ?? "");
+      if (c.maximum == null) node.removeAttribute("max");
+      else node.max = String(c.maximum);
+      const shown = v === c.off || v == null ? "" : String(v);
+      if (!chatFocused(node) && node.value !== shown) node.value = shown;
+    },
+  };
+}
+
+/** A slider with its value beside it. */
+function chatSliderSetting(ctx, s, id) {
+  const range = { type: "range", name: s.key, id, step: String(s.step || 0.05) };
+  const node = mgEl("input", { ...range, class: "mg-chat__range" });
+  const out = mgEl("output", { class: "mg-chat__range-value", for: id });
+  node.addEventListener("input", () => {
+    out.textContent = Number(node.value).toFixed(2);
+  });
+  node.addEventListener("change", () => ctx.setValues({ [s.key]: Number(node.value) }));
+  node.addEventListener("keydown", (e) => e.stopPropagation());
+  return {
+    node,
+    body: mgEl("div", { class: "mg-row mg-chat__slider" }, node, out),
+    sync(v, c) {
+      node.min = String(c.minimum ?? 0);
+      node.max = String(c.maximum ?? 1);
+      if (!chatFocused(node)) node.value = String(v);
+      out.textContent = Number(v).toFixed(2);
+    },
+  };
+}
+
+/** A segmented control (few options) or a select. */
+function chatChoiceSetting(ctx, s, id) {
+  if (s.control === "segmented") {
+    const slot = mgEl("div");
+    const sync = (v, c) => {
+      const label = ctx.field(s.key).label;
+      const onChange = (value) => ctx.setValues({ [s.key]: value });
+      mgReplace(slot, mgSegmented({ name: s.key, label, value: v, options: c.options, onChange }));
+    };
+    return { node: slot, body: slot, sync };
+  }
+  const node = mgEl("select", { class: "mg-input mg-select", name: s.key, id });
+  node.addEventListener("change", () => ctx.setValues({ [s.key]: node.value }));
+  return {
+    node,
+    body: node,
+    sync(v, c) {
+      const offer = c.options.map((o) => o.value).join(",");
+      if (node.mgOffer !== offer) {
+        node.mgOffer = offer;
+        node.replaceChildren(...c.options.map((o) => mgEl("option", { value: o.value, text: o.label })));
+      }
+      node.value = v;
+    },
+  };
+}
+
+const CHAT_SETTING_KINDS = {
+  text: chatTextSetting,
+  lines: chatTextSetting,
+  json: chatTextSetting,
+  number: chatNumberSetting,
+  slider: chatSliderSetting,
+  segmented: chatChoiceSetting,
+  select: chatChoiceSetting,
+};
+
+/** One row per declared setting: its control, label, help and API name from the spec. */
+function chatSettingRow(ctx, s) {
+  const control = (CHAT_SETTING_KINDS[s.control] || chatTextSetting)(ctx, s, mgId(`mg-chat-${s.key}`));
+  const info = ctx.field(s.key);
+  const field = { id: control.node.id, label: info.label, help: info.help, apiName: info.api };
+  const row = mgField({ ...field, control: control.body });
+  return { row, control };
+}
+
+/** Whether a setting shows: offered on this protocol, and chosen by its selector (or, with
+ * an empty `in`, while the setting it depends on is filled). */
+function chatSettingShown(c, v) {
+  if (!c.offered) return false;
+  const when = c.show_when;
+  if (!when) return true;
+  return when.in.length ? when.in.includes(v[when.key]) : Boolean(String(v[when.key] || "").trim());
+}
+
+/** "Settings": the catalog's chat settings; opens itself on a problem. */
 function chatSettings(ctx) {
-  const c = chatSettingControls(ctx);
-  c.setSampling = (value) => ctx.setValues({ sampling: value });
-  const rows = chatSettingRows(ctx, c);
+  const rows = new Map(); // key -> { row, control }
   const summary = mgEl("summary", { class: "mg-chat__summary" }, "Settings");
-  const form = mgEl("div", { class: "mg-form" }, Object.values(rows));
+  const form = mgEl("div", { class: "mg-form" });
   const el = mgEl("details", { class: "mg-chat__settings" }, summary, form);
+  let declared = "";
   return {
     el,
     traits: ["values", "spec", "problems"],
     update(model) {
       const v = model.get("values") || {};
-      const spec = model.get("spec") || {};
-      chatSyncSettings(c, v, spec);
-      rows.temperature.hidden = v.sampling !== "temperature";
-      rows.top_p.hidden = v.sampling !== "top_p";
-      rows.stop.hidden = !spec.stop;
-      rows.thinking_budget.hidden = !spec.thinking;
-      rows.tool_choice.hidden = !(v.tools || "").trim();
+      const settings = model.get("spec")?.settings || [];
+      const keys = settings.map((c) => `${c.key}:${c.control}`).join(",");
+      if (keys !== declared) {
+        declared = keys; // rebuilt only when the declared list changes
+        rows.clear();
+        for (const c of settings) rows.set(c.key, chatSettingRow(ctx, c));
+        form.replaceChildren(...[...rows.values()].map((r) => r.row));
+      }
       const problems = model.get("problems") || {};
-      for (const [name, row] of Object.entries(rows)) row.mgSetError(problems[name] || "");
+      for (const c of settings) {
+        const { row, control } = rows.get(c.key);
+        control.sync(v[c.key], c);
+        row.hidden = !chatSettingShown(c, v);
+        row.mgSetError(problems[c.key] || "");
+      }
       const count = Object.keys(problems).length;
       summary.textContent = count ? `Settings · ${count} to fix` : "Settings";
       if (count) el.open = true;
