@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mediagen_nb._lite._bytecode import add_bytecode, pyc_name
+from mediagen_nb._lite._bytecode import _in_the_browser, add_bytecode, pyc_name
 
 TAG = sys.implementation.cache_tag
 
@@ -82,3 +82,62 @@ def test_a_zip_on_sys_path_gets_pyc_beside_only_for_wanted_modules(
         assert module.FROM == "the source"
     finally:
         del sys.modules["lumen_zip"]
+
+
+def test_sourceless_puts_the_pyc_in_place_of_the_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wheel = _wheel(tmp_path)
+    assert add_bytecode(str(wheel), sourceless=True) == 1
+    with zipfile.ZipFile(wheel) as archive:
+        names = sorted(archive.namelist())
+        record = archive.read("lumen-1.0.dist-info/RECORD").decode().splitlines()
+        archive.extractall(tmp_path / "site")
+    assert names == [
+        "lumen-1.0.data/scripts/tool.py",
+        "lumen-1.0.dist-info/METADATA",
+        "lumen-1.0.dist-info/RECORD",
+        "lumen_pkg/__init__.pyc",  # the source is gone
+        "lumen_pkg/old.py",  # does not compile here: kept as source
+    ]
+    assert record == ["lumen_pkg/__init__.pyc,,"]
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "lumen_pkg", raising=False)
+    module = importlib.import_module("lumen_pkg")
+    try:
+        assert module.FROM == "the source"
+        assert module.__file__ == str(tmp_path / "site" / "lumen_pkg" / "__init__.pyc")
+    finally:
+        del sys.modules["lumen_pkg"]
+
+
+def test_a_sourceless_zip_on_sys_path_imports_from_its_pyc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stdlib = tmp_path / "stdlib.zip"
+    with zipfile.ZipFile(stdlib, "w") as archive:
+        archive.writestr("lumen_bare/__init__.py", "FROM = 'the source'\n")
+        archive.writestr("lumen_bare/unused.py", "X = 1\n")
+    root = f"{stdlib}/"
+    wanted = {root + "lumen_bare/__init__.py"}
+    done = add_bytecode(str(stdlib), root=root, wanted=wanted.__contains__, sourceless=True)
+    assert done == 1
+    with zipfile.ZipFile(stdlib) as archive:
+        assert sorted(archive.namelist()) == ["lumen_bare/__init__.pyc", "lumen_bare/unused.py"]
+    monkeypatch.syspath_prepend(str(stdlib))
+    monkeypatch.delitem(sys.modules, "lumen_bare", raising=False)
+    module = importlib.import_module("lumen_bare")
+    try:
+        assert module.__file__ == root + "lumen_bare/__init__.pyc"
+        assert module.FROM == "the source"
+    finally:
+        del sys.modules["lumen_bare"]
+
+
+def test_our_server_only_packages_are_compiled_only_when_a_start_imports_them() -> None:
+    site = "/lib/python3.14/site-packages/"
+    gateway = site + "mediagen_nb/classroom/_gateway.py"
+    assert not _in_the_browser(gateway, set())
+    assert _in_the_browser(gateway, {gateway})
+    assert not _in_the_browser(site + "mediagen_nb/_lite/_site.py", set())
+    assert _in_the_browser(site + "mediagen_nb/emulator/_app.py", set())

@@ -21,6 +21,7 @@ from typing import Any
 
 from mediagen_nb import _env
 from mediagen_nb._lite._pyodide import PYODIDE_VERSION, fetch_pyodide, unpack_core
+from mediagen_nb._lite._slim import slim
 from mediagen_nb._lite._wheels import (
     KERNEL_PACKAGES,
     Wheel,
@@ -132,7 +133,8 @@ def write_wheels(
     compile_with: Path | None = None,
     log: Callable[[str], None] = print,
 ) -> tuple[str, ...]:
-    """Copy the chosen wheels into ``folder`` and write its ``pyodide-lock.json``: exactly
+    """Copy the chosen wheels into ``folder`` (cut by ``_slim``) and write its
+    ``pyodide-lock.json``: exactly
     those wheels, or with ``cdn`` (a URL ending in ``/``) also every package of Pyodide's own
     lockfile, fetched from there (the site's wheels win where both have a package).
     ``compile_with``: a folder with Pyodide's core, whose Python adds bytecode to the copies
@@ -142,6 +144,9 @@ def write_wheels(
     for name, wheel in chosen.items():
         shutil.copyfile(wheel.path, folder / wheel.path.name)
         shipped[name] = replace(wheel, path=folder / wheel.path.name)
+    saved = sum(slim(wheel.path) for wheel in shipped.values())
+    if saved:
+        log(f"left out of jedi's and Pygments' wheels (never reached in the browser): {saved:,} B")
     if compile_with is not None:
         precompile(compile_with, folder, sorted(w.path.name for w in shipped.values()), log)
     packages: dict[str, dict[str, Any]] = {}
