@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
+import httpx2
 import pytest
 
 from mediagen_nb._serverkit.runner import DroppingH11Protocol
@@ -127,3 +128,28 @@ def test_a_create_sent_beyond_the_cap_reads_its_503_and_when_to_try_again(
     head = answer.split(b"\r\n\r\n", 1)[0].lower()
     assert head.startswith(b"http/1.1 503")
     assert b"retry-after: 1" in head.split(b"\r\n")
+
+
+async def _huge_body() -> AsyncIterator[bytes]:
+    yield b'{"model": "nano-banana", "prompt": "'
+    for _ in range(32):  # 2 MiB, twice the cap, with no Content-Length
+        yield b"a" * 65536
+    yield b'"}'
+
+
+async def test_a_body_refused_while_it_streams_is_answered_not_reset(
+    server: EmulatorHandle,
+) -> None:
+    """413 for a streamed body past the cap, answered before the client has sent all of it:
+    the server lingers instead of closing on unread bytes (which resets the connection and
+    loses the answer: a ReadError about one time in two before)."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        statuses = []
+        for _ in range(8):
+            answer = await http.post(
+                server.base_url + "/v1/banana/images",
+                headers={"authorization": f"Bearer {KEY}", "content-type": "application/json"},
+                content=_huge_body(),
+            )
+            statuses.append(answer.status_code)
+    assert statuses == [413] * 8

@@ -1,9 +1,8 @@
 """uvicorn for both servers: ``serve_in_thread`` and an h11 protocol dropping slow clients.
 
-Headers must arrive within ``HEADER_TIMEOUT_S`` (408). Past ``max_connections`` a newcomer
-replaces the request body arriving longest (408), else gets 503. Idle connections close after
-``KEEP_ALIVE_S`` (> clients' ``CLIENT_IDLE_S``); headers over ``MAX_HEADER_BYTES`` are refused.
-A refusal lingers (``LINGER_S``) so that the client reads it instead of a reset.
+Headers must arrive within ``HEADER_TIMEOUT_S`` (408); past ``max_connections`` the slowest
+body is shed (408) or the newcomer refused (503); idle connections close after
+``KEEP_ALIVE_S``. A refusal, or an answer while the body still arrives, lingers (``LINGER_S``).
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal, cast
 
 import h11
 import uvicorn
@@ -46,6 +45,26 @@ reset by peer``): a lost create or streamed chat. The client gives up an idle co
 first; the server only reaps ones a client forgot."""
 
 
+class _AnswerFirst:
+    """The connection's transport as uvicorn sees it. Closing it while the client still sends
+    its request body (an answer such as 413 before the body ended) lingers instead: closed on
+    unread bytes, the socket resets and the client loses the answer (a ``ReadError``)."""
+
+    def __init__(self, transport: asyncio.Transport, protocol: DroppingH11Protocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def close(self) -> None:
+        protocol = self._protocol
+        if protocol.conn.their_state is h11.SEND_BODY and not protocol.lingering:
+            protocol._linger()
+        else:
+            self._transport.close()
+
+
 class DroppingH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, handing the connection's transport to the app (under
     ``TRANSPORT_KEY``: the emulator's drop fault closes it) and dropping slow clients."""
@@ -71,7 +90,7 @@ class DroppingH11Protocol(H11Protocol):
         self.app = app
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(cast(asyncio.Transport, _AnswerFirst(transport, self)))
         if self._open_connections() > self.max_connections and not self._evict_slowest_body():
             busy = "too many open connections; try again shortly"
             self._refuse(503, busy, b"Service Unavailable")
