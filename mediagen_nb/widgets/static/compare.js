@@ -13,12 +13,14 @@ function mgCmpSwitch(model) {
   const picker = mgEl("fieldset", { class: "mg-cmp__picker" }, legend, list);
   const chosen = () => [...list.querySelectorAll("input:checked")].map((i) => i.value);
   let drawn = "";
+  let shown = null; // the switch follows Python's changes, not every redraw (marimo redraws all)
   return {
     el: mgEl("div", { class: "mg-cmp" }, toggle, picker),
     traits: ["compare", "compare_models", "compare_choices"],
     update() {
-      box.checked = model.get("compare");
-      picker.hidden = !box.checked;
+      const on = model.get("compare");
+      if (on !== shown) box.checked = shown = on;
+      picker.hidden = !on;
       const models = model.get("compare_models");
       const key = JSON.stringify([model.get("compare_choices"), models]);
       if (key === drawn) return;
