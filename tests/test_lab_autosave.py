@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +50,15 @@ def after_run_all() -> dict[str, Any]:
 
 
 @pytest.fixture
-def manager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FileContentsManager:
+def manager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FileContentsManager]:
     monkeypatch.setenv(_lab.PLAYGROUND_ENV, PLAYGROUND)
     (tmp_path / "notebooks").mkdir()
     (tmp_path / PLAYGROUND).write_bytes(COMMITTED)
     # the hook by name, as the server is configured
-    return FileContentsManager(root_dir=str(tmp_path), pre_save_hook=_lab.SAVE_HOOK)
+    contents = FileContentsManager(root_dir=str(tmp_path), pre_save_hook=_lab.SAVE_HOOK)
+    yield contents
+    # nbformat's signature store holds a SQLite connection (Python 3.13 warns when collected)
+    contents.notary.close()  # type: ignore[no-untyped-call]
 
 
 def save(manager: FileContentsManager, content: dict[str, Any]) -> bytes:
