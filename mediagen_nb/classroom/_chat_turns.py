@@ -61,22 +61,30 @@ def answer_text(data: Any) -> str:
     return "".join(out)
 
 
+TURN_COLUMNS: Final = "ts, student, who, path, model, prompt, answer, tokens, outcome"
+"""The columns a turn is stored in, in the order of :func:`turn_values`."""
+
+
+def turn_values(turn: ChatTurn) -> tuple[Any, ...]:
+    """The row of ``turn`` (both ledgers store it the same way)."""
+    return (
+        turn.ts,
+        turn.student,
+        turn.student.casefold(),
+        turn.path,
+        turn.model,
+        turn.prompt,
+        turn.answer,
+        turn.tokens,
+        turn.outcome,
+    )
+
+
 def insert_turn(conn: sqlite3.Connection, turn: ChatTurn) -> None:
     """Store ``turn`` (inside the caller's transaction)."""
     conn.execute(
-        "INSERT INTO chat_turns (ts, student, who, path, model, prompt, answer, tokens, outcome) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            turn.ts,
-            turn.student,
-            turn.student.casefold(),
-            turn.path,
-            turn.model,
-            turn.prompt,
-            turn.answer,
-            turn.tokens,
-            turn.outcome,
-        ),
+        f"INSERT INTO chat_turns ({TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        turn_values(turn),
     )
 
 

@@ -20,7 +20,7 @@ from mediagen_nb.classroom._budget import (
     needs_class_usage,
     refusal,
 )
-from mediagen_nb.classroom._chat_turns import ChatTurn
+from mediagen_nb.classroom._chat_turns import TURN_COLUMNS, ChatTurn, turn_values
 from mediagen_nb.classroom._codes import Student
 from mediagen_nb.classroom._hub_groups import PG_COLUMN, PostgresHubGroups
 from mediagen_nb.classroom._pg_schema import NOW, SCHEMA, SCHEMA_LOCK, usage_of
@@ -370,19 +370,9 @@ class PostgresClassLedger(PostgresHubGroups):
         """Keep one chat turn."""
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO chat_turns (ts, student, who, path, model, prompt, answer, tokens, "
-                "outcome) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    turn.ts,
-                    turn.student,
-                    turn.student.casefold(),
-                    turn.path,
-                    turn.model,
-                    turn.prompt,
-                    turn.answer,
-                    turn.tokens,
-                    turn.outcome,
-                ),
+                f"INSERT INTO chat_turns ({TURN_COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                turn_values(turn),
             )
 
     def chat_turns(self, student: str | None = None, limit: int = 200) -> list[ChatTurn]:
