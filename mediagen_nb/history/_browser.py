@@ -152,6 +152,19 @@ class BrowserStore:
     def _heard(self, text: str) -> None:
         if text == "saved":
             self._stale = True  # another tab wrote: merge its writes before saving ours
+            self._catch_up()
+        elif text == "cleared":  # the visitor cleared the site's history in another tab
+            self._forget_here()
+
+    def _catch_up(self) -> None:
+        """Another tab saved and this one is idle: read the store, take the other tab's rows,
+        and save only if the store lacks some of this tab's (its save may have replaced ours).
+        A save under way merges when it ends (``_saved`` comes back here)."""
+        with self._lock:
+            if self._saving or not self.loaded or not self._stale:
+                return
+            self._saving, self._stale = True, False
+        self._merge_then_write(only_if_missing=True)
 
     def _loaded(self, error: str | None) -> None:
         self.error = error
@@ -190,26 +203,36 @@ class BrowserStore:
             return
         self.fs.sync(False, self._saved)
 
-    def _merge_then_write(self) -> None:
+    def _merge_then_write(self, *, only_if_missing: bool = False) -> None:
         """Load what another tab saved (the folder becomes the store's copy), put back this
-        tab's files the store does not have yet, merge its events, then save."""
+        tab's files the store does not have yet, merge its events, then save (when
+        ``only_if_missing``, only if the store lacked a file or an event of this tab)."""
         stash = Path(tempfile.mkdtemp(prefix="mediagen-tab-"))
         shutil.copytree(self.folder, stash, dirs_exist_ok=True)
+        kept_db = stash / self.ledger.db_path.relative_to(self.folder)
 
         def loaded(error: str | None) -> None:
+            missing = error is not None or not self.ledger.db_path.is_file()
             try:
                 for path in stash.rglob("*"):
                     mine = self.folder / path.relative_to(stash)
                     if path.is_file() and not mine.exists():
                         mine.parent.mkdir(parents=True, exist_ok=True)
                         shutil.copy2(path, mine)
-                if error is None and self.ledger.db_path.is_file():
+                        missing = True
+                if not missing:
                     self.ledger.restore(saved_events(self.ledger.db_path), quiet=True)
+                    ours = event_ids(kept_db) if kept_db.is_file() else set()
+                    missing = not ours <= event_ids(self.ledger.db_path)
             except (sqlite3.Error, OSError, ValueError) as exc:
                 log.warning("history: merging another tab's history failed (%s)", exc)
+                missing = True
             finally:
                 shutil.rmtree(stash, ignore_errors=True)
-            self._write_and_sync()
+            if missing or not only_if_missing:
+                self._write_and_sync()
+            else:  # the store holds all of this tab's: the folder is its copy already
+                self._finished()
 
         self.fs.sync(True, loaded)
 
@@ -232,6 +255,11 @@ class BrowserStore:
             log.warning("history: saving in the browser failed: %s", error)
         elif self.tabs is not None:
             self.tabs.post("saved")
+        self._finished()
+
+    def _finished(self) -> None:
+        """A save or a catch-up ended: the next save if one is due, else tell the listeners
+        and catch up with a save another tab made meanwhile."""
         with self._lock:
             self._saving = False
             again = self._dirty
@@ -239,14 +267,23 @@ class BrowserStore:
             self.save()
         else:
             self._tell()
+            self._catch_up()
 
     def used_bytes(self) -> int:
         """Bytes of the history and media kept in the folder."""
         return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
 
     def clear(self) -> None:
-        """Forget every row and media file, here and in the browser's storage."""
+        """Forget every row and media file, here, in the browser's storage and in the site's
+        other tabs (else their next save would put them back)."""
+        if self.tabs is not None:
+            self.tabs.post("cleared")
+        self._forget_here()
+
+    def _forget_here(self) -> None:
         self.ledger.forget_everything()
+        with self._lock:
+            self._stale = False  # nothing of the store is to be merged back
         for entry in list(self.folder.iterdir()):
             if entry.is_dir():
                 shutil.rmtree(entry, ignore_errors=True)
@@ -278,6 +315,16 @@ def saved_events(snapshot: Path) -> list[tuple[Any, float, str]]:
         )  # fmt: skip
         out.append((event, float(ts), str(origin) if origin is not None else "imported"))
     return out
+
+
+def event_ids(snapshot: Path) -> set[tuple[Any, ...]]:
+    """What tells a saved database's events apart (as ``Ledger.restore`` does)."""
+    conn = sqlite3.connect(f"{snapshot.as_uri()}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT ts, kind, action, key, origin FROM events").fetchall()
+    finally:
+        conn.close()
+    return {tuple(row) for row in rows}
 
 
 _store: BrowserStore | None = None

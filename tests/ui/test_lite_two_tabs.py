@@ -5,8 +5,9 @@ A visitor opens the site twice in one browser and makes a picture in each tab, o
 other. Each tab keeps its ledger in memory and saves it to the browser's IndexedDB after every
 write, so the second tab's save could replace the first tab's (IDBFS makes the store equal to
 the saving tab's folder). The tabs tell each other when they saved (``BroadcastChannel``) and
-the second merges the first one's writes before saving its own: after a reload, the history
-lists both pictures with their thumbnails, and a third tab opened afterwards sees both too.
+each takes in the other's rows at once (and saves again if the store lacked some of its own):
+each tab's History lists the other's picture without a reload, a reload lists both pictures
+with their thumbnails, and a third tab opened afterwards sees both too.
 """
 
 from __future__ import annotations
@@ -36,10 +37,10 @@ def make_picture(front: Front, prompt: str) -> None:
     expect(card.first).to_be_visible(timeout=GENERATE_TIMEOUT_MS)
 
 
-def lists_both(front: Front) -> None:
-    """The History tab shows a row with its thumbnail for each tab's picture."""
+def lists(front: Front, prompts: tuple[str, ...] = PROMPTS) -> None:
+    """The History tab shows a row with its thumbnail for each of ``prompts``' pictures."""
     history = front.panel("history")
-    for prompt in PROMPTS:
+    for prompt in prompts:
         row = history.locator("tr[data-row-id]").filter(has_text=prompt[:20]).first
         expect(row).to_be_visible()
         expect(row.locator("img.mg-history-thumb")).to_have_attribute("src", DATA_IMAGE)
@@ -53,14 +54,16 @@ def test_two_tabs_of_one_browser_keep_both_pictures(lite_site: Path, browser: Br
         for visit in (first, second):  # nothing is lost when a tab is closed or reloaded
             visit.page.on("dialog", lambda dialog: dialog.accept())
         make_picture(first.front, PROMPTS[0])
+        lists(second.front, PROMPTS[:1])  # the other tab's picture shows up, no reload
         make_picture(second.front, PROMPTS[1])
+        lists(first.front)
         for visit in (first, second):  # every write is in IndexedDB (no "leave the page?")
             storage = visit.front.panel("history").locator(".mg-history-storage")
             expect(storage).to_have_attribute("data-unsaved", "0")
         reload(first)
-        lists_both(first.front)
+        lists(first.front)
         second.page.close()
         third = open_lite(browser, url, "light", context=context)
-        lists_both(third.front)
+        lists(third.front)
         assert first.blocked == [], first.blocked
         context.close()
