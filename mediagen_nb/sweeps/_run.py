@@ -16,6 +16,7 @@ from mediagen_nb.client import MediagenError, Task, TaskError, recording_tags
 from mediagen_nb.history import Ledger
 from mediagen_nb.history._resume import resume_poller
 from mediagen_nb.sweeps._budget import forecast
+from mediagen_nb.sweeps._collector import settled_survivors
 from mediagen_nb.sweeps._results import CellResult
 from mediagen_nb.types import RequestValidationError
 
@@ -153,7 +154,8 @@ async def run_plan(
         ACTIVE[plan.sweep_id] = current
     _RUNS[plan.sweep_id] = run
     try:
-        await _start_and_gather(run)
+        with settled_survivors(len(plan.valid)):  # no long collector pauses in a large run
+            await _start_and_gather(run)
     finally:
         for runner in run.runners:
             runner.cancel()  # a no-op for finished ones; the rest when the kernel stops it
