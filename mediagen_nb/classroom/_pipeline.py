@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from typing import Any, Final
 
 import httpx2
@@ -46,6 +47,10 @@ from mediagen_nb.classroom._rows import TaskRecord
 from mediagen_nb.client._tasks import normalize_status
 from mediagen_nb.types import ChatProtocol
 
+ANSWER_LOST: Final = (httpx2.ReadError, httpx2.ReadTimeout, httpx2.RemoteProtocolError)
+"""Failures after the whole create was sent: the service may have made the task (and the
+teacher's key paid for it) although its answer never arrived. A create that failed before
+(no connection, a write cut short) was not made."""
 PROMPT_EXCERPT: Final = 200
 """Characters of a refused create's prompt the gateway keeps (the teacher sees what was
 asked; a huge refused prompt costs no memory or disk)."""
@@ -101,8 +106,10 @@ async def create_task(gw: Gateway, request: Request, fam: Family) -> Response:
         return refuse_task(gw, claim, body, held)
     try:
         answer = await _send_create(gw, request, fam, claim)  # forward
-        if isinstance(answer, Response):
-            return answer
+        if isinstance(answer, httpx2.HTTPError):
+            if isinstance(answer, ANSWER_LOST):  # it may have been made: it counts
+                return _count_unanswered(gw, held, claim, body, answer)
+            return upstream_failure(answer, f"{claim.student}'s {fam.id} create")
         record = _task_of(claim, body, answer)  # record
         if record is None:
             return _not_a_task(gw, claim, answer)
@@ -114,7 +121,7 @@ async def create_task(gw: Gateway, request: Request, fam: Family) -> Response:
 
 async def _send_create(
     gw: Gateway, request: Request, fam: Family, claim: Claim
-) -> httpx2.Response | Response:
+) -> httpx2.Response | httpx2.HTTPError:
     try:
         response = await gw.client().post(
             gw.upstream.base_url + fam.create_path,
@@ -128,8 +135,9 @@ async def _send_create(
             fam.id,
             model=model_name(claim.model),
             error=describe(error),
+            maybe_made=isinstance(error, ANSWER_LOST),
         )
-        return upstream_failure(error, f"{claim.student}'s {fam.id} create")
+        return error
     gw.upstream.note_speed(response.headers)
     gw.count("creates")
     return response
@@ -160,6 +168,40 @@ def _task_of(claim: Claim, body: Any, response: httpx2.Response) -> TaskRecord |
         error=data.get("error") if status == "failed" else None,
         refused=status == "failed",
     )
+
+
+def _count_unanswered(
+    gw: Gateway, held: Reservation, claim: Claim, body: Any, error: httpx2.HTTPError
+) -> Response:
+    """The service got the whole create but its answer was lost: the task may exist and
+    cost the teacher's key, so it counts against the student's limits (the budget is never
+    overrun), kept as a failed task whose sentence says so; the student gets a 502."""
+    kind = type(error).__name__
+    sentence = (
+        f"the class's service got this create but its answer was lost ({kind}); the task "
+        "may have been made, so it counts against your limits"
+    )
+    now = time.time()
+    record = TaskRecord(
+        id=f"unanswered-{uuid.uuid4().hex[:16]}",
+        student=claim.student,
+        kind=claim.kind,
+        family=claim.what,
+        model=model_name(claim.model),
+        prompt=prompt_of(body),
+        status="failed",
+        created=now,
+        updated=now,
+        error=sentence,
+    )
+    gw.state.settle_task(held, record)
+    log.warning(
+        "the upstream's answer to %s's %s create was lost, counted as made: %s",
+        claim.student,
+        claim.what,
+        describe(error),
+    )
+    return error_response(502, f"{sentence}; try again in a moment")
 
 
 def _not_a_task(gw: Gateway, claim: Claim, response: httpx2.Response) -> Response:
