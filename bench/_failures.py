@@ -9,6 +9,8 @@ exception (type and message), and a cause:
 * ``upstream error``: the upstream answered an error (straight, or relayed by the gateway);
 * ``upstream unreachable``: the gateway's 502 saying the upstream did not answer (its
   message names the upstream error's kind, its log the whole error);
+* ``upstream answer lost``: the gateway's 502 saying the upstream got the request whole but
+  its answer was lost (it counts against the student's limits);
 * ``gateway error``: the gateway answered 500 (a bug; its log has the traceback);
 * ``server busy``: 503 (a server's connection limit);
 * ``timeout``: this client gave up waiting (``ConnectTimeout``, ``ReadTimeout``, ...);
@@ -34,6 +36,7 @@ import httpx2
 SHOWN: Final = 60
 DETAIL_CHARS: Final = 300
 GATEWAY_502: Final = "did not answer"
+GATEWAY_502_LOST: Final = "its answer was lost"
 REFUSED_ID: Final = "refused-"
 
 
@@ -84,6 +87,8 @@ def cause_of_status(side: str, status: int, body: str) -> str:
         return "gateway refusal"
     if status == 502 and GATEWAY_502 in body:
         return "upstream unreachable"
+    if status == 502 and GATEWAY_502_LOST in body:
+        return "upstream answer lost"
     if status == 500:
         return "gateway error"
     if status == 503:

@@ -49,6 +49,11 @@ def test_answers_are_told_apart() -> None:
     assert cause_of_status("gateway", 200, refused_task) == "gateway refusal"
     gone = '{"error": {"message": "the class\'s service did not answer (ReadError)"}}'
     assert cause_of_status("gateway", 502, gone) == "upstream unreachable"
+    lost = (
+        '{"error": {"message": "the class\'s service got this create but its answer was lost'
+        ' (ReadError); the task may have been made, so it counts against your limits"}}'
+    )
+    assert cause_of_status("gateway", 502, lost) == "upstream answer lost"
     assert cause_of_status("gateway", 502, '{"error": "bad key"}') == "upstream error"
     assert cause_of_status("gateway", 500, "{}") == "gateway error"
     assert cause_of_status("gateway", 503, "{}") == "server busy"

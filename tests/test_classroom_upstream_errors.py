@@ -141,3 +141,35 @@ async def test_a_create_whose_answer_was_lost_counts_as_made(
     assert "may have been made" in counted[0].error
     logged = [e for e in events if e["action"] == "create_lost"]
     assert [(e["maybe_made"], e["error"].split(":")[0]) for e in logged] == [(True, kind)]
+
+
+async def test_a_chat_whose_answer_was_lost_counts_its_prompt(tmp_path: Path) -> None:
+    service = ReadsThenHangsUp(reset=True)
+    upstream = Upstream(
+        service.root + "/api", service.root + "/gateway", Secret(MARKER_KEY), kind="emulator"
+    )
+    try:
+        with start_classroom(["ada"], upstream=upstream, folder=tmp_path) as room:
+            auth = {"authorization": f"Bearer {room.codes['ada']}"}
+            async with httpx2.AsyncClient(headers=auth) as http:
+                chat = await http.post(
+                    room.text_base_url + "/v1/chat/completions",
+                    json={
+                        "model": "gpt-5.4",
+                        "messages": [{"role": "user", "content": "hi " * 40}],
+                    },
+                )
+            usage = room.state.usage("ada")
+            events = room.state.ledger.events()
+    finally:
+        service.close()
+    assert len(service.requests) == 1
+    assert chat.status_code == 502
+    assert chat.json()["error"]["message"] == (
+        "the class's service got this request but its answer was lost (ReadError); its prompt "
+        "counts against your limits; try again in a moment"
+    )
+    assert usage.chat_tokens > 0  # the prompt's estimate: the service may have read it
+    assert usage.in_flight == 0
+    lost = [e for e in events if e["action"] == "chat_lost"]
+    assert [e["maybe_made"] for e in lost] == [True]

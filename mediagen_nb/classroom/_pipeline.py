@@ -70,17 +70,24 @@ def prompt_of(body: Any) -> str:
 
 
 def upstream_failure(
-    error: httpx2.HTTPError, what: str, protocol: ChatProtocol | None = None
+    error: httpx2.HTTPError,
+    what: str,
+    protocol: ChatProtocol | None = None,
+    *,
+    counted: bool = False,
 ) -> Response:
     """502 when the upstream did not answer: the cause is logged (a warning naming the
-    request and the error) and its kind named to the student (``ReadTimeout``, ...)."""
+    request and the error) and its kind named to the student (``ReadTimeout``, ...);
+    ``counted``: the request got there whole and its prompt counts (the sentence says so)."""
     kind = type(error).__name__
     log.warning("the upstream did not answer %s: %s", what, describe(error))
-    return error_response(
-        502,
-        f"the class's service did not answer ({kind}); try again in a moment",
-        protocol=protocol,
+    said = (
+        f"the class's service got this request but its answer was lost ({kind}); its prompt "
+        "counts against your limits"
+        if counted
+        else f"the class's service did not answer ({kind})"
     )
+    return error_response(502, f"{said}; try again in a moment", protocol=protocol)
 
 
 def _model(body: Any) -> object:
@@ -315,10 +322,18 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: ChatProtocol)
         streamed = isinstance(response, MeteredStream)  # it settles when it ends
         return response
     except httpx2.HTTPError as error:
+        lost = isinstance(error, ANSWER_LOST)
         gw.state.ledger.log(
-            student.name, "chat_lost", path, model=model_name(claim.model), error=describe(error)
+            student.name,
+            "chat_lost",
+            path,
+            model=model_name(claim.model),
+            error=describe(error),
+            maybe_made=lost,
         )
-        return upstream_failure(error, f"{student.name}'s {path}", protocol)
+        if lost:  # the service may have read the prompt: it counts, as a cut reply does
+            settle("cut")
+        return upstream_failure(error, f"{student.name}'s {path}", protocol, counted=lost)
     finally:
         if not streamed:
             gw.state.release(held)
