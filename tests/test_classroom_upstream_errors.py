@@ -16,6 +16,11 @@ from mediagen_nb.client._config import Secret
 from tests._classroom_helpers import MARKER_KEY
 
 
+def upstream_at(root: str) -> Upstream:
+    """The class's service at ``root`` (an emulator's paths, the marker key)."""
+    return Upstream(root + "/api", root + "/gateway", Secret(MARKER_KEY), kind="emulator")
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on."""
     with socket.socket() as sock:
@@ -27,8 +32,7 @@ def closed_port() -> int:
 async def test_the_student_sees_the_kind_and_the_teacher_the_whole_error(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    root = f"http://127.0.0.1:{closed_port()}"
-    gone = Upstream(root + "/api", root + "/gateway", Secret(MARKER_KEY), kind="emulator")
+    gone = upstream_at(f"http://127.0.0.1:{closed_port()}")
     caplog.set_level(logging.WARNING, logger="mediagen_nb.classroom")
     with start_classroom(["ada"], upstream=gone, folder=tmp_path) as room:
         auth = {"authorization": f"Bearer {room.codes['ada']}"}
@@ -105,9 +109,7 @@ async def test_a_create_whose_answer_was_lost_counts_as_made(
     tmp_path: Path, reset: bool, kind: str
 ) -> None:
     service = ReadsThenHangsUp(reset=reset)
-    upstream = Upstream(
-        service.root + "/api", service.root + "/gateway", Secret(MARKER_KEY), kind="emulator"
-    )
+    upstream = upstream_at(service.root)
     try:
         with start_classroom(
             ["ada"], upstream=upstream, folder=tmp_path, limits=Limits(images=1)
@@ -145,9 +147,7 @@ async def test_a_create_whose_answer_was_lost_counts_as_made(
 
 async def test_a_chat_whose_answer_was_lost_counts_its_prompt(tmp_path: Path) -> None:
     service = ReadsThenHangsUp(reset=True)
-    upstream = Upstream(
-        service.root + "/api", service.root + "/gateway", Secret(MARKER_KEY), kind="emulator"
-    )
+    upstream = upstream_at(service.root)
     try:
         with start_classroom(["ada"], upstream=upstream, folder=tmp_path) as room:
             auth = {"authorization": f"Bearer {room.codes['ada']}"}
