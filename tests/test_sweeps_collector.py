@@ -40,19 +40,28 @@ def survivors(count: int = 2_000) -> list[dict[str, Any]]:
 
 
 def test_a_large_run_freezes_each_full_collections_survivors_and_unfreezes_at_its_end() -> None:
+    gc.disable()  # only the collections asked for here run (and call the hook)
+    try:
+        large_run_freezes_survivors()
+    finally:
+        gc.enable()
+    assert gc.get_freeze_count() == 0
+    assert _collector._after_collection not in gc.callbacks
+
+
+def large_run_freezes_survivors() -> None:
     with settled_survivors(LARGE_RUN) as used:
         assert used
         kept = survivors()
         gc.collect()
-        frozen = gc.get_freeze_count()
+        frozen = gc.get_freeze_count()  # (frozen objects freed by refcount leave the count)
         assert frozen >= len(kept)
         more = survivors()
-        gc.collect(1)  # a younger collection leaves the frozen ones alone
-        assert gc.get_freeze_count() == frozen
+        gc.collect(1)  # a younger collection freezes nothing
+        assert gc.get_freeze_count() <= frozen
         gc.collect()
-        assert gc.get_freeze_count() >= frozen + len(more)
-    assert gc.get_freeze_count() == 0
-    assert _collector._after_collection not in gc.callbacks
+        assert gc.get_freeze_count() >= len(kept) + len(more)
+        assert gc.get_freeze_count() > frozen
 
 
 def test_a_small_run_leaves_the_collector_alone() -> None:
@@ -86,10 +95,11 @@ def test_objects_frozen_by_someone_else_are_left_frozen() -> None:
     try:
         with settled_survivors(LARGE_RUN * 10) as used:
             assert not used  # unfreezing at the end would undo their freeze
+            assert _collector._after_collection not in gc.callbacks
             _kept = survivors()
             gc.collect()
-            assert gc.get_freeze_count() == before
-        assert gc.get_freeze_count() == before
+            assert gc.get_freeze_count() <= before  # nothing more was frozen
+        assert gc.get_freeze_count() >= len(_theirs)  # and theirs stay frozen
     finally:
         gc.unfreeze()
 
