@@ -402,3 +402,33 @@ def test_clear_in_one_tab_clears_the_other_tabs_too(tmp_path: Path) -> None:
     again, _kept = open_tab(tmp_path / "reload", idb.tab())
     idb.settle()
     assert [r["key"] for r in again.items()] == ["after-clear"]
+
+
+def test_a_catch_up_that_puts_back_a_file_still_takes_the_other_tab_s_rows(
+    tmp_path: Path,
+) -> None:
+    """A closed tab's last save replaced the store without this tab's picture: catching up,
+    this tab puts its picture back and must also take in the closed tab's rows, or its save
+    drops them (no tab is left to restore them)."""
+    idb = FakeIdb()
+    studio_tabs = FakeTabs([])
+    studio, studio_kept = open_tab(tmp_path / "studio", idb.tab(), studio_tabs)
+    idb.settle()
+    generate(studio, "in-studio", "made in the Studio's tab")
+    idb.settle()
+    lab, _lab_kept = open_tab(tmp_path / "lab", idb.tab())  # hears nothing, tells nothing
+    idb.settle()
+    for picture_file in (tmp_path / "lab" / "media").rglob("*.png"):
+        picture_file.unlink()  # as if the lab had loaded before the Studio's picture was kept
+    generate(lab, "in-lab", "made in the JupyterLab tab")
+    idb.settle()
+    lab.close()  # its save made the store: the lab's rows, not the Studio's picture
+    studio_kept._heard("saved")
+    idb.settle()
+    studio.close()
+    again, _kept = open_tab(tmp_path / "reload", idb.tab())
+    idb.settle()
+    rows = {r["key"]: r for r in again.items()}
+    assert sorted(rows) == ["in-lab", "in-studio"]
+    local = Path(rows["in-studio"]["local_file"])
+    assert (again.home / local.relative_to(local.parents[2])).read_bytes() == picture()

@@ -214,16 +214,16 @@ class BrowserStore:
         def loaded(error: str | None) -> None:
             missing = error is not None or not self.ledger.db_path.is_file()
             try:
+                if not missing:  # the store's rows (before a file of ours takes its place)
+                    self.ledger.restore(saved_events(self.ledger.db_path), quiet=True)
+                    ours = event_ids(kept_db) if kept_db.is_file() else set()
+                    missing = not ours <= event_ids(self.ledger.db_path)
                 for path in stash.rglob("*"):
                     mine = self.folder / path.relative_to(stash)
                     if path.is_file() and not mine.exists():
                         mine.parent.mkdir(parents=True, exist_ok=True)
                         shutil.copy2(path, mine)
                         missing = True
-                if not missing:
-                    self.ledger.restore(saved_events(self.ledger.db_path), quiet=True)
-                    ours = event_ids(kept_db) if kept_db.is_file() else set()
-                    missing = not ours <= event_ids(self.ledger.db_path)
             except (sqlite3.Error, OSError, ValueError) as exc:
                 log.warning("history: merging another tab's history failed (%s)", exc)
                 missing = True
