@@ -13,9 +13,11 @@ import shutil
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from mediagen_nb.history._rows import event_ids
 
 if TYPE_CHECKING:
     from mediagen_nb.history._ledger import Ledger
@@ -216,8 +218,8 @@ class BrowserStore:
             try:
                 if not missing:  # the store's rows (before a file of ours takes its place)
                     self.ledger.restore(saved_events(self.ledger.db_path), quiet=True)
-                    ours = event_ids(kept_db) if kept_db.is_file() else set()
-                    missing = not ours <= event_ids(self.ledger.db_path)
+                    ours = saved_ids(kept_db) if kept_db.is_file() else set()
+                    missing = not ours <= saved_ids(self.ledger.db_path)
                 for path in stash.rglob("*"):
                     mine = self.folder / path.relative_to(stash)
                     if path.is_file() and not mine.exists():
@@ -299,14 +301,11 @@ def saved_events(snapshot: Path) -> list[tuple[Any, float, str]]:
 
     from mediagen_nb._hooks import LedgerEvent
 
-    conn = sqlite3.connect(f"{snapshot.as_uri()}?mode=ro", uri=True)
-    try:
+    with _read_only(snapshot) as conn:
         rows = conn.execute(
             "SELECT ts, kind, action, key, family, model, service, origin, data FROM events"
             " ORDER BY id"
         ).fetchall()
-    finally:
-        conn.close()
     out = []
     for ts, kind, action, key, family, model, service, origin, data in rows:
         event = LedgerEvent(
@@ -317,14 +316,19 @@ def saved_events(snapshot: Path) -> list[tuple[Any, float, str]]:
     return out
 
 
-def event_ids(snapshot: Path) -> set[tuple[Any, ...]]:
-    """What tells a saved database's events apart (as ``Ledger.restore`` does)."""
+def saved_ids(snapshot: Path) -> set[tuple[Any, ...]]:
+    """The ``event_ids`` of a saved database."""
+    with _read_only(snapshot) as conn:
+        return event_ids(conn)
+
+
+@contextlib.contextmanager
+def _read_only(snapshot: Path) -> Iterator[sqlite3.Connection]:
     conn = sqlite3.connect(f"{snapshot.as_uri()}?mode=ro", uri=True)
     try:
-        rows = conn.execute("SELECT ts, kind, action, key, origin FROM events").fetchall()
+        yield conn
     finally:
         conn.close()
-    return {tuple(row) for row in rows}
 
 
 _store: BrowserStore | None = None

@@ -34,7 +34,7 @@ from mediagen_nb.history._fallback import (
     open_memory,
 )
 from mediagen_nb.history._media import find_media, media_file, media_path, write_atomic
-from mediagen_nb.history._rows import Prepared, decode, prepare, write
+from mediagen_nb.history._rows import Prepared, decode, event_ids, prepare, write
 from mediagen_nb.history._schema import migrate
 
 log = logging.getLogger("mediagen_nb.history")
@@ -477,10 +477,7 @@ class Ledger:
             if self._memory is None:
                 self._read("SELECT 1 FROM events LIMIT 1")  # opens the file, or falls back
             conn = self._reader()
-            have = {
-                (row[0], row[1], row[2], row[3], row[4])
-                for row in conn.execute("SELECT ts, kind, action, key, origin FROM events")
-            }
+            have = event_ids(conn)
             added = 0
             for event, ts, origin in sorted(events, key=lambda item: item[1]):
                 if (ts, event.kind, event.action, event.key, origin) in have:

@@ -140,6 +140,12 @@ def _apply(conn: sqlite3.Connection, row: Prepared, ts: float, origin: str) -> N
         conn.execute(_UPSERT, encode(item))
 
 
+def event_ids(conn: sqlite3.Connection) -> set[tuple[Any, ...]]:
+    """What tells the database's events apart: (time, kind, action, key, origin). A restore
+    skips the events a ledger holds already; a browser tab compares its saves with the store."""
+    return {tuple(row) for row in conn.execute("SELECT ts, kind, action, key, origin FROM events")}
+
+
 def write(conn: sqlite3.Connection, row: Prepared, ts: float, origin: str) -> None:
     """Append ``row`` and update its item in one transaction of ``conn``."""
     with immediate(conn):
