@@ -48,9 +48,9 @@ from mediagen_nb.client._tasks import normalize_status
 from mediagen_nb.types import ChatProtocol
 
 ANSWER_LOST: Final = (httpx2.ReadError, httpx2.ReadTimeout, httpx2.RemoteProtocolError)
-"""Failures after the whole create was sent: the service may have made the task (and the
-teacher's key paid for it) although its answer never arrived. A create that failed before
-(no connection, a write cut short) was not made."""
+"""Failures after the whole request was sent: the service may have made the task or read
+the prompt (and the teacher's key paid for it) although its answer never arrived. A request
+that failed before (no connection, a write cut short) was not made."""
 PROMPT_EXCERPT: Final = 200
 """Characters of a refused create's prompt the gateway keeps (the teacher sees what was
 asked; a huge refused prompt costs no memory or disk)."""
@@ -74,20 +74,28 @@ def upstream_failure(
     what: str,
     protocol: ChatProtocol | None = None,
     *,
-    counted: bool = False,
+    lost: str | None = None,
 ) -> Response:
     """502 when the upstream did not answer: the cause is logged (a warning naming the
     request and the error) and its kind named to the student (``ReadTimeout``, ...);
-    ``counted``: the request got there whole and its prompt counts (the sentence says so)."""
-    kind = type(error).__name__
-    log.warning("the upstream did not answer %s: %s", what, describe(error))
-    said = (
-        f"the class's service got this request but its answer was lost ({kind}); its prompt "
-        "counts against your limits"
-        if counted
-        else f"the class's service did not answer ({kind})"
-    )
+    ``lost``: the request got there whole, and this sentence (``lost_answer``) says what
+    counts."""
+    if lost is None:
+        log.warning("the upstream did not answer %s: %s", what, describe(error))
+        said = f"the class's service did not answer ({type(error).__name__})"
+    else:
+        log.warning(
+            "the upstream's answer to %s was lost, and it counts: %s", what, describe(error)
+        )
+        said = lost
     return error_response(502, f"{said}; try again in a moment", protocol=protocol)
+
+
+def lost_answer(error: httpx2.HTTPError, asked: str, counts: str) -> str:
+    """What a student is told when the service got ``asked`` whole but its answer was lost
+    (``ANSWER_LOST``): the error's kind, and what of it ``counts`` against their limits."""
+    kind = type(error).__name__
+    return f"the class's service got this {asked} but its answer was lost ({kind}); {counts}"
 
 
 def _model(body: Any) -> object:
@@ -183,11 +191,8 @@ def _count_unanswered(
     """The service got the whole create but its answer was lost: the task may exist and
     cost the teacher's key, so it counts against the student's limits (the budget is never
     overrun), kept as a failed task whose sentence says so; the student gets a 502."""
-    kind = type(error).__name__
-    sentence = (
-        f"the class's service got this create but its answer was lost ({kind}); the task "
-        "may have been made, so it counts against your limits"
-    )
+    counts = "the task may have been made, so it counts against your limits"
+    sentence = lost_answer(error, "create", counts)
     now = time.time()
     record = TaskRecord(
         id=f"unanswered-{uuid.uuid4().hex[:16]}",
@@ -202,13 +207,7 @@ def _count_unanswered(
         error=sentence,
     )
     gw.state.settle_task(held, record)
-    log.warning(
-        "the upstream's answer to %s's %s create was lost, counted as made: %s",
-        claim.student,
-        claim.what,
-        describe(error),
-    )
-    return error_response(502, f"{sentence}; try again in a moment")
+    return upstream_failure(error, f"{claim.student}'s {claim.what} create", lost=sentence)
 
 
 def _not_a_task(gw: Gateway, claim: Claim, response: httpx2.Response) -> Response:
@@ -331,9 +330,11 @@ async def chat(gw: Gateway, request: Request, path: str, protocol: ChatProtocol)
             error=describe(error),
             maybe_made=lost,
         )
+        said = None
         if lost:  # the service may have read the prompt: it counts, as a cut reply does
             settle("cut")
-        return upstream_failure(error, f"{student.name}'s {path}", protocol, counted=lost)
+            said = lost_answer(error, "request", "its prompt counts against your limits")
+        return upstream_failure(error, f"{student.name}'s {path}", protocol, lost=said)
     finally:
         if not streamed:
             gw.state.release(held)
