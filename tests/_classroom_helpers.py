@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Final
 
+import httpx2
+
 from mediagen_nb.classroom import ClassroomHandle, Upstream
 from mediagen_nb.client import AsyncClient
 from mediagen_nb.client._config import Secret
@@ -36,6 +38,11 @@ def student(handle: ClassroomHandle, credential: str) -> AsyncClient:
         text_base_url=handle.text_base_url,
         recorder=None,
     )
+
+
+def student_http(handle: ClassroomHandle, name: str) -> httpx2.AsyncClient:
+    """A bare HTTP client sending ``name``'s personal code (requests as any tool sends them)."""
+    return httpx2.AsyncClient(headers={"authorization": f"Bearer {handle.codes[name]}"})
 
 
 async def until(check: Callable[[], bool], within: float = 10.0) -> None:

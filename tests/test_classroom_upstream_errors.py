@@ -7,18 +7,27 @@ import socket
 import struct
 import threading
 from pathlib import Path
+from typing import Any
 
-import httpx2
 import pytest
 
 from mediagen_nb.classroom import Limits, Upstream, start_classroom
 from mediagen_nb.client._config import Secret
-from tests._classroom_helpers import MARKER_KEY
+from tests._classroom_helpers import MARKER_KEY, student_http
 
 
 def upstream_at(root: str) -> Upstream:
     """The class's service at ``root`` (an emulator's paths, the marker key)."""
     return Upstream(root + "/api", root + "/gateway", Secret(MARKER_KEY), kind="emulator")
+
+
+def chat_body(content: str, *, stream: bool = False) -> dict[str, Any]:
+    """A one-message chat completion for the class's model."""
+    return {
+        "model": "gpt-5.4",
+        "stream": stream,
+        "messages": [{"role": "user", "content": content}],
+    }
 
 
 def closed_port() -> int:
@@ -35,15 +44,9 @@ async def test_the_student_sees_the_kind_and_the_teacher_the_whole_error(
     gone = upstream_at(f"http://127.0.0.1:{closed_port()}")
     caplog.set_level(logging.WARNING, logger="mediagen_nb.classroom")
     with start_classroom(["ada"], upstream=gone, folder=tmp_path) as room:
-        auth = {"authorization": f"Bearer {room.codes['ada']}"}
-        async with httpx2.AsyncClient(headers=auth) as http:
+        async with student_http(room, "ada") as http:
             chat = await http.post(
-                room.text_base_url + "/v1/chat/completions",
-                json={
-                    "model": "gpt-5.4",
-                    "stream": True,
-                    "messages": [{"role": "user", "content": "hi"}],
-                },
+                room.text_base_url + "/v1/chat/completions", json=chat_body("hi", stream=True)
             )
             create = await http.post(
                 room.base_url + "/v1/banana/images", json={"model": "nano-banana", "prompt": "x"}
@@ -114,9 +117,8 @@ async def test_a_create_whose_answer_was_lost_counts_as_made(
         with start_classroom(
             ["ada"], upstream=upstream, folder=tmp_path, limits=Limits(images=1)
         ) as room:
-            auth = {"authorization": f"Bearer {room.codes['ada']}"}
             body = {"model": "nano-banana", "prompt": "a lighthouse at dusk"}
-            async with httpx2.AsyncClient(headers=auth) as http:
+            async with student_http(room, "ada") as http:
                 lost = await http.post(room.base_url + "/v1/banana/images", json=body)
                 again = await http.post(room.base_url + "/v1/banana/images", json=body)
             usage = room.state.usage("ada")
@@ -150,14 +152,9 @@ async def test_a_chat_whose_answer_was_lost_counts_its_prompt(tmp_path: Path) ->
     upstream = upstream_at(service.root)
     try:
         with start_classroom(["ada"], upstream=upstream, folder=tmp_path) as room:
-            auth = {"authorization": f"Bearer {room.codes['ada']}"}
-            async with httpx2.AsyncClient(headers=auth) as http:
+            async with student_http(room, "ada") as http:
                 chat = await http.post(
-                    room.text_base_url + "/v1/chat/completions",
-                    json={
-                        "model": "gpt-5.4",
-                        "messages": [{"role": "user", "content": "hi " * 40}],
-                    },
+                    room.text_base_url + "/v1/chat/completions", json=chat_body("hi " * 40)
                 )
             usage = room.state.usage("ada")
             events = room.state.ledger.events()
